@@ -1,0 +1,57 @@
+"""Shared fixtures: the real benchmark data, found through one environment variable.
+
+``FDLSR_DATA_DIR`` points at a folder laid out like ``../shared/data`` (a
+``MANIFEST.json`` and one sub-folder per dataset). It defaults to ``../shared/data``
+beside the repository, which is where CI has it.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.io
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("FDLSR_DATA_DIR", REPO.parent / "shared" / "data"))
+
+
+def load_shared(name):
+    """Samples as rows (float64) and 1-based integer labels of a shared dataset."""
+    manifest_path = DATA_DIR / "MANIFEST.json"
+    if not manifest_path.exists():
+        pytest.skip(f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})")
+    entry = json.loads(manifest_path.read_text())[name]
+    mat = scipy.io.loadmat(DATA_DIR / entry["file"])
+    X = np.asarray(mat[entry["x"]], dtype=np.float64)
+    if entry["samples"] == "columns":
+        X = X.T
+    y = np.asarray(mat[entry["y"]]).ravel().astype(int)
+    return np.ascontiguousarray(X), y
+
+
+def split_per_class(y, k, seed):
+    """k random training samples per class, the rest for testing (the paper's protocol)."""
+    rng = np.random.default_rng(seed)
+    train = np.concatenate(
+        [rng.permutation(np.flatnonzero(y == c))[:k] for c in np.unique(y)]
+    )
+    test = np.setdiff1d(np.arange(y.size), train)
+    return train, test
+
+
+@pytest.fixture(scope="session")
+def feret():
+    from sklearn.preprocessing import normalize
+
+    X, y = load_shared("feret")
+    return normalize(X), y
+
+
+@pytest.fixture(scope="session")
+def usps():
+    from sklearn.preprocessing import normalize
+
+    X, y = load_shared("usps")
+    return normalize(X), y
