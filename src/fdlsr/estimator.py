@@ -1,6 +1,6 @@
 """FDLSR as a scikit-learn classifier and transformer."""
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import (
@@ -9,30 +9,12 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
-from sklearn.preprocessing import LabelEncoder
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._compat import Interval, StrOptions, _fit_context
+from ._validation import NON_NEGATIVE, POSITIVE, encode_labels
 from .neighbors import NearestProjection
 from .solver import fit_fdlsr
-
-NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
-POSITIVE = Interval(Real, 0, np.inf, closed="neither")
-
-
-def encode_labels(estimator, y, min_classes=2):
-    """Set ``classes_`` and return integer codes, refusing a single class clearly."""
-    check_classification_targets(y)
-    encoder = LabelEncoder().fit(y)
-    estimator.classes_ = encoder.classes_
-    if len(encoder.classes_) < min_classes:
-        raise ValueError(
-            f"{type(estimator).__name__} needs samples from at least {min_classes} "
-            f"classes; got {len(encoder.classes_)} class "
-            f"({encoder.classes_[0]!r}). Provide training samples of other classes."
-        )
-    return encoder.transform(y)
 
 
 class FDLSR(

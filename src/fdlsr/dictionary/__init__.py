@@ -1,0 +1,3 @@
+"""Dictionary-learning classifiers (LC-KSVD, LCLE, FDDL, LRSDL, DPL, DRA-DPL)."""
+
+METHODS = []

@@ -1,0 +1,17 @@
+"""Exceptions for mistakes a user can fix: bad files, names, settings.
+
+The command line prints their message on one line and exits non-zero, without a
+traceback; library callers can catch them as ``ValueError``.
+"""
+
+
+class FdlsrError(ValueError):
+    """A problem with the user's input, with a message that names the fix."""
+
+
+class DatasetError(FdlsrError):
+    """A dataset could not be found, read or understood."""
+
+
+class ConfigError(FdlsrError):
+    """An experiment setting (method, parameter, split) is invalid."""

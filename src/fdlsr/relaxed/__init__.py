@@ -1,0 +1,3 @@
+"""The least-squares-regression family with relaxed labels (DLSR, ReLSR, ...)."""
+
+METHODS = []

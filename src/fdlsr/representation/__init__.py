@@ -1,0 +1,3 @@
+"""Representation-based classifiers (SRC, CRC, ProCRC, NRC)."""
+
+METHODS = []
