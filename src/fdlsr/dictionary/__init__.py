@@ -1,3 +1,63 @@
 """Dictionary-learning classifiers (LC-KSVD, LCLE, FDDL, LRSDL, DPL, DRA-DPL)."""
 
-METHODS = []
+from .._registry import Method
+
+# --- LC-KSVD2, LCLE, DPL, DRA-DPL (helper "dictionary-a") ----------------------
+from .dpl import DPL
+from .dradpl import DRADPL
+from .lcksvd import LCKSVD2
+from .lcle import LCLE
+
+_METHODS_A = [
+    Method(
+        "LC-KSVD2",
+        LCKSVD2,
+        family="dictionary",
+        summary="label-consistent K-SVD, OMP codes, linear classifier of the codes",
+        reference="Jiang, Lin & Davis, CVPR 2011 / TPAMI 2013",
+        params=dict(
+            alpha=16.0, beta=4.0, n_nonzero_coefs=30, max_iter=50, init_iter=20
+        ),
+        grid=dict(alpha=[1e-2, 1.0, 16.0], beta=[1e-2, 1.0, 4.0]),
+    ),
+    Method(
+        "LCLE",
+        LCLE,
+        family="dictionary",
+        summary="locality-constrained, label-embedding dictionary, OMP + linear",
+        reference="Li, Lai, Xu, Yang & Zhang, IEEE TNNLS 2017",
+        params=dict(
+            alpha=1e-4,
+            beta=1e-3,
+            gamma=1e-3,
+            n_neighbors=30,
+            n_nonzero_coefs=30,
+            max_iter=10,
+            init_iter=1,
+        ),
+        grid=dict(alpha=[1e-4, 1e-2], beta=[1e-3, 1e-1], gamma=[1e-3, 1e-1]),
+    ),
+    Method(
+        "DPL",
+        DPL,
+        family="dictionary",
+        summary="projective dictionary pair learning, class-wise residual",
+        reference="Gu, Zhang, Zuo & Feng, NIPS 2014",
+        params=dict(tau=0.05, lam=0.003, gamma=1e-4, max_iter=20, random_state=0),
+        grid=dict(tau=[0.005, 0.05, 0.5], lam=[3e-4, 3e-3, 3e-2]),
+    ),
+    Method(
+        "DRA-DPL",
+        DRADPL,
+        family="dictionary",
+        summary="robust adaptive dictionary pair learning (l2,1), class-wise residual",
+        reference="Sun, Zhang, Jiang, Zhang, Zhang, Yan & Wang, IEEE TNNLS 2020",
+        params=dict(
+            tau=1e-5, alpha=1e-4, beta=5e-3, lam=1e-4, max_iter=20, random_state=0
+        ),
+        grid=dict(alpha=[1e-5, 1e-4, 1e-3], beta=[5e-4, 5e-3, 5e-2]),
+    ),
+]
+# --- end dictionary-a -----------------------------------------------------------
+
+METHODS = [*_METHODS_A]
