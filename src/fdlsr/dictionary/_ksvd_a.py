@@ -197,6 +197,27 @@ def canonical_order(Y, y):
     return np.lexsort(keys + [y])
 
 
+def _nonzero_samples(Y):
+    """Samples that may serve as atoms: squared norm above 1e-6 (the code's test),
+    relative to the largest, so that the test does not depend on the data's scale."""
+    sq = np.einsum("ij,ij->i", Y, Y)
+    return sq > 1e-6 * sq.max()
+
+
+def atoms_from_samples(Y, y, n_classes, n_atoms):
+    """Atoms per class: ``n_atoms``, or with None each class's nonzero samples."""
+    counts = np.bincount(y[_nonzero_samples(Y)], minlength=n_classes)
+    if n_atoms is not None:
+        return np.full(n_classes, n_atoms)
+    if np.any(counts == 0):
+        c = int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(
+            f"class {c} has only zero training samples, which cannot be atoms; "
+            "remove the class or its all-zero samples."
+        )
+    return counts
+
+
 def lcksvd_initialization(
     Y, y, n_classes, atoms_per_class, n_nonzero_coefs, n_iter, basis=None
 ):
@@ -230,10 +251,10 @@ def lcksvd_initialization(
         ``(X^T X + I)^-1 X^T Q`` with ``Q`` the label-consistency targets.
     """
     Yc = Y if basis is None else Y @ basis
+    nonzero = _nonzero_samples(Y)
     parts = []
     for c in range(n_classes):
-        members = Yc[y == c]
-        members = members[np.einsum("ij,ij->i", members, members) > 1e-6]
+        members = Yc[(y == c) & nonzero]
         m = int(atoms_per_class[c])
         if members.shape[0] < m:
             raise ValueError(

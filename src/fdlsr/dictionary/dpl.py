@@ -10,7 +10,7 @@ from .._compat import Interval, _fit_context
 from .._validation import NON_NEGATIVE, POSITIVE
 from ._base_a import (
     N_ATOMS,
-    DictionaryClassifierA,
+    ClassResidualClassifierA,
     class_residual_scores,
     single_threaded_lapack,
 )
@@ -154,7 +154,7 @@ def _objective(Xd, Dd, A, R, PX, G, BtB, blocks, tau, lam, gamma):
     return float(fit + lam * (whole - own) + gamma * norm_p)
 
 
-class DPL(DictionaryClassifierA):
+class DPL(ClassResidualClassifierA):
     """Projective dictionary pair learning (DPL) of Gu, Zhang, Zuo & Feng.
 
     Learns, for every class, a synthesis dictionary ``D_c`` and an analysis

@@ -10,7 +10,7 @@ from .._compat import Interval, StrOptions, _fit_context
 from .._validation import NON_NEGATIVE, POSITIVE
 from ._base_a import (
     N_ATOMS,
-    DictionaryClassifierA,
+    ClassResidualClassifierA,
     class_residual_scores,
     single_threaded_lapack,
 )
@@ -118,7 +118,7 @@ def fit_dradpl(
     return DRADPLResult(synthesis, np.vstack(analysis), objective, max_iter)
 
 
-class DRADPL(DictionaryClassifierA):
+class DRADPL(ClassResidualClassifierA):
     """Discriminative robust adaptive dictionary pair learning (DRA-DPL).
 
     The TNNLS model of Sun, Zhang, Jiang, Zhang, Zhang, Yan & Wang (called RA-DPL

@@ -9,6 +9,7 @@ from .._compat import Interval, StrOptions, _fit_context
 from .._validation import NON_NEGATIVE, POSITIVE
 from ._base_a import N_ATOMS, DictionaryClassifierA, single_threaded_lapack
 from ._ksvd_a import (
+    atoms_from_samples,
     canonical_order,
     ksvd,
     lcksvd_initialization,
@@ -222,7 +223,8 @@ class LCKSVD2(DictionaryClassifierA):
         -------
         self : LCKSVD2
         """
-        X, codes, atoms = self._training_data(X, y)
+        X, codes, _ = self._training_data(X, y)
+        atoms = atoms_from_samples(X, codes, len(self.classes_), self.n_atoms)
         order = canonical_order(X, codes)
         result = fit_lcksvd2(
             X[order],

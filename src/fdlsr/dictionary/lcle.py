@@ -8,7 +8,13 @@ import numpy as np
 from .._compat import Interval, _fit_context
 from .._validation import NON_NEGATIVE, POSITIVE
 from ._base_a import N_ATOMS, DictionaryClassifierA, single_threaded_lapack
-from ._ksvd_a import canonical_order, lcksvd_initialization, omp_codes, row_space_basis
+from ._ksvd_a import (
+    atoms_from_samples,
+    canonical_order,
+    lcksvd_initialization,
+    omp_codes,
+    row_space_basis,
+)
 
 
 @dataclass
@@ -293,7 +299,8 @@ class LCLE(DictionaryClassifierA):
         -------
         self : LCLE
         """
-        X, codes, atoms = self._training_data(X, y)
+        X, codes, _ = self._training_data(X, y)
+        atoms = atoms_from_samples(X, codes, len(self.classes_), self.n_atoms)
         order = canonical_order(X, codes)
         result = fit_lcle(
             X[order],
