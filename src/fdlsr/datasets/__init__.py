@@ -172,7 +172,9 @@ def _read(path, name, description, x, y, samples, image_shape, order,
         how = layout.description
     elif kind == "csv":
         X, labels, _ = read_csv(path, label_column=label_column)
-        how = "CSV, label column " + ("last" if label_column is None else str(label_column))
+        how = "CSV, label column " + (
+            "last" if label_column is None else str(label_column)
+        )
     else:
         X, labels, shape = read_image_folder(path, grey=grey, resize=resize)
         how = f"images, {'grey' if grey else 'RGB'}, one sub-folder per class"
@@ -229,8 +231,10 @@ def _check_options(samples, image_shape, order, resize):
             values = [int(s) for s in shape]
         except (TypeError, ValueError):
             values = []
-        if len(values) not in (2, 3) or min(values) < 1 or (
-            label == "resize" and len(values) != 2
+        if (
+            len(values) not in (2, 3)
+            or min(values) < 1
+            or (label == "resize" and len(values) != 2)
         ):
             raise DatasetError(
                 f"{label} must be (height, width) in pixels, got {shape!r}"

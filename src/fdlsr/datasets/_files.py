@@ -137,8 +137,7 @@ def read_image_folder(path, *, grey=True, resize=None):
         from PIL import Image, UnidentifiedImageError
     except ImportError:
         raise DatasetError(
-            f"reading the image folder {path} needs Pillow: "
-            'pip install "fdlsr[data]"'
+            f'reading the image folder {path} needs Pillow: pip install "fdlsr[data]"'
         ) from None
     path = Path(path)
     classes = sorted(

@@ -58,6 +58,7 @@ class Layout:
     order: str | None
     fixed_split: tuple | None
     description: str
+    samples: str | None = None  # "rows"/"columns" for a matrix, None for a stack
 
 
 def resolve(arrays, where, *, x=None, y=None, samples=None):
@@ -223,16 +224,21 @@ def _sample_axes(a):
     return ()
 
 
-def _pair(arrays, where, xn, yn, samples, split=None, part=""):
+def _pair(arrays, where, xn, yn, samples):
     labels = _labels(arrays, yn, where)
-    X, image_shape, order, how = _orient(arrays[xn], labels.size, where, xn, yn, samples)
-    desc = f"x={xn!r} ({how}), y={yn!r}{part}"
-    return Layout(as_samples(X, f"{where}:{xn}"), labels, image_shape, order, split, desc)
+    X, image_shape, order, how = _orient(
+        arrays[xn], labels.size, where, xn, yn, samples
+    )
+    desc = f"x={xn!r} ({how}), y={yn!r}"
+    samples = how if how in ("rows", "columns") else None
+    X = as_samples(X, f"{where}:{xn}")
+    return Layout(X, labels, image_shape, order, None, desc, samples)
 
 
 def _split(arrays, where, xtr, ytr, xte, yte, samples):
     train = _pair(arrays, where, xtr, ytr, samples)
-    test = _pair(arrays, where, xte, yte, samples)
+    # A square test matrix takes the orientation of the training matrix.
+    test = _pair(arrays, where, xte, yte, samples or train.samples)
     if train.X.shape[1] != test.X.shape[1]:
         raise DatasetError(
             f"{where}: training samples {xtr!r} have {train.X.shape[1]} features "

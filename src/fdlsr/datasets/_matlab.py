@@ -141,9 +141,7 @@ def _hdf5_sparse(group):
     n_rows = int(group.attrs["MATLAB_sparse"])
     jc = np.asarray(group["jc"][()]).ravel()
     n_cols = jc.size - 1
-    data = (
-        np.asarray(group["data"][()]).ravel() if "data" in group else np.zeros(0)
-    )
+    data = np.asarray(group["data"][()]).ravel() if "data" in group else np.zeros(0)
     ir = np.asarray(group["ir"][()]).ravel() if "ir" in group else np.zeros(0, int)
     matrix = scipy.sparse.csc_matrix((data, ir, jc), shape=(n_rows, n_cols))
     return matrix.toarray()

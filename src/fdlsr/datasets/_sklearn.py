@@ -73,4 +73,3 @@ def cache_status(name):
         return {"path": "bundled with scikit-learn", "present": True, "verified": None}
     path = Path(_data_home()) / CACHE_FILES[name]
     return {"path": str(path), "present": path.exists(), "verified": None}
-
