@@ -3,6 +3,7 @@
 import json
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,7 +155,7 @@ def test_missing_registry_file_says_where_and_how(tmp_path, monkeypatch):
     assert "--data-dir" in text and "FDLSR_DATA_DIR" in text
     assert "yinhefeng/Score-level-fusion-of-LRC-and-NRC" in text
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(DatasetError, match=r"the default \./data"):
+    with pytest.raises(DatasetError, match=r"\./data, the default"):
         load_dataset("orl")
     info = dataset_info("orl")
     assert info["present"] is False and "file not found" in info["problem"]
@@ -232,3 +233,9 @@ def test_names_are_forgiving_and_sklearn_entries_report_their_cache():
     info = dataset_info("digits")
     assert info["present"] is True and info["n_samples"] == 1797
     assert dataset_info("EXTENDED-YALEB")["name"] == "extended_yaleb"
+
+
+def test_documentation_lists_every_registry_entry():
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text()
+    for e in list_datasets():
+        assert f"| `{e['name']}` |" in docs, e["name"]

@@ -54,11 +54,11 @@ def require(name):
 def data_dir(given=None):
     """The data folder and where that choice came from, for messages."""
     if given is not None:
-        return Path(given).expanduser(), "given data_dir"
+        return Path(given).expanduser(), "given by data_dir"
     env = os.environ.get("FDLSR_DATA_DIR")
     if env:
         return Path(env).expanduser(), "from FDLSR_DATA_DIR"
-    return Path(DEFAULT_DATA_DIR), "the default ./data"
+    return Path(DEFAULT_DATA_DIR), "./data, the default"
 
 
 def locate(entry, given=None):
@@ -71,9 +71,8 @@ def locate(entry, given=None):
     tried = " or ".join(str(root / c) for c in candidates)
     raise DatasetError(
         f"{entry['name']}: file not found: looked for {tried} (data folder "
-        f"{origin}); get it: {entry['obtain']}; then put it there, or point "
-        "--data-dir (or FDLSR_DATA_DIR) at the folder that holds "
-        f"{entry['file']}"
+        f"{origin}); to get it: {entry['obtain']}; or point --data-dir (or "
+        f"FDLSR_DATA_DIR) at the folder that holds {entry['file']}"
     )
 
 
