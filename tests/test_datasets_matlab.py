@@ -127,6 +127,23 @@ def test_fixed_split_traindata_testdata(tmp_path, version):
 
 
 @pytest.mark.parametrize("version", VERSIONS)
+def test_fixed_split_as_one_based_indices(tmp_path, version):
+    X, y = truth()
+    train, test = np.array([3, 1, 7, 9, 12]), np.array([2, 4, 5, 6, 8, 10, 11])
+    variables = {"fea": X, "gnd": y, "trainIdx": train[:, None], "testIdx": test}
+    ds = load_dataset(save(tmp_path / "idx.mat", variables, version))
+    np.testing.assert_array_equal(ds.fixed_split[0], train - 1)
+    np.testing.assert_array_equal(ds.fixed_split[1], test - 1)
+    np.testing.assert_array_equal(ds.X, X)
+    variables["trainIdx"] = train - 1  # 0-based by mistake: index 0 is out of range
+    with pytest.raises(DatasetError, match="not 1-based indices of the 12 samples"):
+        load_dataset(save(tmp_path / "bad.mat", variables, version))
+    variables["trainIdx"] = np.array([2, 3])
+    with pytest.raises(DatasetError, match="share 1 samples"):
+        load_dataset(save(tmp_path / "overlap.mat", variables, version))
+
+
+@pytest.mark.parametrize("version", VERSIONS)
 def test_fixed_split_lcksvd_one_hot(tmp_path, version):
     X, y = truth(per_class=5)
     variables = {

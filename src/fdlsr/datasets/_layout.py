@@ -7,7 +7,8 @@ regard to case, and also inside scalar structs, ``s.fea``/``s.gnd``):
   collection), ``all_data``/``all_label``, ``DATA``/``Label``, ``X``/``y``,
   ``data``/``labels``, a struct's ``.mat``/``.labels``, and LC-KSVD's random-face
   files ``featureMat`` (d x n) with a one-hot ``labelMat`` (c x n);
-- a fixed split: ``traindata``/``trainlabel`` with ``testdata``/``testlabel``,
+- a fixed split: 1-based index vectors ``trainIdx``/``testIdx`` beside a pair,
+  ``traindata``/``trainlabel`` with ``testdata``/``testlabel``,
   LC-KSVD's ``training_feats``/``H_train`` with ``testing_feats``/``H_test``,
   Keras's ``x_train``/``y_train`` with ``x_test``/``y_test``, or two structs named
   train* and test* holding one of the pairs above.
@@ -46,6 +47,7 @@ SPLITS = [
     ("x_train", "y_train", "x_test", "y_test"),
 ]
 IMAGE_SIZE_HINTS = [("rows", "cols"), ("height", "width"), ("h", "w")]
+INDEX_SPLITS = [("trainIdx", "testIdx")]  # 1-based, beside fea/gnd (Deng Cai)
 
 
 @dataclass
@@ -91,6 +93,8 @@ def resolve(arrays, where, *, x=None, y=None, samples=None):
             layout = _pair(arrays, where, *_guess(arrays, where, x, y), samples)
     if layout.image_shape is None:
         layout.image_shape = _size_hint(arrays, layout.X.shape[1])
+    if layout.fixed_split is None:
+        layout.fixed_split = _index_split(arrays, where, layout.y.size)
     return layout
 
 
@@ -307,4 +311,30 @@ def _size_hint(arrays, n_features):
             hv, wv = int(arrays[h].ravel()[0]), int(arrays[w].ravel()[0])
             if hv > 0 and wv > 0 and hv * wv == n_features:
                 return (hv, wv)
+    return None
+
+
+def _index_split(arrays, where, n):
+    """A fixed split given as 1-based index vectors beside the samples."""
+    for train_name, test_name in INDEX_SPLITS:
+        tr, te = _lookup(arrays, train_name), _lookup(arrays, test_name)
+        if not (tr and te):
+            continue
+        parts = [np.asarray(arrays[k]).ravel() for k in (tr, te)]
+        valid = all(
+            p.size and np.all(p == np.round(p)) and p.min() >= 1 and p.max() <= n
+            for p in parts
+        )
+        if not valid:
+            raise DatasetError(
+                f"{tr!r}/{te!r} in {where} are not 1-based indices of the {n} "
+                "samples; fix them, or load the samples alone with x= and y="
+            )
+        shared = np.intersect1d(*parts).size
+        if shared:
+            raise DatasetError(
+                f"{tr!r} and {te!r} in {where} share {shared} samples; a training "
+                "and a test set must be disjoint: fix the indices"
+            )
+        return tuple(p.astype(np.intp) - 1 for p in parts)
     return None
