@@ -94,6 +94,10 @@ def load_dataset(
         samples, a checksum or content mismatch, or an unknown name.
     """
     _check_options(samples, image_shape, order, resize)
+    options = dict(
+        x=x, y=y, samples=samples, image_shape=image_shape, order=order,
+        label_column=label_column, grey=grey, resize=resize,
+    )  # fmt: skip
     entry = _registry.lookup(name_or_path) if isinstance(name_or_path, str) else None
     if entry is None:
         path = Path(name_or_path).expanduser()
@@ -104,10 +108,7 @@ def load_dataset(
                 f"file not found: {path} (relative to {Path.cwd()}); check the path, "
                 f"or give a registry name ({', '.join(_registry.names())})"
             )
-        return _load_path(
-            path, path.name, "", x, y, samples, image_shape, order, label_column,
-            grey, resize,
-        )  # fmt: skip
+        return _load_path(path, path.name, "", **options)
     if entry["loader"] == "sklearn":
         X, labels, shape = load_sklearn(entry["name"], download=download)
         if verify:
@@ -120,12 +121,10 @@ def load_dataset(
     if verify:
         _registry.verify_checksum(entry, path)
     if x is None and y is None:  # the user's variables replace the entry's pair
-        x, y = entry["x"], entry["y"]
-    dataset = _load_path(
-        path, entry["name"], entry["description"], x, y,
-        samples or entry["samples"], image_shape or entry["image_shape"],
-        order or entry["order"], label_column, grey, resize,
-    )  # fmt: skip
+        options.update(x=entry["x"], y=entry["y"])
+    for key in ("samples", "image_shape", "order"):
+        options[key] = options[key] or entry[key]
+    dataset = _load_path(path, entry["name"], entry["description"], **options)
     if verify:
         _registry.verify_contents(entry, dataset.X, dataset.y)
     return dataset
@@ -144,9 +143,9 @@ def dataset_info(name, data_dir=None):
     return _registry.info(name, data_dir)
 
 
-def _load_path(path, *args):
+def _load_path(path, name, description, **options):
     try:
-        return _read(path, *args)
+        return _read(path, name, description, **options)
     except OSError as exc:  # unreadable: permissions, a folder that vanished, ...
         raise DatasetError(
             f"cannot read {path} ({exc.strerror or exc}); check that the file "
@@ -154,8 +153,10 @@ def _load_path(path, *args):
         ) from None
 
 
-def _read(path, name, description, x, y, samples, image_shape, order,
-          label_column, grey, resize):  # fmt: skip
+def _read(
+    path, name, description, *, x, y, samples, image_shape, order, label_column,
+    grey, resize,
+):  # fmt: skip
     kind = _kind(path)
     split, shape, default_order = None, None, "F" if kind == "mat" else "C"
     if kind in ("csv", "images") and (x or y or samples):
