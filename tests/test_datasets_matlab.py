@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fdlsr.datasets import load_dataset
+from fdlsr.datasets._layout import resolve
 from fdlsr.errors import DatasetError
 from matlab_v73 import savemat_v73
 
@@ -339,3 +342,32 @@ def test_image_shape_and_order_overrides(tmp_path):
         load_dataset(path, order="K")
     with pytest.raises(DatasetError, match="samples must be 'rows' or 'columns'"):
         load_dataset(path, samples="cols")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 30),
+    d=st.integers(1, 30),
+    columns=st.booleans(),
+    one_hot_labels=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_orientation_follows_the_label_count(n, d, columns, one_hot_labels, seed):
+    """Whatever the sizes: samples as rows when unambiguous, an error naming
+    samples= when the matrix is square, never a silent transpose."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = rng.integers(1, 4, size=n)
+    y[:3] = [1, 2, 3][:n] if n < 3 else [1, 2, 3]
+    labels = one_hot(y, 3) if one_hot_labels else y.reshape(1, -1)
+    arrays = {"A": X.T if columns else X, "lab": labels}
+    if n == d and d > 1:
+        with pytest.raises(DatasetError, match="samples='rows' or samples='columns'"):
+            resolve(arrays, "f.mat", x="A", y="lab")
+        layout = resolve(
+            arrays, "f.mat", x="A", y="lab", samples="columns" if columns else "rows"
+        )
+    else:
+        layout = resolve(arrays, "f.mat", x="A", y="lab")
+    np.testing.assert_array_equal(layout.X, X)
+    np.testing.assert_array_equal(layout.y, y)
