@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg.blas import dgemm
 
+from ..linalg import _single_threaded_lapack
 from ._omp_a import batch_omp
 
 
@@ -73,6 +75,9 @@ def update_atoms(Y, D, codes, exact=False):
     replaced by the not-yet-used signal with the largest residual, normalised (as
     KSVD-Box's ``optimize_atom`` does), and its coefficients stay zero; it is kept
     if every such signal is already represented to rounding error.
+
+    Call it with BLAS on one thread, as :func:`ksvd` does: the work is thousands of
+    small products, and it mixes NumPy's and SciPy's BLAS.
     """
     n, T = codes.support.shape
     E = Y - codes.reconstruct(D)
@@ -83,15 +88,13 @@ def update_atoms(Y, D, codes, exact=False):
     unused = np.ones(n, dtype=bool)
     signal_energy = np.einsum("ij,ij->i", Y, Y)
     usable = signal_energy > 0
-    residual_energy = np.einsum("ij,ij->i", E, E)
-    # Work buffers reused across atoms: fresh large temporaries cost page faults.
+    # Work buffer reused across atoms: fresh large temporaries cost page faults.
     widest = int(np.max(np.diff(bounds[1:]), initial=0))
     rows_buf = np.empty((widest, D.shape[1]))
-    rank2_buf = np.empty((widest, D.shape[1]))
     for j in range(D.shape[0]):
         pos = order[bounds[j + 1] : bounds[j + 2]]
         if pos.size == 0:
-            pick = _worst_coded(residual_energy, signal_energy, unused & usable)
+            pick = _worst_coded(E, signal_energy, unused & usable)
             if pick is not None:
                 D[j] = Y[pick] / np.sqrt(signal_energy[pick])
                 unused[pick] = False
@@ -102,21 +105,20 @@ def update_atoms(Y, D, codes, exact=False):
         atom, g_new = _rank_one(Er, g, D[j], exact)
         if atom is None:
             continue
-        # E[rows] = R - g_new atom^T with R = Er + g d_j^T, as one rank-2 update.
-        update = np.matmul(
-            np.stack([g, -g_new], axis=1),
-            np.stack([D[j], atom]),
-            out=rank2_buf[: rows.size],
-        )
-        Er += update
+        # E[rows] = R - g_new atom^T with R = Er + g d_j^T: one rank-2 update in
+        # place (dgemm on the transposed, Fortran-ordered view of Er).
+        left = np.array([D[j], atom]).T
+        right = np.array([g, -g_new])
+        out = dgemm(1.0, left, right, 1.0, Er.T, overwrite_c=True)
+        if not np.shares_memory(out, Er):  # never expected: Er.T is Fortran-ordered
+            Er[...] = out.T
         E[rows] = Er
-        residual_energy[rows] = np.einsum("ij,ij->i", Er, Er)
         D[j] = atom
         coefs[pos] = g_new
     return E
 
 
-def _worst_coded(residual_energy, signal_energy, candidates):
+def _worst_coded(E, signal_energy, candidates):
     """The candidate signal with the largest residual, for an atom nobody uses.
 
     KSVD-Box replaces such an atom by that signal. Signals coded to rounding error
@@ -126,9 +128,10 @@ def _worst_coded(residual_energy, signal_energy, candidates):
     idx = np.flatnonzero(candidates)
     if not idx.size:
         return None
-    pick = idx[np.argmax(residual_energy[idx])]
-    if residual_energy[pick] > _NEGLIGIBLE * signal_energy[pick]:
-        return pick
+    energy = np.einsum("ij,ij->i", E[idx], E[idx])
+    k = np.argmax(energy)
+    if energy[k] > _NEGLIGIBLE * signal_energy[idx[k]]:
+        return idx[k]
     return None
 
 
@@ -161,14 +164,15 @@ def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12):
     D = normalize_rows(np.array(D, dtype=np.float64))
     errors = np.zeros(n_iter)
     codes = None
-    for it in range(n_iter):
-        previous = D.copy()
-        codes = omp_codes(D, Y, n_nonzero_coefs)
-        E = update_atoms(Y, D, codes, exact)
-        errors[it] = np.vdot(E, E)
-        if np.max(np.abs(previous - D), initial=0.0) <= tol:
-            errors[it:] = errors[it]
-            break
+    with _single_threaded_lapack():
+        for it in range(n_iter):
+            previous = D.copy()
+            codes = omp_codes(D, Y, n_nonzero_coefs)
+            E = update_atoms(Y, D, codes, exact)
+            errors[it] = np.vdot(E, E)
+            if np.max(np.abs(previous - D), initial=0.0) <= tol:
+                errors[it:] = errors[it]
+                break
     return D, codes, errors
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 # Signals per block: each keeps its basis D^T Q (T x K floats); blocks of a few
 # tens of signals stay in cache and run fastest.
-_BLOCK_BYTES = 16 * 2**20
+_BLOCK_BYTES = 8 * 2**20
 
 
 def batch_omp(gram, Xy, n_nonzero_coefs):
