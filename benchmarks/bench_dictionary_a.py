@@ -8,6 +8,7 @@ beside it, and a summary with the paper's Table III numbers is printed.
 
     python benchmarks/bench_dictionary_a.py --ks 5 --splits 1
     python benchmarks/bench_dictionary_a.py --ks 2 3 4 5 --splits 10 --out results/x.csv
+    python benchmarks/bench_dictionary_a.py --summary results/x.csv   # table only
 
 Times are wall-clock seconds (``fit_s``, ``predict_s``) and CPU seconds of this process
 summed over its threads (``*_cpu_s``; LAPACK runs on one thread, products on the
@@ -126,11 +127,12 @@ def summary(rows, methods, ks):
             if not sel:
                 continue
             a = np.array([r["accuracy"] for r in sel])
+            std = a.std(ddof=1) if len(a) > 1 else 0.0
             fit = np.median([r["fit_s"] for r in sel])
             pred = np.median([r["predict_s"] for r in sel])
             fit_cpu = np.median([r["fit_cpu_s"] for r in sel])
             print(
-                f"{name:9s} {k}  {a.mean():6.2f} +- {a.std():4.2f} ({len(a)})"
+                f"{name:9s} {k}  {a.mean():6.2f} +- {std:4.2f} ({len(a)})"
                 f"   {acc[k - 1]:6.2f}   {fit:7.1f} ({fit_paper:.1f})"
                 f"   {pred:5.2f} ({test_paper:.2f})   {fit_cpu:7.1f}"
             )
@@ -144,7 +146,17 @@ def main():
     parser.add_argument(
         "--out", type=Path, default=Path("results/dictionary_a_feret.csv")
     )
+    parser.add_argument("--summary", type=Path, help="only summarise this CSV")
     args = parser.parse_args()
+    if args.summary:
+        rows = list(csv.DictReader(args.summary.open()))
+        for row in rows:
+            row["k"] = int(row["k"])
+            for key in ("accuracy", "fit_s", "predict_s", "fit_cpu_s", "predict_cpu_s"):
+                row[key] = float(row[key])
+        ks = sorted({row["k"] for row in rows})
+        summary(rows, [m for m in PAPER if any(r["method"] == m for r in rows)], ks)
+        return
     env = environment()
     rows = run(args.methods, args.ks, args.splits, args.out)
     env["loadavg_end"] = os.getloadavg()
