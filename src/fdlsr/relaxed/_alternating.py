@@ -85,8 +85,7 @@ def fit_alternating(
     T = one_hot(y, n_classes)
     fitted, state = ridge.solve(T)
     objective = []
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    for _ in range(max_iter):
         T, penalty = update_targets(fitted)
         prev_fitted, prev_state = fitted, state
         fitted, state = ridge.solve(T)
@@ -104,5 +103,5 @@ def fit_alternating(
         fitted=fitted,
         targets=T,
         objective=np.asarray(objective),
-        n_iter=n_iter,
+        n_iter=len(objective),
     )

@@ -63,11 +63,10 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
     R = one_hot(y, n_classes)
     fitted_p = np.zeros_like(R)  # P X^T, P = 0 at the start
     objective = []
-    n_iter = 0
     fitted_q, state_q = ridge_q.solve((R + beta * class_sums(fitted_p)[:, y]) / scale_q)
     fitted = fitted_q / scale_q
     state_p = None
-    for n_iter in range(1, max_iter + 1):
+    for _ in range(max_iter):
         if ridge_p is not None:
             target_p = beta * class_sums(fitted)[:, y] / scale_p
             fitted_pp, state_p = ridge_p.solve(target_p)
@@ -95,7 +94,7 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
         fitted=fitted,
         targets=R,
         objective=np.asarray(objective),
-        n_iter=n_iter,
+        n_iter=len(objective),
     )
 
 

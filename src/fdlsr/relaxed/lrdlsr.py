@@ -96,14 +96,14 @@ def fit_lrdlsr(
     blocks = class_blocks(y, n_classes)
     fitted = np.zeros_like(H)  # Q X^T with Q = 0
     state = None
+    T = H
     P = H.copy()
     M = np.ones_like(H)
     Y1 = np.zeros_like(H)
     objective, residual = [], []
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    for _ in range(max_iter):
         T = (fitted + alpha * (H + B * M) + mu * P - Y1) / (1 + alpha + gamma + mu)
-        P, _ = classwise_svt(T + Y1 / mu, blocks, beta / mu)
+        P = classwise_svt(T + Y1 / mu, blocks, beta / mu)[0]
         fitted, state = ridge.solve(T)
         M = np.maximum(B * (T - H), 0)
         objective.append(
@@ -119,15 +119,16 @@ def fit_lrdlsr(
             break
         Y1 += mu * gap
         mu = min(max_mu, mu * rho)
-    coef = ridge.coef(state) if state is not None else np.zeros((n_classes, X.shape[1]))
     return LRDLSRResult(
-        coef=coef,
+        coef=ridge.coef(state)
+        if state is not None
+        else np.zeros((H.shape[0], X.shape[1])),
         fitted=fitted,
-        relaxed_labels=T if n_iter else H,
+        relaxed_labels=T,
         dragging=M,
         objective=np.asarray(objective),
         residual=np.asarray(residual),
-        n_iter=n_iter,
+        n_iter=len(objective),
     )
 
 

@@ -68,8 +68,7 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
     T = one_hot(y, n_classes)
     fitted, fitted_t, state = solve(T)
     objective = []
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
+    for _ in range(max_iter):
         T = dragged_targets(fitted, y)
         prev_t, prev_state = fitted_t, state
         fitted, fitted_t, state = solve(T)
@@ -86,7 +85,7 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
         fitted=fitted,
         targets=T,
         objective=np.asarray(objective),
-        n_iter=n_iter,
+        n_iter=len(objective),
     )
 
 
