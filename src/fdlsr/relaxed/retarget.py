@@ -114,6 +114,7 @@ def group_translations(R, y, n_classes, lam, max_iter=100):
     hi = np.full(n_classes, -np.inf)
     np.minimum.at(lo, y, np.minimum(a, top))
     np.maximum.at(hi, y, np.maximum(a, top))
+    lo[~np.isfinite(lo)] = hi[~np.isfinite(hi)] = 0.0  # classes without samples
     g_lo, _ = excess(lo)
     g_hi, u = excess(hi)
     scale = (

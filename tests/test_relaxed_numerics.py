@@ -1,0 +1,414 @@
+"""The LSR family against independent references: closed forms, limiting cases,
+transcriptions of the authors' code, brute-force projections and generic optimisers.
+"""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from sklearn.datasets import load_digits
+from sklearn.linear_model import Ridge
+from sklearn.preprocessing import normalize
+
+from fdlsr import FDLSR
+from fdlsr.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
+from fdlsr.relaxed.drr import cross_graph
+from fdlsr.relaxed.lrdlsr import class_blocks, classwise_svt, svt
+from fdlsr.relaxed.retarget import (
+    group_penalty,
+    group_translations,
+    margin_projection,
+    targets_from_translation,
+)
+from fdlsr.relaxed.rlr import graph_penalty
+from fdlsr.linalg import ClassMeans
+from reference_relaxed import dlsr_transcription, lrdlsr_transcription
+
+
+def one_hot_rows(y):
+    return (y[:, None] == np.unique(y)).astype(float)
+
+
+def rel_err(a, b):
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    return normalize(X[:300]), y[:300]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """Few samples, more features than samples, unequal classes, shuffled."""
+    rng = np.random.default_rng(3)
+    y = rng.permutation(np.repeat([0, 1, 2, 3], [2, 3, 4, 3]))
+    X = rng.standard_normal((y.size, 15)) + 0.5 * rng.standard_normal((4, 15))[y]
+    return X, y
+
+
+# --- LSR and DLSR ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("solver", ["primal", "dual"])
+def test_lsr_is_ridge_without_intercept(digits, solver):
+    X, y = digits
+    X = X[:40] if solver == "dual" else X  # n < d for the dual form
+    y = y[:40] if solver == "dual" else y
+    model = LSR(lam=0.3, solver=solver).fit(X, y)
+    ridge = Ridge(alpha=0.3, fit_intercept=False).fit(X, one_hot_rows(y))
+    np.testing.assert_allclose(model.coef_, ridge.coef_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_array_equal(model.intercept_, 0)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("solver", ["primal", "dual"])
+def test_dlsr_first_step_is_ridge(digits, fit_intercept, solver):
+    X, y = digits
+    model = DLSR(lam=0.1, max_iter=0, fit_intercept=fit_intercept, solver=solver)
+    model.fit(X, y)
+    ridge = Ridge(alpha=0.1, fit_intercept=fit_intercept).fit(X, one_hot_rows(y))
+    np.testing.assert_allclose(model.coef_, ridge.coef_, rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(model.intercept_, ridge.intercept_, atol=1e-10)
+    assert model.n_iter_ == 0 and model.objective_.size == 0
+
+
+@pytest.mark.parametrize("n_samples", [60, 300], ids=["dual", "primal"])
+def test_dlsr_matches_transcription_of_authors_code(digits, n_samples):
+    X, y = digits
+    X, y = X[:n_samples], y[:n_samples]
+    W, b = dlsr_transcription(X.T, y, lam=0.05)
+    model = DLSR(lam=0.05).fit(X, y)
+    assert rel_err(model.coef_, W.T) < 1e-8
+    np.testing.assert_allclose(model.intercept_, b, atol=1e-8)
+
+
+def test_dlsr_stopping_rule_is_the_authors(digits):
+    X, y = digits
+    model = DLSR(lam=0.05, max_iter=500, tol=1e-4).fit(X, y)
+    assert 1 < model.n_iter_ < 500
+    before = DLSR(lam=0.05, max_iter=model.n_iter_ - 1, tol=None).fit(X, y)
+    change = np.sum((model.coef_ - before.coef_) ** 2) + np.sum(
+        (model.intercept_ - before.intercept_) ** 2
+    )
+    assert change < 1e-4
+    older = DLSR(lam=0.05, max_iter=model.n_iter_ - 2, tol=None).fit(X, y)
+    change_before = np.sum((before.coef_ - older.coef_) ** 2) + np.sum(
+        (before.intercept_ - older.intercept_) ** 2
+    )
+    assert change_before >= 1e-4
+
+
+@pytest.mark.parametrize("alpha, beta", [(0.5, 1.0), (1.0, 2.0)])
+def test_fdlsr_without_fisher_term_converges_to_dlsr_without_bias(tiny, alpha, beta):
+    """FDLSR(lam=0) eliminates T: DLSR without bias, ridge beta (1 + alpha) / alpha."""
+    X, y = tiny
+    fdlsr = FDLSR(alpha=alpha, beta=beta, lam=0.0, max_iter=2000, init_ridge=beta)
+    fdlsr.set_params(decision_rule="linear").fit(X, y)
+    dlsr = DLSR(lam=beta * (1 + alpha) / alpha, fit_intercept=False, max_iter=2000)
+    dlsr.set_params(tol=None).fit(X, y)
+    assert rel_err(fdlsr.coef_, dlsr.coef_) < 1e-6
+    # FDLSR's objective at the optimal T is alpha/(1+alpha) times DLSR's.
+    ratio = fdlsr.objective_[-1] / dlsr.objective_[-1]
+    assert ratio == pytest.approx(alpha / (1 + alpha), rel=1e-6)
+    # ... but not iterate by iterate: FDLSR's draggings move by 1/(1+alpha).
+    early_f = FDLSR(alpha=alpha, beta=beta, lam=0.0, max_iter=3, init_ridge=beta)
+    early_d = DLSR(lam=beta * (1 + alpha) / alpha, fit_intercept=False, max_iter=3)
+    early_d.set_params(tol=None)
+    assert rel_err(early_f.fit(X, y).coef_, early_d.fit(X, y).coef_) > 1e-2
+
+
+# --- the global minimum of each convex model, by a generic optimiser ------------------
+
+
+def _generic_minimum(objective, sizes, bounds):
+    """L-BFGS-B from zero on the stacked variables; returns the variables' blocks."""
+    x0 = np.zeros(sum(sizes))
+    res = minimize(
+        objective,
+        x0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options=dict(maxiter=20000, maxfun=40000, ftol=1e-15, gtol=1e-11),
+    )
+    return res.fun, np.split(res.x, np.cumsum(sizes)[:-1])
+
+
+def _dragging_problem(X, y, lam, graph=None, bias=False):
+    """Objective and gradient of ||Q X^T + b - (H + B.M)||^2 + lam ||Q||^2 (+ graph)."""
+    n, d = X.shape
+    c = y.max() + 1
+    H = np.eye(c)[:, y]
+    B = 2 * H - 1
+    W = (y[:, None] == y[None, :]).astype(float)
+    L = np.diag(W.sum(1)) - W
+
+    def f(z):
+        Q = z[: c * d].reshape(c, d)
+        b = z[c * d : c * d + c] if bias else np.zeros(c)
+        M = z[c * d + (c if bias else 0) :].reshape(c, n)
+        E = Q @ X.T + b[:, None] - H - B * M
+        val = np.vdot(E, E) + lam * np.vdot(Q, Q)
+        gQ = 2 * E @ X + 2 * lam * Q
+        if graph:
+            G = Q @ X.T @ L @ X
+            val += 2 * graph * np.vdot(G, Q)
+            gQ += 4 * graph * G
+        grads = [gQ.ravel()] + ([2 * E.sum(1)] if bias else []) + [(-2 * B * E).ravel()]
+        return val, np.concatenate(grads)
+
+    sizes = [c * d] + ([c] if bias else []) + [c * n]
+    bounds = [(None, None)] * (c * d + (c if bias else 0)) + [(0, None)] * (c * n)
+    return f, sizes, bounds
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_dlsr_reaches_the_global_minimum(tiny, bias):
+    X, y = tiny
+    f, sizes, bounds = _dragging_problem(X, y, lam=0.1, bias=bias)
+    best, blocks = _generic_minimum(f, sizes, bounds)
+    model = DLSR(lam=0.1, fit_intercept=bias, max_iter=3000, tol=None).fit(X, y)
+    assert model.objective_[-1] == pytest.approx(best, rel=1e-7)
+    assert rel_err(model.coef_, blocks[0].reshape(model.coef_.shape)) < 1e-4
+
+
+def test_rlr_reaches_the_global_minimum(tiny):
+    X, y = tiny
+    f, sizes, bounds = _dragging_problem(X, y, lam=0.1, graph=0.05)
+    best, blocks = _generic_minimum(f, sizes, bounds)
+    model = RLR(lam=0.1, beta=0.05, max_iter=3000, tol=None).fit(X, y)
+    assert model.objective_[-1] == pytest.approx(best, rel=1e-7)
+    assert rel_err(model.coef_, blocks[0].reshape(model.coef_.shape)) < 1e-4
+
+
+def test_drr_reaches_the_global_minimum(tiny):
+    X, y = tiny
+    n, d = X.shape
+    c = y.max() + 1
+    lam, beta = 0.1, 0.05
+    H = np.eye(c)[:, y]
+    B = 2 * H - 1
+    W = (y[:, None] == y[None, :]).astype(float)
+    Dg = np.diag(W.sum(1))
+
+    def f(z):
+        Q, P, M = z[: c * d], z[c * d : 2 * c * d], z[2 * c * d :]
+        Q, P, M = Q.reshape(c, d), P.reshape(c, d), M.reshape(c, n)
+        E = Q @ X.T - H - B * M
+        # sum_ij W_ij ||Q x_i - P x_j||^2 written out with the degree and weight matrices
+        FQ, FP = Q @ X.T, P @ X.T
+        graph = np.vdot(FQ @ Dg, FQ) + np.vdot(FP @ Dg, FP) - 2 * np.vdot(FQ @ W, FP)
+        val = np.vdot(E, E) + beta * graph + lam * (np.vdot(Q, Q) + np.vdot(P, P))
+        gQ = 2 * E @ X + beta * (2 * FQ @ Dg - 2 * FP @ W) @ X + 2 * lam * Q
+        gP = beta * (2 * FP @ Dg - 2 * FQ @ W) @ X + 2 * lam * P
+        return val, np.concatenate([gQ.ravel(), gP.ravel(), (-2 * B * E).ravel()])
+
+    sizes = [c * d, c * d, c * n]
+    bounds = [(None, None)] * (2 * c * d) + [(0, None)] * (c * n)
+    best, blocks = _generic_minimum(f, sizes, bounds)
+    model = DRR(lam=lam, beta=beta, max_iter=5000, tol=None).fit(X, y)
+    assert model.objective_[-1] == pytest.approx(best, rel=1e-7)
+    assert rel_err(model.coef_, blocks[0].reshape(c, d)) < 1e-4
+    assert rel_err(model.graph_coef_, blocks[1].reshape(c, d)) < 1e-4
+
+
+def test_graph_terms_against_double_sums(tiny):
+    X, y = tiny
+    rng = np.random.default_rng(0)
+    F, G = rng.standard_normal((2, 4, y.size))
+    means = ClassMeans(y, 4)
+    same = y[:, None] == y[None, :]
+    diff = F[:, :, None] - G[:, None, :]
+    assert cross_graph(F, G, means) == pytest.approx(np.sum((diff**2).sum(0) * same))
+    diff = F[:, :, None] - F[:, None, :]
+    assert graph_penalty(F, means) == pytest.approx(np.sum((diff**2).sum(0) * same))
+
+
+@pytest.mark.parametrize("model", [RLR(beta=0.0), DRR(beta=0.0)], ids=["RLR", "DRR"])
+def test_zero_graph_weight_is_dlsr_without_bias(digits, model):
+    X, y = digits
+    model.set_params(lam=0.05, decision_rule="linear").fit(X, y)
+    dlsr = DLSR(lam=0.05, fit_intercept=False).fit(X, y)
+    np.testing.assert_allclose(model.coef_, dlsr.coef_, rtol=1e-9, atol=1e-12)
+    assert model.n_iter_ == dlsr.n_iter_
+
+
+@pytest.mark.parametrize("solver", ["primal", "dual"])
+def test_rlr_rescaled_ridge_equals_the_laplacian_system(tiny, solver):
+    X, y = tiny
+    lam, beta = 0.1, 0.3
+    model = RLR(lam=lam, beta=beta, max_iter=0, solver=solver).fit(X, y)
+    W = (y[:, None] == y[None, :]).astype(float)
+    L = np.diag(W.sum(1)) - W
+    H = np.eye(4)[:, y]
+    A = X.T @ (np.eye(y.size) + 2 * beta * L) @ X + lam * np.eye(X.shape[1])
+    np.testing.assert_allclose(model.coef_, np.linalg.solve(A, X.T @ H.T).T, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "model",
+    [DLSR(), ReLSR(), GReLSR(group=0.5), RLR(beta=0.1), DRR(beta=0.1)],
+    ids=lambda m: type(m).__name__,
+)
+def test_objective_never_increases(digits, model):
+    X, y = digits
+    model.set_params(lam=0.02, max_iter=60, tol=None).fit(X, y)
+    steps = np.diff(model.objective_)
+    assert model.objective_.size == 60
+    assert np.all(steps <= 1e-10 * model.objective_[0])
+    assert steps.sum() < 0
+
+
+# --- ReLSR's projection and GReLSR's translations ------------------------------------
+
+
+def _projection_qp(r, label):
+    c = r.size
+    cons = [
+        {
+            "type": "ineq",
+            "fun": lambda t, j=j: t[label] - t[j] - 1,
+            "jac": lambda t, j=j: np.eye(c)[label] - np.eye(c)[j],
+        }
+        for j in range(c)
+        if j != label
+    ]
+    res = minimize(
+        lambda t: ((t - r) ** 2).sum(),
+        r,
+        jac=lambda t: 2 * (t - r),
+        constraints=cons,
+        method="SLSQP",
+        options=dict(ftol=1e-14, maxiter=500),
+    )
+    return res.x
+
+
+@pytest.mark.parametrize("c", [2, 3, 7])
+def test_margin_projection_against_a_qp_solver(c):
+    rng = np.random.default_rng(c)
+    R = rng.normal(scale=1.5, size=(40, c))
+    R[:5] = np.round(R[:5])  # ties
+    y = rng.integers(0, c, 40)
+    R[5, :] = 0
+    R[5, y[5]] = 3  # already feasible: unchanged
+    T = margin_projection(R, y)
+    for i in range(40):
+        reference = _projection_qp(R[i], y[i])
+        assert ((T[i] - R[i]) ** 2).sum() <= ((reference - R[i]) ** 2).sum() + 1e-9
+        np.testing.assert_allclose(T[i], reference, atol=1e-5)
+    margins = T[np.arange(40), y][:, None] - T
+    margins[np.arange(40), y] = np.inf
+    assert margins.min() >= 1 - 1e-12
+    np.testing.assert_array_equal(T[5], R[5])
+
+
+def _phi(u, R, y):
+    """GReLSR's per-sample cost of a translation, M eliminated."""
+    rows = np.arange(y.size)
+    a = R[rows, y] - 1
+    others = np.where(np.eye(R.shape[1], dtype=bool)[y], -np.inf, R)
+    excess = np.maximum(others - u[:, None], 0)
+    val = np.maximum(u - a, 0) ** 2 + (excess**2).sum(1)
+    grad = 2 * np.maximum(u - a, 0) - 2 * excess.sum(1)
+    return val, grad
+
+
+@pytest.mark.parametrize("group", [0.05, 1.0, 30.0])
+def test_group_translations_against_a_generic_optimiser(group):
+    rng = np.random.default_rng(7)
+    c, n = 5, 60
+    y = rng.integers(0, c, n)
+    R = rng.normal(size=(n, c)) + 0.8 * np.eye(c)[y]
+
+    def total(u):
+        val, grad = _phi(u, R, y)
+        means = np.bincount(y, u, c) / np.bincount(y, minlength=c)
+        dev = u - means[y]
+        return val.sum() + group * dev @ dev, grad + 2 * group * dev
+
+    u = group_translations(R, y, c, group)
+    ref = minimize(
+        total,
+        np.zeros(n),
+        jac=True,
+        method="L-BFGS-B",
+        options=dict(ftol=1e-15, gtol=1e-12, maxiter=5000),
+    ).x
+    assert total(u)[0] <= total(ref)[0] + 1e-9
+    np.testing.assert_allclose(u, ref, atol=1e-5)
+    # The targets of these translations are optimal for the dragging values too.
+    T = targets_from_translation(R, y, u)
+    assert np.sum((T - R) ** 2) == pytest.approx(_phi(u, R, y)[0].sum())
+    assert group_penalty(u, y, c, group) >= 0
+
+
+def test_grelsr_translations_collapse_per_class_as_the_penalty_grows():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 4, 50)
+    R = rng.normal(size=(50, 4))
+    u = group_translations(R, y, 4, 1e8)
+    spread = [np.ptp(u[y == k]) for k in range(4)]
+    assert max(spread) < 1e-5
+
+
+def test_grelsr_without_group_penalty_is_relsr(digits):
+    X, y = digits
+    relsr = ReLSR(lam=0.02).fit(X, y)
+    grelsr = GReLSR(lam=0.02, group=0.0).fit(X, y)
+    np.testing.assert_allclose(grelsr.coef_, relsr.coef_, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(grelsr.objective_, relsr.objective_, rtol=1e-10)
+    # The general path (regula falsi per class) tends to it continuously.
+    near = GReLSR(lam=0.02, group=1e-7).fit(X, y)
+    assert rel_err(near.coef_, relsr.coef_) < 1e-5
+
+
+# --- LRDLSR -----------------------------------------------------------------------------
+
+
+def test_svt_is_the_nuclear_norm_prox():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((6, 8, 5))
+    tau = 0.7
+    P, norms = svt(A, tau)
+    for a, p, norm in zip(A, P, norms, strict=True):
+        U, s, Vt = np.linalg.svd(a)  # full SVD, one matrix at a time
+        direct = U[:, :5] @ np.diag(np.maximum(s - tau, 0)) @ Vt
+        np.testing.assert_allclose(p, direct, atol=1e-12)
+        assert norm == pytest.approx(np.linalg.svd(p, compute_uv=False).sum())
+
+        def prox_objective(z):
+            return tau * np.linalg.svd(z, compute_uv=False).sum() + 0.5 * np.sum(
+                (z - a) ** 2
+            )
+
+        best = prox_objective(p)
+        for _ in range(20):
+            assert prox_objective(p + 1e-3 * rng.standard_normal(p.shape)) >= best
+
+
+def test_classwise_svt_on_classes_of_any_size_and_order():
+    rng = np.random.default_rng(2)
+    y = rng.permutation(np.repeat([0, 1, 2], [1, 4, 4]))
+    Z = rng.standard_normal((3, y.size))
+    P, nuclear = classwise_svt(Z, class_blocks(y, 3), 0.4)
+    total = 0.0
+    for k in range(3):
+        block, norm = svt(Z[:, y == k], 0.4)
+        np.testing.assert_allclose(P[:, y == k], block, atol=1e-12)
+        total += norm
+    assert nuclear == pytest.approx(total)
+
+
+def test_lrdlsr_matches_transcription_of_authors_code(digits):
+    X, y = digits
+    keep = np.concatenate([np.flatnonzero(y == k)[:6] for k in range(10)])
+    Xs, ys = X[keep], y[keep]  # class-sorted, 6 per class, as the MATLAB code needs
+    params = dict(alpha=0.1, beta=0.1, gamma=0.1, lam=0.01)
+    Q_ref, n_iter = lrdlsr_transcription(Xs.T, 10, np.eye(10)[:, ys], 6, **params)
+    order = np.random.default_rng(0).permutation(ys.size)
+    model = LRDLSR(**params).fit(Xs[order], ys[order])
+    assert model.n_iter_ == n_iter
+    assert rel_err(model.coef_, Q_ref) < 1e-7
+    assert model.residual_[-1] < 1e-6
