@@ -113,8 +113,8 @@ def evaluate(X, y, methods, ks, seeds, out, name, threads):
         for method in methods:
             model = method.build()
             model.fit(X[train[:50]], y[train[:50]])  # warm-up
-            model, fit_s = timed(lambda m=model: m.fit(X[train], y[train]))
-            pred, predict_s = timed(lambda m=model: m.predict(X[test]))
+            model, fit_s = timed(lambda m=model, t=train: m.fit(X[t], y[t]))
+            pred, predict_s = timed(lambda m=model, t=test: m.predict(X[t]))
             rows.append(
                 {
                     "method": method.name,
@@ -140,7 +140,7 @@ def summarise(rows):
     print("|---" * (len(ks) + 3) + "|")
     for m in methods:
         cells = []
-        for i, k in enumerate(ks):
+        for k in ks:
             acc = [r["accuracy"] for r in rows if r["method"] == m and r["k"] == k]
             paper = PAPER.get(m, [None] * 4)[k - 2] if 2 <= k <= 5 else None
             ref = f" ({paper:.2f})" if paper is not None else ""

@@ -10,6 +10,7 @@ from sklearn.linear_model import Ridge
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
+from fdlsr.linalg import ClassMeans
 from fdlsr.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 from fdlsr.relaxed.drr import cross_graph
 from fdlsr.relaxed.lrdlsr import class_blocks, classwise_svt, svt
@@ -20,7 +21,6 @@ from fdlsr.relaxed.retarget import (
     targets_from_translation,
 )
 from fdlsr.relaxed.rlr import graph_penalty
-from fdlsr.linalg import ClassMeans
 from reference_relaxed import dlsr_transcription, lrdlsr_transcription
 
 
@@ -378,7 +378,7 @@ def test_svt_is_the_nuclear_norm_prox():
         np.testing.assert_allclose(p, direct, atol=1e-12)
         assert norm == pytest.approx(np.linalg.svd(p, compute_uv=False).sum())
 
-        def prox_objective(z):
+        def prox_objective(z, a=a):
             return tau * np.linalg.svd(z, compute_uv=False).sum() + 0.5 * np.sum(
                 (z - a) ** 2
             )
