@@ -26,7 +26,7 @@ METHODS = [
         family="lsr",
         summary="ridge regression to one-hot labels, argmax",
         reference="Chen, Wu & Kittler, FDLSR paper, Eq. (1)",
-        params=dict(lam=1e-2),
+        params=dict(lam=1e-1),
         grid=dict(lam=_RIDGE_GRID),
     ),
     Method(
@@ -71,8 +71,8 @@ METHODS = [
         family="lsr",
         summary="dragged labels with a class compactness graph, 1-NN",
         reference="Fang, Xu, Li, Lai, Wong & Fang, IEEE TNNLS 29(4), 2018",
-        params=dict(lam=1e-2, beta=1e-2),
-        grid=dict(lam=_SMALL_GRID, beta=[1e-4, 1e-3, 1e-2, 1e-1]),
+        params=dict(lam=1e-1, beta=1.0),
+        grid=dict(lam=_SMALL_GRID, beta=[1e-3, 1e-2, 1e-1, 1.0, 10.0]),
     ),
     Method(
         "DRR",
@@ -80,7 +80,7 @@ METHODS = [
         family="lsr",
         summary="dragged labels with a two-projection class graph (reconstructed), 1-NN",
         reference="Han, Wu, Fang, Wen, Zhan, Xie & Li, IEEE TCSVT 30(2), 2020",
-        params=dict(lam=1e-2, beta=1e-2),
-        grid=dict(lam=_SMALL_GRID, beta=[1e-4, 1e-3, 1e-2, 1e-1]),
+        params=dict(lam=1e-1, beta=1.0),
+        grid=dict(lam=_SMALL_GRID, beta=[1e-3, 1e-2, 1e-1, 1.0, 10.0]),
     ),
 ]

@@ -108,9 +108,9 @@ class DRR(RelaxedRegressionClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-2
+    lam : float, default=0.1
         Ridge penalty on both projections ``Q`` and ``P``. Must be > 0.
-    beta : float, default=1e-2
+    beta : float, default=1.0
         Weight of the two-projection class graph term. ``0`` gives ``P = 0`` and
         DLSR without bias.
     max_iter : int, default=30
@@ -195,8 +195,8 @@ class DRR(RelaxedRegressionClassifier):
 
     def __init__(
         self,
-        lam=1e-2,
-        beta=1e-2,
+        lam=0.1,
+        beta=1.0,
         *,
         max_iter=30,
         tol=1e-4,

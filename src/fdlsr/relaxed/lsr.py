@@ -21,7 +21,7 @@ class LSR(RelaxedRegressionClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-2
+    lam : float, default=0.1
         Ridge penalty on the projection (the paper's beta in Eq. 1). Must be > 0.
     decision_rule : {"linear", "nearest_neighbor"}, default="linear"
         ``"linear"`` predicts ``argmax(Q x)``; ``"nearest_neighbor"`` is the 1-NN rule
@@ -72,7 +72,7 @@ class LSR(RelaxedRegressionClassifier):
         "solver": [StrOptions({"auto", "primal", "dual"})],
     }
 
-    def __init__(self, lam=1e-2, *, decision_rule="linear", solver="auto"):
+    def __init__(self, lam=0.1, *, decision_rule="linear", solver="auto"):
         self.lam = lam
         self.decision_rule = decision_rule
         self.solver = solver

@@ -98,9 +98,9 @@ class RLR(RelaxedRegressionClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-2
+    lam : float, default=0.1
         Ridge penalty on the projection ``Q``. Must be > 0.
-    beta : float, default=1e-2
+    beta : float, default=1.0
         Weight of the class compactness graph term.
     max_iter : int, default=30
         Maximum number of iterations; ``0`` returns the graph-regularised ridge fit
@@ -179,8 +179,8 @@ class RLR(RelaxedRegressionClassifier):
 
     def __init__(
         self,
-        lam=1e-2,
-        beta=1e-2,
+        lam=0.1,
+        beta=1.0,
         *,
         max_iter=30,
         tol=1e-4,
