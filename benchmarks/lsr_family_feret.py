@@ -121,12 +121,15 @@ def other_rule(model, X_train, y_train, X_test):
     return model.classes_[np.argmax(scores, axis=1)], "1-NN"
 
 
-def evaluate(X, y, methods, ks, seeds, out, name, threads, both_rules, repeats=1):
+def evaluate(
+    X, y, methods, ks, seeds, out, name, threads, both_rules, repeats=1, params=None
+):
+    params = params or {}
     rows = []
     for k, seed in itertools.product(ks, seeds):
         train, test = split_per_class(y, k, seed)
         for method in methods:
-            model = method.build()
+            model = method.build(**params)
             model.fit(X[train[:50]], y[train[:50]])  # warm-up
             model, fit_s = timed(lambda m=model, t=train: m.fit(X[t], y[t]), repeats)
             pred, predict_s = timed(lambda m=model, t=test: m.predict(X[t]), repeats)
@@ -139,7 +142,7 @@ def evaluate(X, y, methods, ks, seeds, out, name, threads, both_rules, repeats=1
                 "fit_s": fit_s,
                 "predict_s": predict_s,
                 "n_iter": getattr(model, "n_iter_", ""),
-                "params": json.dumps(method.params),
+                "params": json.dumps({**method.params, **params}),
             }
             rows.append(row)
             print(row, flush=True)
@@ -190,6 +193,13 @@ def main():
         help="also score each fitted model with the other decision rule",
     )
     parser.add_argument(
+        "--params",
+        type=json.loads,
+        default=None,
+        help="JSON overrides of the registered parameters, e.g. '{\"lam\": 0.1}'",
+    )
+    parser.add_argument("--name", default=None, help="output file name (no suffix)")
+    parser.add_argument(
         "--threads",
         type=int,
         default=1,
@@ -210,10 +220,11 @@ def main():
                 [5],
                 [0],
                 args.out,
-                "lsr_family_feret_single",
+                args.name or "lsr_family_feret_single",
                 args.threads,
                 args.both_rules,
                 repeats=3,
+                params=args.params,
             )
         else:
             evaluate(
@@ -223,9 +234,10 @@ def main():
                 [2, 3, 4, 5],
                 range(10),
                 args.out,
-                "lsr_family_feret_protocol",
+                args.name or "lsr_family_feret_protocol",
                 args.threads,
                 args.both_rules,
+                params=args.params,
             )
 
 
