@@ -44,13 +44,25 @@ def test_lrdlsr_matches_transcription_on_feret(feret_subset):
     assert rel_err(model.coef_, Q_ref) < 1e-7
 
 
-@pytest.mark.parametrize("method", METHODS, ids=[m.name for m in METHODS])
-def test_registered_defaults_learn_feret(feret, method):
-    """One split, k=3: every method far above chance (0.5%) and above plain LSR's
-    argmax floor of ~40% only where the paper reports it."""
+@pytest.fixture(scope="module")
+def feret_k3(feret):
+    """100 people, 3 training images each (seed 1), the rest for testing."""
     X, y = feret
     keep = np.isin(y, np.unique(y)[:100])
     train, test = split_per_class(y[keep], 3, seed=1)
-    Xk, yk = X[keep], y[keep]
-    accuracy = method.build().fit(Xk[train], yk[train]).score(Xk[test], yk[test])
-    assert accuracy > 0.4
+    X, y = X[keep], y[keep]
+    return X[train], y[train], X[test], y[test]
+
+
+RELAXED = [m for m in METHODS if m.name != "LSR"]
+
+
+@pytest.mark.parametrize("method", RELAXED, ids=[m.name for m in RELAXED])
+def test_relaxed_labels_beat_plain_lsr_on_feret(feret_k3, method):
+    """The family's premise, with the registered defaults: relaxing the one-hot
+    targets beats ridge regression to them (LSR gets about 50% here)."""
+    X, y, X_test, y_test = feret_k3
+    lsr = next(m for m in METHODS if m.name == "LSR").build().fit(X, y)
+    baseline = lsr.score(X_test, y_test)
+    accuracy = method.build().fit(X, y).score(X_test, y_test)
+    assert accuracy > baseline + 0.03
