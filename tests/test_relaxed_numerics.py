@@ -4,6 +4,9 @@ transcriptions of the authors' code, brute-force projections and generic optimis
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 from sklearn.datasets import load_digits
 from sklearn.linear_model import Ridge
@@ -412,3 +415,26 @@ def test_lrdlsr_matches_transcription_of_authors_code(digits):
     assert model.n_iter_ == n_iter
     assert rel_err(model.coef_, Q_ref) < 1e-7
     assert model.residual_[-1] < 1e-6
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(
+        np.float64,
+        st.tuples(st.integers(1, 6), st.integers(2, 6)),
+        elements=st.floats(-5, 5),
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_margin_projection_is_a_projection(R, rnd):
+    """Feasible, idempotent and non-expansive, as a projection onto a convex set."""
+    y = np.array([rnd.randrange(R.shape[1]) for _ in range(R.shape[0])])
+    T = margin_projection(R, y)
+    rows = np.arange(R.shape[0])
+    gaps = T[rows, y][:, None] - T
+    gaps[rows, y] = np.inf
+    assert np.all(gaps >= 1 - 1e-9)
+    np.testing.assert_allclose(margin_projection(T, y), T, atol=1e-9)
+    other = R + np.array([[rnd.uniform(-1, 1) for _ in row] for row in R])
+    moved = np.linalg.norm(margin_projection(other, y) - T, axis=1)
+    assert np.all(moved <= np.linalg.norm(other - R, axis=1) + 1e-9)
