@@ -6,10 +6,18 @@ Small subsets keep these fast; the full 10-split protocol is
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from conftest import split_per_class
 from fdlsr.relaxed import DLSR, LRDLSR, METHODS
 from reference_relaxed import dlsr_transcription, lrdlsr_transcription
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    """These problems are small: BLAS threads only add contention (2 shared cores)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def rel_err(a, b):

@@ -8,6 +8,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
 
 from fdlsr.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 
@@ -24,6 +25,13 @@ ESTIMATORS = [
 
 # No check is expected to fail: every estimator passes all common checks.
 EXPECTED_FAILED_CHECKS = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_blas_thread():
+    """These problems are small: BLAS threads only add contention (2 shared cores)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 @parametrize_with_checks(
