@@ -15,7 +15,6 @@ from fdlsr.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 ESTIMATORS = [
     LSR(),
     DLSR(),
-    DLSR(fit_intercept=False, decision_rule="nearest_neighbor"),
     ReLSR(),
     GReLSR(),
     LRDLSR(),

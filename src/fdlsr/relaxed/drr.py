@@ -162,8 +162,10 @@ class DRR(RelaxedRegressionClassifier):
     projection matrices" (FDLSR paper, Sec. I) with "a graph regularization term
     containing two matrices" (Wang et al., 2023). With ``P`` forced equal to ``Q``
     (and ridge ``2 lam``) it is RLR. The iteration limit and stopping rule are
-    DLSR's; the 1-NN rule is that of the FDLSR paper's comparisons. Treat results as
-    those of this reconstruction, not as a reproduction of the paper's numbers.
+    DLSR's; the classifier is the 1-NN on normalised projections (LRDLSR's and
+    FDLSR's rule; on FERET far more accurate than the argmax, see
+    ``docs/methods-lsr.md``). Treat results as those of this reconstruction, not as a
+    reproduction of the paper's numbers.
 
     References
     ----------

@@ -148,8 +148,9 @@ class RLR(RelaxedRegressionClassifier):
     available to us; the model above is the l2 version as described in the paper's
     abstract and by later work): the graph weights are 0/1 within classes; the
     initialisation (``M = 0``), iteration limit and stopping rule are DLSR's; the
-    classifier is the 1-NN on normalised projections, the rule of the FDLSR paper's
-    LSR-family comparisons. The l2,1-loss variant of the paper is not implemented.
+    classifier is the 1-NN on normalised projections (LRDLSR's and FDLSR's rule; on
+    FERET far more accurate than the argmax, see ``docs/methods-lsr.md``). The
+    l2,1-loss variant of the paper is not implemented.
 
     References
     ----------
