@@ -108,7 +108,9 @@ def main(argv=None):
     for name in args.methods:
         for k in args.k:
             acc = [r["accuracy"] for r in rows if r["method"] == name and r["k"] == k]
-            print(f"{name} k={k}: {np.mean(acc):.2f} +- {np.std(acc):.2f} over {len(acc)}")
+            print(
+                f"{name} k={k}: {np.mean(acc):.2f} +- {np.std(acc):.2f} over {len(acc)}"
+            )
 
 
 if __name__ == "__main__":

@@ -113,17 +113,6 @@ def fisher_term(blocks, X):
     )
 
 
-def fisher_gradient(blocks, X):
-    """Half the gradient of :func:`fisher_term`: ``X (2I - 2P_c + P_1)``."""
-    means = blocks.class_means(X)
-    overall = means @ blocks.sample_counts / blocks.n_samples
-    out = blocks.spread(means)
-    out *= -2.0
-    out += 2.0 * X
-    out += overall[:, None]
-    return out
-
-
 def centred(X0):
     """``X0 - M0``: the codes minus their mean over the samples (the last axis)."""
     return X0 - X0.mean(axis=-1, keepdims=True)

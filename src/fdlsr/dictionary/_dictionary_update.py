@@ -37,7 +37,7 @@ def quadratic_value(D, E, F):
     return float(np.vdot(D @ F, D) - 2.0 * np.vdot(E, D))
 
 
-def ball_bcd(D, E, F, *, max_iter, tol):
+def ball_bcd(D, E, F, *, max_iter, tol, size=None):
     """Cyclic block coordinate descent over the atoms, columns kept in the unit ball.
 
     Parameters
@@ -51,7 +51,10 @@ def ball_bcd(D, E, F, *, max_iter, tol):
     max_iter : int
         Maximum number of sweeps over all atoms.
     tol : float
-        Stop once ``||D - D_prev||_F / D.size < tol`` after a sweep (DICTOL's rule).
+        Stop once ``||D - D_prev||_F / size < tol`` after a sweep (DICTOL's rule).
+    size : int, optional
+        Defaults to ``D.size``. A caller solving in a reduced orthonormal basis passes
+        the size in the original feature space, so that it stops at the same sweep.
 
     Returns
     -------
@@ -85,7 +88,7 @@ def ball_bcd(D, E, F, *, max_iter, tol):
                 _sweep_group(Dr[0], R[0], F[0, group, group], inverse[0], start)
             else:
                 _sweep_group_batched(Dr, R, F[:, group, group], inverse, start)
-        if np.linalg.norm(Dr - previous) / max(Dr.size, 1) < tol:
+        if np.linalg.norm(Dr - previous) / max(size or Dr.size, 1) < tol:
             break
     D = np.swapaxes(Dr, 1, 2)
     return (D if batched else np.ascontiguousarray(D[0])), n_iter
@@ -117,7 +120,7 @@ def _sweep_group_batched(Dr, R, Fg, inverse, start):
         Dr[:, i] = a
 
 
-def low_rank_ball_dictionary(D, E, F, eta, *, max_iter, tol, inner_iter=50):
+def low_rank_ball_dictionary(D, E, F, eta, *, max_iter, tol, inner_iter=50, size=None):
     """ADMM for the unit-ball problem plus ``eta * ||D||_*`` (LRSDL's ``D0``-step).
 
     ``J = D`` is split off the nuclear norm; with the scaled dual ``U``:
@@ -129,7 +132,7 @@ def low_rank_ball_dictionary(D, E, F, eta, *, max_iter, tol, inner_iter=50):
     """
     D = np.array(D, dtype=np.float64, copy=True)
     if eta == 0:
-        return ball_bcd(D, E, F, max_iter=inner_iter, tol=1e-8)[0]
+        return ball_bcd(D, E, F, max_iter=inner_iter, tol=1e-8, size=size)[0]
     rho, tau, mu = 0.25, 2.0, 10.0
     J = D.copy()
     U = np.zeros_like(D)
@@ -141,6 +144,7 @@ def low_rank_ball_dictionary(D, E, F, eta, *, max_iter, tol, inner_iter=50):
             F + 0.5 * rho * identity,
             max_iter=inner_iter,
             tol=1e-8,
+            size=size,
         )
         J_new = singular_value_threshold(D + U, eta / rho)
         U += D - J_new

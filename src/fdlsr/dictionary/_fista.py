@@ -20,12 +20,8 @@ _DENSE_EIGEN_MAX = 300
 
 def soft_threshold(V, threshold, out=None):
     """Elementwise ``sign(V) * max(|V| - threshold, 0)``: the prox of the l1 norm."""
-    sign = np.sign(V)
-    out = np.abs(V, out=out)
-    out -= threshold
-    np.maximum(out, 0, out=out)
-    out *= sign
-    return out
+    clipped = np.clip(V, -threshold, threshold)
+    return np.subtract(V, clipped, out=out)
 
 
 def fista(grad, X0, lipschitz, lam, *, max_iter, tol):
@@ -59,7 +55,7 @@ def fista(grad, X0, lipschitz, lam, *, max_iter, tol):
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
         V = grad(Y)
-        V *= -step
+        np.multiply(V, -step, out=V)
         V += Y
         X_new = soft_threshold(V, threshold, out=V)
         t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
