@@ -153,4 +153,5 @@ class _FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        return self.classes_[np.argmin(self._class_errors(X), axis=1)]
+        errors = self._class_errors(X)
+        return self.classes_[np.argmin(errors, axis=1)]
