@@ -48,33 +48,34 @@ def test_local_rule_api(model):
     scores = model.decision_function(X)
     assert scores.shape == (18, 3)
     np.testing.assert_array_equal(model.classes_[scores.argmax(1)], model.predict(X))
-    assert model.score(X, names) > 0.9
+    assert model.score(X, names) > 0.8
 
 
 @pytest.fixture(scope="module")
 def digits():
     X, y = load_digits(return_X_y=True)
     X = normalize(X)
-    return X[:200], y[:200], X[200:400], y[200:400]
+    return X[:100], y[:100], X[100:200], y[100:200]
 
 
-def models(**params):
-    return [FDDL(**FAST, **params), LRSDL(**FAST, random_state=0, **params)]
+def models(budget=FAST):
+    return [FDDL(**budget), LRSDL(**budget, random_state=0)]
 
 
 @pytest.mark.parametrize("model", models(), ids=["FDDL", "LRSDL"])
 def test_objective_never_increases(digits, model):
     X, y, X_test, y_test = digits
-    model.set_params(max_iter=4).fit(X, y)
-    assert model.objective_.shape == (5,)
+    model.set_params(max_iter=3).fit(X, y)
+    assert model.objective_.shape == (4,)
     assert np.all(np.diff(model.objective_) <= 1e-12 * model.objective_[0])
     assert model.objective_[-1] < model.objective_[0]
-    assert model.score(X_test, y_test) > 0.75
+    assert model.score(X_test, y_test) > 0.7
 
 
 def test_lrsdl_without_shared_atoms_is_fddl(digits):
     X, y, X_test, _ = digits
-    params = dict(lambda1=2e-3, lambda2=3e-2, weight=0.4, **FAST)
+    X, y = X[:60], y[:60]
+    params = dict(lambda1=2e-3, lambda2=3e-2, weight=0.4, **TINY)
     fddl = FDDL(**params).fit(X, y)
     lrsdl = LRSDL(n_shared_atoms=0, **params).fit(X, y)
     np.testing.assert_allclose(lrsdl.components_, fddl.components_)
@@ -85,7 +86,7 @@ def test_lrsdl_without_shared_atoms_is_fddl(digits):
     assert lrsdl.shared_components_.shape == (0, X.shape[1])
 
 
-@pytest.mark.parametrize("model", models(), ids=["FDDL", "LRSDL"])
+@pytest.mark.parametrize("model", models(TINY), ids=["FDDL", "LRSDL"])
 def test_training_order_and_label_names_do_not_matter(digits, model):
     """Samples are put in a canonical order (by class, then by their features), so
     shuffling them, or renaming classes without changing their sorted order, gives
@@ -93,7 +94,7 @@ def test_training_order_and_label_names_do_not_matter(digits, model):
     the class blocks are visited, hence the iterates slightly: the labels must still
     map to the same predictions almost everywhere."""
     X, y, X_test, _ = digits
-    X, y = X[:90], y[:90]
+    X, y = X[:60], y[:60]
     order = np.random.default_rng(0).permutation(y.size)
     a = type(model)(**model.get_params()).fit(X, y)
     scores, pred = a.decision_function(X_test), a.predict(X_test)
@@ -108,7 +109,7 @@ def test_training_order_and_label_names_do_not_matter(digits, model):
     assert np.mean(c.predict(X_test) == shuffled[pred]) > 0.9
 
 
-@pytest.mark.parametrize("model", models(), ids=["FDDL", "LRSDL"])
+@pytest.mark.parametrize("model", models(TINY), ids=["FDDL", "LRSDL"])
 def test_unequal_classes_and_one_sample_per_class(model):
     X, y = make_blobs(n_samples=[1, 6, 3], n_features=12, random_state=0)
     X = normalize(X + 5)

@@ -19,8 +19,8 @@ from fdlsr.dictionary._dictionary_update import (
     quadratic_value,
     singular_value_threshold,
 )
-from fdlsr.dictionary._fista import fista
 from fdlsr.dictionary._fisher_predict import global_scores, local_scores
+from fdlsr.dictionary._fista import fista
 
 
 def unit_columns(A):
@@ -97,7 +97,10 @@ def test_code_gradient_and_lipschitz_bound(problem, monkeypatch):
 
     eps = 1e-6
     numeric = np.array(
-        [(f(V.ravel() + e) - f(V.ravel() - e)) / (2 * eps) for e in eps * np.eye(V.size)]
+        [
+            (f(V.ravel() + e) - f(V.ravel() - e)) / (2 * eps)
+            for e in eps * np.eye(V.size)
+        ]
     ).reshape(V.shape)
     np.testing.assert_allclose(grad(V), numeric, rtol=1e-6, atol=1e-6)
     # The smooth part is quadratic: its Hessian, column by column, bounds L from below.
@@ -127,14 +130,19 @@ def test_code_step_without_fisher_term_is_a_lasso_on_a_stacked_design(monkeypatc
         np.zeros((4, 5)),
         np.zeros((0, 5)),
         pen,
-        max_iter=20000,
+        max_iter=8000,
         tol=1e-14,
     )
     for c in range(2):
         own = np.zeros_like(D)
         own[:, blocks.atoms(c)] = D[:, blocks.atoms(c)]
         others = [
-            np.hstack([D[:, blocks.atoms(j)] if j == i else np.zeros((d, 2)) for i in range(2)])
+            np.hstack(
+                [
+                    D[:, blocks.atoms(j)] if j == i else np.zeros((d, 2))
+                    for i in range(2)
+                ]
+            )
             for j in range(2)
             if j != c
         ]
@@ -142,8 +150,12 @@ def test_code_step_without_fisher_term_is_a_lasso_on_a_stacked_design(monkeypatc
         for s in range(*blocks.samples(c).indices(5)):
             target = np.concatenate([Y[:, s], Y[:, s], np.zeros(d * len(others))])
             # scikit-learn's Lasso: 1/(2 n) ||t - A w||^2 + alpha ||w||_1.
-            ref = Lasso(alpha=lam / design.shape[0], fit_intercept=False, tol=1e-12,
-                        max_iter=100000).fit(design, target)
+            ref = Lasso(
+                alpha=lam / design.shape[0],
+                fit_intercept=False,
+                tol=1e-12,
+                max_iter=100000,
+            ).fit(design, target)
             np.testing.assert_allclose(X[:, s], ref.coef_, atol=1e-6)
 
 
@@ -152,18 +164,32 @@ def test_code_step_with_fisher_and_shared_terms_matches_scipy(problem):
     pen = S.Penalties(0.05, 0.5, 0.0)
     K, n, k0 = blocks.n_atoms, blocks.n_samples, D0.shape[1]
     X, X0 = S.update_codes(
-        Y, blocks, D, D0, np.zeros((K, n)), np.zeros((k0, n)), pen,
-        max_iter=30000, tol=1e-15,
+        Y,
+        blocks,
+        D,
+        D0,
+        np.zeros((K, n)),
+        np.zeros((k0, n)),
+        pen,
+        max_iter=8000,
+        tol=1e-15,
     )
     smooth = S.Penalties(0.0, pen.lambda2, 0.0)
     size = (K + k0) * n
 
     def split_cost(z):  # V = P - N with P, N >= 0 turns the l1 norm smooth
         V = (z[:size] - z[size:]).reshape(K + k0, n)
-        return S.objective(Y, blocks, D, D0, V[:K], V[K:], smooth) + pen.lambda1 * z.sum()
+        return (
+            S.objective(Y, blocks, D, D0, V[:K], V[K:], smooth) + pen.lambda1 * z.sum()
+        )
 
-    ref = minimize(split_cost, np.zeros(2 * size), method="L-BFGS-B",
-                   bounds=[(0, None)] * (2 * size), options=dict(maxiter=20000, maxfun=10**7, ftol=1e-15, gtol=1e-10))
+    ref = minimize(
+        split_cost,
+        np.zeros(2 * size),
+        method="L-BFGS-B",
+        bounds=[(0, None)] * (2 * size),
+        options=dict(maxiter=20000, maxfun=10**7, ftol=1e-15, gtol=1e-10),
+    )
     ours = S.objective(Y, blocks, D, D0, X, X0, pen)
     assert ours <= ref.fun + 1e-7
     V = (ref.x[:size] - ref.x[size:]).reshape(K + k0, n)
@@ -174,8 +200,14 @@ def test_fista_solves_a_lasso():
     rng = np.random.default_rng(2)
     A, b = rng.standard_normal((20, 8)), rng.standard_normal(20)
     G, Atb = A.T @ A, A.T @ b
-    x, _ = fista(lambda z: G @ z - Atb, np.zeros(8), np.linalg.eigvalsh(G)[-1], 0.7,
-                 max_iter=5000, tol=0)
+    x, _ = fista(
+        lambda z: G @ z - Atb,
+        np.zeros(8),
+        np.linalg.eigvalsh(G)[-1],
+        0.7,
+        max_iter=5000,
+        tol=0,
+    )
     ref = Lasso(alpha=0.7 / 20, fit_intercept=False, tol=1e-12).fit(A, b)
     np.testing.assert_allclose(x, ref.coef_, atol=1e-8)
 
@@ -220,10 +252,16 @@ def test_singular_value_threshold_is_the_nuclear_prox():
 
     def factored(w):
         U, V = w[:6].reshape(3, 2), w[6:].reshape(2, 2)
-        return 0.5 * np.sum((U @ V.T - A) ** 2) + 0.5 * tau * (np.sum(U**2) + np.sum(V**2))
+        return 0.5 * np.sum((U @ V.T - A) ** 2) + 0.5 * tau * (
+            np.sum(U**2) + np.sum(V**2)
+        )
 
-    ref = minimize(factored, rng.standard_normal(10), method="L-BFGS-B",
-                   options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000))
+    ref = minimize(
+        factored,
+        rng.standard_normal(10),
+        method="L-BFGS-B",
+        options=dict(ftol=1e-15, gtol=1e-12, maxiter=10000),
+    )
     U, V = ref.x[:6].reshape(3, 2), ref.x[6:].reshape(2, 2)
     np.testing.assert_allclose(Z, U @ V.T, atol=1e-5)
     assert prox_cost(Z.ravel()) <= ref.fun + 1e-12
@@ -247,12 +285,24 @@ def test_low_rank_dictionary_step_matches_constrained_solver():
         A = z.reshape(d, k)
         return quadratic_value(A, E, F) + eta * nuclear_norm(A)
 
-    cons = [{"type": "ineq", "fun": lambda z, i=i: 1 - np.sum(z.reshape(d, k)[:, i] ** 2)}
-            for i in range(k)]
+    cons = [
+        {"type": "ineq", "fun": lambda z, i=i: 1 - np.sum(z.reshape(d, k)[:, i] ** 2)}
+        for i in range(k)
+    ]
     best = min(
-        (minimize(cost, s.ravel(), method="SLSQP", constraints=cons,
-                  options=dict(maxiter=2000, ftol=1e-14))
-         for s in [start, *(unit_columns(rng.standard_normal((d, k))) for _ in range(5))]),
+        (
+            minimize(
+                cost,
+                s.ravel(),
+                method="SLSQP",
+                constraints=cons,
+                options=dict(maxiter=2000, ftol=1e-14),
+            )
+            for s in [
+                start,
+                *(unit_columns(rng.standard_normal((d, k))) for _ in range(5)),
+            ]
+        ),
         key=lambda r: r.fun,
     )
     assert cost(D.ravel()) <= best.fun + 1e-5
@@ -262,7 +312,9 @@ def test_low_rank_dictionary_step_matches_constrained_solver():
 
 
 def lasso_codes(Dict, Yt, gamma):
-    ref = Lasso(alpha=gamma / Dict.shape[0], fit_intercept=False, tol=1e-12, max_iter=100000)
+    ref = Lasso(
+        alpha=gamma / Dict.shape[0], fit_intercept=False, tol=1e-12, max_iter=100000
+    )
     return np.column_stack([ref.fit(Dict, y).coef_.copy() for y in Yt.T])
 
 
@@ -271,14 +323,29 @@ def test_global_rule_matches_direct_computation(problem):
     means = blocks.class_means(X)
     gamma, weight = 0.05, 0.3
     # FDDL: plain lasso codes on D, then errors written out.
-    errors = global_scores(Y, blocks, D, D0[:, :0], means, np.zeros(0), gamma=gamma,
-                           mu=0.0, weight=weight, max_iter=20000)
+    errors = global_scores(
+        Y,
+        blocks,
+        D,
+        D0[:, :0],
+        means,
+        np.zeros(0),
+        gamma=gamma,
+        mu=0.0,
+        weight=weight,
+        max_iter=4000,
+    )
     A = lasso_codes(D, Y, gamma)
-    expected = np.array([
-        [np.sum((Y[:, s] - D[:, blocks.atoms(c)] @ A[blocks.atoms(c), s]) ** 2)
-         + weight * np.sum((A[:, s] - means[:, c]) ** 2) for s in range(Y.shape[1])]
-        for c in range(blocks.n_classes)
-    ])
+    expected = np.array(
+        [
+            [
+                np.sum((Y[:, s] - D[:, blocks.atoms(c)] @ A[blocks.atoms(c), s]) ** 2)
+                + weight * np.sum((A[:, s] - means[:, c]) ** 2)
+                for s in range(Y.shape[1])
+            ]
+            for c in range(blocks.n_classes)
+        ]
+    )
     np.testing.assert_allclose(errors, expected, rtol=1e-5, atol=1e-7)
 
 
@@ -286,16 +353,28 @@ def test_local_rules_match_direct_computation(problem):
     Y, blocks, D, D0, X, _ = problem
     means = blocks.class_means(X)
     gamma = 0.05
-    lrsdl = local_scores(Y, blocks, D, D0, means, gamma=gamma, weight=0.0,
-                         max_iter=20000, fddl=False)
+    lrsdl = local_scores(
+        Y, blocks, D, D0, means, gamma=gamma, weight=0.0, max_iter=4000, fddl=False
+    )
     for c in range(blocks.n_classes):
         Dc = np.hstack([D[:, blocks.atoms(c)], D0])
         A = lasso_codes(Dc, Y, gamma)
-        expected = 0.5 * np.sum((Y - Dc @ A) ** 2, axis=0) + gamma * np.abs(A).sum(axis=0)
+        expected = 0.5 * np.sum((Y - Dc @ A) ** 2, axis=0) + gamma * np.abs(A).sum(
+            axis=0
+        )
         np.testing.assert_allclose(lrsdl[c], expected, rtol=1e-6)
     # FDDL's LC with weight 0 is a lasso on D_c alone, error without the 1/2.
-    fddl = local_scores(Y, blocks, D, D0[:, :0], means, gamma=gamma, weight=0.0,
-                        max_iter=20000, fddl=True)
+    fddl = local_scores(
+        Y,
+        blocks,
+        D,
+        D0[:, :0],
+        means,
+        gamma=gamma,
+        weight=0.0,
+        max_iter=4000,
+        fddl=True,
+    )
     for c in range(blocks.n_classes):
         Dc = D[:, blocks.atoms(c)]
         A = lasso_codes(Dc, Y, gamma)

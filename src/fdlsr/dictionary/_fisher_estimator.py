@@ -75,17 +75,22 @@ class _FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
                 "samples: shared atoms start as training samples. Lower it."
             )
         order = _canonical_order(X, codes)
+        rng = check_random_state(self.random_state)
+        # Shared atoms start from random samples, drawn from an order that does not
+        # depend on the class labels either.
+        by_features = _canonical_order(X[order], np.zeros_like(codes))
+        shared = np.sort(by_features[rng.choice(X.shape[0], n_shared, replace=False)])
         blocks = ClassBlocks(counts, atoms)
         penalties = Penalties(float(self.lambda1), float(self.lambda2), self._eta())
         model = fit_lrsdl(
             np.ascontiguousarray(X[order].T),
             blocks,
-            n_shared,
+            shared,
             penalties,
             max_iter=self.max_iter,
             coding_iter=self.coding_iter,
             tol=self.tol,
-            rng=check_random_state(self.random_state),
+            rng=rng,
             init_iter=self.init_iter,
         )
         self._blocks = blocks

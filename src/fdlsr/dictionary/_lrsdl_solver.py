@@ -229,15 +229,17 @@ def intra_small_dictionary(
     return D, X
 
 
-def initialise(Y, blocks, n_shared, pen, rng, n_iter=INIT_ITER, n_features=None):
+def initialise(Y, blocks, shared, pen, rng, n_iter=INIT_ITER, n_features=None):
     """DICTOL's 'normal' initialisation (LRSDL_init.m).
 
     Each class's dictionary and own-class codes come from :func:`intra_small_dictionary`
     on that class's samples (codes on other classes' atoms start at zero); classes of
     the same size are learnt together. The shared dictionary is learnt from all
     samples by alternating FISTA on ``1/2||Y - D0 X0||^2 + lambda2/2 ||X0 - M0||^2 +
-    lambda1 ||X0||_1`` and the low-rank step with weight ``2 eta`` (LRSDL_initD0X0.m).
+    lambda1 ||X0||_1`` and the low-rank step with weight ``2 eta`` (LRSDL_initD0X0.m),
+    from the samples (columns of ``Y``) indexed by ``shared``.
     """
+    n_shared = len(shared)
     d = Y.shape[0]
     D = np.empty((d, blocks.n_atoms))
     X = np.zeros((blocks.n_atoms, blocks.n_samples))
@@ -258,8 +260,7 @@ def initialise(Y, blocks, n_shared, pen, rng, n_iter=INIT_ITER, n_features=None)
         for c, Dc, Xc in zip(group, Ds, Xs, strict=True):
             D[:, blocks.atoms(c)] = Dc
             X[blocks.atoms(c), blocks.samples(c)] = Xc
-    chosen = np.sort(rng.choice(blocks.n_samples, n_shared, replace=False))
-    D0 = Y[:, chosen] / np.maximum(np.linalg.norm(Y[:, chosen], axis=0), 1.0)
+    D0 = Y[:, shared] / np.maximum(np.linalg.norm(Y[:, shared], axis=0), 1.0)
     X0 = np.zeros((n_shared, blocks.n_samples))
     for _ in range(n_iter if n_shared else 0):
         G0 = D0.T @ D0
@@ -292,7 +293,7 @@ def initialise(Y, blocks, n_shared, pen, rng, n_iter=INIT_ITER, n_features=None)
 def fit_lrsdl(
     Y,
     blocks,
-    n_shared,
+    shared,
     pen,
     *,
     max_iter,
@@ -303,6 +304,8 @@ def fit_lrsdl(
     n_features=None,
 ):
     """Learn ``D, D0`` and the training codes; returns an :class:`LRSDLModel`.
+
+    ``shared`` indexes the samples the shared atoms start from (empty: FDDL).
 
     ``objective`` holds ``J`` after initialisation and after every iteration; it never
     increases: the code step keeps the previous codes if FISTA ended higher, the
@@ -319,7 +322,7 @@ def fit_lrsdl(
         model = fit_lrsdl(
             Y,
             blocks,
-            n_shared,
+            shared,
             pen,
             max_iter=max_iter,
             coding_iter=coding_iter,
@@ -330,7 +333,7 @@ def fit_lrsdl(
         )
         model.D, model.D0 = Q @ model.D, Q @ model.D0
         return model
-    D, D0, X, X0 = initialise(Y, blocks, n_shared, pen, rng, init_iter, n_features)
+    D, D0, X, X0 = initialise(Y, blocks, shared, pen, rng, init_iter, n_features)
     history = [objective(Y, blocks, D, D0, X, X0, pen)]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
