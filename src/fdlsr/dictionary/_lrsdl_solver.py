@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._blocks import ClassBlocks, centred, fisher_term
+from ._blocks import centred, fisher_term
 from ._dictionary_update import (
     ball_bcd,
     low_rank_ball_dictionary,
@@ -352,22 +352,3 @@ def fit_lrsdl(
             )
         history.append(objective(Y, blocks, D, D0, X, X0, pen))
     return LRSDLModel(D, D0, X, X0, np.asarray(history), n_iter)
-
-
-def make_blocks(codes, n_classes, atoms_per_class):
-    counts = np.bincount(codes, minlength=n_classes)
-    atoms = counts if atoms_per_class is None else np.full(n_classes, atoms_per_class)
-    return ClassBlocks(counts, atoms)
-
-
-__all__ = [
-    "ClassBlocks",
-    "LRSDLModel",
-    "Penalties",
-    "fit_lrsdl",
-    "initialise",
-    "objective",
-    "update_codes",
-    "update_dictionary",
-    "update_shared_dictionary",
-]
