@@ -14,7 +14,6 @@ from sklearn.linear_model import Lasso, Ridge
 from sklearn.preprocessing import normalize
 
 from fdlsr.representation import CRC, NRC, SRC, ProCRC
-from fdlsr.representation.nrc import nrc_admm
 from fdlsr.representation.residuals import ClassResiduals
 from fdlsr.representation.src import lasso_alpha
 
@@ -23,7 +22,9 @@ from fdlsr.representation.src import lasso_alpha
 def problem():
     """A small face-like problem: 24 unit-norm 60-d samples of 5 unequal classes."""
     rng = np.random.default_rng(0)
-    y = np.array([3, 0, 1, 1, 4, 2, 0, 3, 1, 2, 4, 0, 3, 1, 2, 0, 4, 1, 3, 2, 1, 0, 3, 1])
+    y = np.array(
+        [3, 0, 1, 1, 4, 2, 0, 3, 1, 2, 4, 0, 3, 1, 2, 0, 4, 1, 3, 2, 1, 0, 3, 1]
+    )
     centres = rng.standard_normal((5, 60))
     X = normalize(centres[y] + 0.7 * rng.standard_normal((y.size, 60)))
     Y = normalize(centres[[0, 2, 4, 1, 3, 0]] + 0.7 * rng.standard_normal((6, 60)))
@@ -151,7 +152,9 @@ def test_src_codes_equal_sklearn_lasso_with_converted_alpha(problem, src_codes):
     d = X.shape[1]
     assert lasso_alpha(lam, d) == lam / (2 * d)
     for a, t in zip(codes, Y, strict=True):
-        ref = Lasso(alpha=lam / (2 * d), fit_intercept=False, tol=1e-12, max_iter=100000)
+        ref = Lasso(
+            alpha=lam / (2 * d), fit_intercept=False, tol=1e-12, max_iter=100000
+        )
         np.testing.assert_allclose(a, ref.fit(X.T, t).coef_, atol=1e-7)
     # The same problem in dictionary-learning form: 0.5 ||t - aX||^2 + (lam/2) ||a||_1.
     ref = sparse_encode(Y, X, algorithm="lasso_cd", alpha=lam / 2, max_iter=100000)
@@ -216,7 +219,9 @@ def test_nrc_admm_approaches_the_exact_solution(problem):
         admm = NRC(rho=0.1, max_iter=n_iter).fit(X, y).encode(Y)
         gaps.append(np.max(np.abs(admm - exact)))
     assert gaps[0] > 0.05
-    assert all(later < 0.6 * earlier for earlier, later in zip(gaps, gaps[1:]))
+    assert all(
+        later < 0.6 * earlier for earlier, later in zip(gaps, gaps[1:], strict=False)
+    )
     assert gaps[-1] < 1e-8
 
 
@@ -240,7 +245,10 @@ def test_class_residuals_against_per_class_loops(problem):
     C[0, y == 2] = 0.0  # a class left out of one sample's code
     rules = ClassResiduals(X, y, 5)
     sample = np.array(
-        [[np.linalg.norm(Y[i] - C[i, y == k] @ X[y == k]) for k in range(5)] for i in range(6)]
+        [
+            [np.linalg.norm(Y[i] - C[i, y == k] @ X[y == k]) for k in range(5)]
+            for i in range(6)
+        ]
     )
     code_norms = np.array(
         [[np.linalg.norm(C[i, y == k]) for k in range(5)] for i in range(6)]
@@ -256,8 +264,12 @@ def test_class_residuals_against_per_class_loops(problem):
     regularised = rules.regularised(C, YD, ysq)
     assert regularised[0, 2] == np.finfo(np.float64).max  # unused class ranks last
     mask = code_norms > 0
-    np.testing.assert_allclose(regularised[mask], (sample / np.where(mask, code_norms, 1))[mask], rtol=1e-9)
-    np.testing.assert_allclose(rules.reconstruction(C, C @ (X @ X.T)), recon, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(
+        regularised[mask], (sample / np.where(mask, code_norms, 1))[mask], rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        rules.reconstruction(C, C @ (X @ X.T)), recon, rtol=1e-9, atol=1e-10
+    )
 
 
 @pytest.mark.parametrize("model", [CRC(), ProCRC(), SRC(lam=0.05), NRC()], ids=repr)
@@ -268,5 +280,8 @@ def test_predictions_do_not_depend_on_chunking(problem, model):
     model.fit(X, y)
     whole = model.decision_function(Y)
     # A tiny working memory forces one test sample per chunk (and a warning).
-    with config_context(working_memory=1e-6), pytest.warns(UserWarning, match="working_memory"):
+    with (
+        config_context(working_memory=1e-6),
+        pytest.warns(UserWarning, match="working_memory"),
+    ):
         np.testing.assert_allclose(model.decision_function(Y), whole, rtol=1e-10)

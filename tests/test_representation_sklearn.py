@@ -62,7 +62,9 @@ def test_digits_accuracy_and_consistent_scores(model, digits):
     assert model.score(X_test, y_test) > 0.85
     scores = model.decision_function(X_test)
     assert scores.shape == (len(X_test), 10)
-    np.testing.assert_array_equal(model.classes_[scores.argmax(1)], model.predict(X_test))
+    np.testing.assert_array_equal(
+        model.classes_[scores.argmax(1)], model.predict(X_test)
+    )
 
 
 @pytest.mark.parametrize("model", ALL, ids=lambda m: repr(m))
@@ -101,7 +103,9 @@ def test_two_classes_decision_function_sign():
         model.fit(X, y)
         scores = model.decision_function(X)
         assert scores.shape == (20,)
-        np.testing.assert_array_equal(model.classes_[(scores > 0).astype(int)], model.predict(X))
+        np.testing.assert_array_equal(
+            model.classes_[(scores > 0).astype(int)], model.predict(X)
+        )
 
 
 def test_procrc_probabilities():
@@ -171,7 +175,9 @@ def test_bad_training_input_is_named(cls, X, y, message):
 )
 def test_bad_parameters_are_named(cls, params):
     name = next(iter(params))
-    with pytest.raises(ValueError, match=f"'{name}' parameter of {cls.__name__} must be"):
+    with pytest.raises(
+        ValueError, match=f"'{name}' parameter of {cls.__name__} must be"
+    ):
         cls(**params).fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])
 
 
