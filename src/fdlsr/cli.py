@@ -187,6 +187,12 @@ def build_parser():
     )
     plot.add_argument("--seed", type=int, default=0, help="seed of the random split")
     plot.add_argument(
+        "--splits",
+        type=int,
+        default=1,
+        help="random splits averaged in the lambda figure (default 1, as the paper)",
+    )
+    plot.add_argument(
         "--classes",
         type=int,
         default=20,

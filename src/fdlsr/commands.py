@@ -120,6 +120,9 @@ def run(args):
     dataset = load(args, ex)
     out = Path(args.out or Path("fdlsr-results") / Path(ex.dataset).stem)
     runs = experiment_runs(ex, dataset)  # checks methods, parameters and k first
+    paper = _paper(
+        args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
+    )
     with ResultStore(out) as store:
         command = "fdlsr " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "fdlsr"
         store.start_session(command)
@@ -147,7 +150,6 @@ def run(args):
         file=sys.stderr,
     )
     if not args.no_table:
-        paper = _paper(args.paper, info)
         print(
             render(
                 summarise(rows),
@@ -231,13 +233,15 @@ def report(args):
 def plot(args):
     from . import figures
 
+    cli_params = {key.rsplit(".", 1)[-1]: value for key, value in args.params}
+    args.params = []
     config = config_from_args(args)
     ex = config.experiment
     dataset = load(args, ex)
-    k = args.k or config.figures.get("k") or (ex.ks[-1] if ex.ks else None)
+    k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
-    params = {**ex.params.get("FDLSR", {})}
+    params = {**ex.params.get("FDLSR", {}), **cli_params}
     out = Path(args.out)
     kinds = (
         ["convergence", "tsne", "sensitivity", "lambda"]
@@ -255,6 +259,8 @@ def plot(args):
             n_classes=args.classes,
             methods=args.methods,
             normalise=ex.normalise,
+            sensitivity_beta=cli_params.get("beta", 1e-2),
+            lambda_splits=args.splits,
         )
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
