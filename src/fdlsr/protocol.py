@@ -330,25 +330,29 @@ def run_experiment(experiment, dataset, store, progress=None):
         if split[0] != (k, index):
             split = ((k, index), *per_class_split(y, k, experiment.seed, index))
         _, train, test = split
-        if method.name not in warmed:
-            warm_up(method, X, y, train, test, params)
-            warmed.add(method.name)
         row = dict(zip(KEY_FIELDS, key, strict=True))
         row["family"] = method.family
         row["tuning"] = "cv" if tuned else "fixed"
-        row.update(
-            evaluate_split(
-                method,
-                X,
-                y,
-                train,
-                test,
-                params=params,
-                tuned=tuned,
-                seed=experiment.seed + index,
-                cv_folds=experiment.cv_folds,
+        try:
+            if method.name not in warmed:
+                warm_up(method, X, y, train, test, params)
+                warmed.add(method.name)
+            row.update(
+                evaluate_split(
+                    method,
+                    X,
+                    y,
+                    train,
+                    test,
+                    params=params,
+                    tuned=tuned,
+                    seed=experiment.seed + index,
+                    cv_folds=experiment.cv_folds,
+                )
             )
-        )
+        except Exception as error:  # a method that cannot handle this setting
+            # e.g. LDA with one sample per class; recorded, so the table can say so
+            row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
         row["n_classes"] = int(np.unique(y).size)
         row["n_features"] = int(X.shape[1])
         store.append(row)

@@ -92,7 +92,29 @@ def summarise(rows):
     for r in rows:
         groups[r["dataset"], r["method"], r["setting"], r["k"]].append(r)
     out = []
-    for (dataset, method, setting, k), group in groups.items():
+    for (dataset, method, setting, k), all_runs in groups.items():
+        group = [r for r in all_runs if r.get("accuracy") is not None]
+        failed = [r for r in all_runs if r.get("accuracy") is None]
+        if not group:  # the method could not run in this setting (see the rows' error)
+            out.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "label": labels[method, setting],
+                    "family": all_runs[0]["family"],
+                    "source": "ours",
+                    "k": k,
+                    "n_splits": 0,
+                    "n_failed": len(failed),
+                    "mean": None,
+                    "std": None,
+                    "train_time": None,
+                    "test_time": None,
+                    "tune_time": None,
+                    "error": failed[0].get("error", ""),
+                }
+            )
+            continue
         acc = 100 * np.array([r["accuracy"] for r in group])
         out.append(
             {
@@ -108,6 +130,7 @@ def summarise(rows):
                 "train_time": float(np.mean([r["fit_time"] for r in group])),
                 "test_time": float(np.mean([r["predict_time"] for r in group])),
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
+                "n_failed": len(failed),
             }
         )
     return out
@@ -138,12 +161,14 @@ def table_rows(summary, paper=None):
         )
         row["cells"][s["k"]] = (s["mean"], s["std"], s["n_splits"])
     for row in rows.values():
+        ran = [k for k, cell in row["cells"].items() if cell[0] is not None]
         at = [
             s
             for s in summary
-            if s["label"] == row["label"] and s["k"] == max(row["cells"])
+            if s["label"] == row["label"] and ran and s["k"] == max(ran)
         ]
-        row["train_time"], row["test_time"] = at[0]["train_time"], at[0]["test_time"]
+        row["train_time"] = at[0]["train_time"] if at else None
+        row["test_time"] = at[0]["test_time"] if at else None
     ours_by_norm = {_norm(m) for m, _, _ in rows}
     for p in paper or []:
         matched = _norm(p["method"]) in ours_by_norm
@@ -180,6 +205,8 @@ def _cell(value, n_max, best=False, fmt="md"):
     if value is None:
         return "—" if fmt == "md" else ("--" if fmt == "latex" else "")
     mean, std, n = value
+    if mean is None:
+        return "failed"
     pm = " ± " if fmt == "md" else r"$\pm$"
     text = f"{mean:.2f}" + (f"{pm}{std:.2f}" if std is not None else "")
     if n is not None and n_max is not None and n < n_max:
@@ -202,7 +229,7 @@ def _best(ks, rows):
         ours = [
             (r["cells"][k][0], r["label"])
             for r in rows
-            if r["source"] == "ours" and k in r["cells"]
+            if r["source"] == "ours" and r["cells"].get(k, (None,))[0] is not None
         ]
         if len(ours) > 1:
             best[k] = max(ours)[1]
@@ -214,7 +241,12 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
     ks, rows = table_rows(summary, paper)
     if fmt == "csv":
         return _csv(summary, paper)
-    n_max = max((s["n_splits"] for s in summary), default=None)
+    n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
+    notes = list(notes) + [
+        f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
+        for s in summary
+        if s["mean"] is None
+    ]
     best = _best(ks, rows)
     if fmt == "md":
         lines = [f"### {title}", ""] if title else []
