@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from fdlsr import FDLSR
-from fdlsr import curves, figures
+from fdlsr import FDLSR, curves, figures
 
 
 class Digits:
@@ -75,10 +74,17 @@ def test_projection_panels_show_the_first_classes(split):
     ].shape == (15, 64)
 
 
-def test_figure_files(tmp_path):
+def test_figure_files(tmp_path, split):
     paths = figures.make(
         "lambda", Digits(), k=3, params=PARAMS, out=tmp_path, lambda_splits=2
     )
     assert sorted(p.suffix for p in paths) == [".json", ".pdf", ".png"]
     data = json.loads((tmp_path / "digits_fig4_lambda.json").read_text())
     assert len(data["accuracy"]) == 2 and data["seeds"] == [0, 1]
+    X, codes, train, test = split
+    grid = curves.sensitivity(
+        X, codes, train, test, PARAMS, alphas=[1e-2, 1.0], lams=[1e-2, 1.0]
+    )
+    fig = figures.draw_sensitivity(grid, "small grid")
+    paths = figures._save(fig, tmp_path, "grid", grid)
+    assert all(p.stat().st_size > 100 for p in paths)

@@ -273,25 +273,24 @@ def datasets(args):
     if args.action == "info":
         if not args.name:
             raise ConfigError("name the dataset: fdlsr datasets info NAME")
-        print(_describe(dataset_info(args.name)))
+        info = dataset_info(args.name, args.data_dir)
+        for key, value in info.items():
+            print(f"{key}: {value}")
         return 0
+    print(f"{'name':<18} {'status':<10} description")
     for entry in list_datasets():
-        print(_describe(entry, short=True))
-    return 0
-
-
-def _describe(entry, short=False):
-    if isinstance(entry, str):
-        return entry
-    data = (
-        entry
-        if isinstance(entry, dict)
-        else getattr(entry, "__dict__", {"entry": str(entry)})
+        if entry.get("loader") == "sklearn":
+            status = "embedded" if entry["name"] == "digits" else "fetched"
+        else:
+            info = dataset_info(entry["name"], args.data_dir)
+            status = "present" if info.get("present") else "missing"
+        print(f"{entry['name']:<18} {status:<10} {entry.get('description', '')}")
+    where = args.data_dir or "$FDLSR_DATA_DIR or ./data"
+    print(
+        f"\nfiles are looked for in {where}; `fdlsr datasets info NAME` says what a "
+        "file should contain and where to get it"
     )
-    if short:
-        name = data.get("name", "?")
-        return f"{name:<16} {data.get('description', '')}"
-    return "\n".join(f"{key}: {value}" for key, value in data.items())
+    return 0
 
 
 def methods(args):
