@@ -189,3 +189,23 @@ def test_setting_key_distinguishes_fixed_tuned_and_raw():
         setting_key(m, {}, False, 3, False),
     }
     assert len(keys) == 5
+
+
+def test_fixed_split_of_a_dataset(tmp_path, digits):
+    from fdlsr.datasets import Dataset
+    from fdlsr.protocol import run_experiment
+    from fdlsr.results import ResultStore, read_rows
+
+    X, y = digits
+    ds = Dataset(
+        X, y, "fixed_digits", fixed_split=(np.arange(0, 1000), np.arange(1000, 1797))
+    )
+    ex = Experiment("fixed_digits", [], ["1-NN"])
+    with ResultStore(tmp_path) as store:
+        assert run_experiment(ex, ds, store) == 1
+    (row,) = read_rows(tmp_path)
+    assert row["k"] == "fixed" and (row["n_train"], row["n_test"]) == (1000, 797)
+    direct = KNeighborsClassifier(1).fit(X[:1000], y[:1000]).score(X[1000:], y[1000:])
+    assert row["accuracy"] == pytest.approx(direct)
+    with pytest.raises(ConfigError, match="no fixed train/test split"):
+        run_experiment(Experiment("d", ["fixed"], ["1-NN"]), Dataset(X, y, "d"), store)

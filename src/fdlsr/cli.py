@@ -45,13 +45,25 @@ def _param(text):
     return key.strip(), value
 
 
+def _k(text):
+    if text == "fixed":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of samples per class (or 'fixed')"
+        ) from None
+
+
 def _dataset_args(parser):
     group = parser.add_argument_group("data")
     group.add_argument(
         "--dataset", help="dataset name (see `fdlsr datasets`) or a file/folder path"
     )
     group.add_argument(
-        "--data-dir", help="folder holding the dataset files (e.g. ../shared/data)"
+        "--data-dir",
+        help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
     )
     group.add_argument(
         "--x",
@@ -101,10 +113,11 @@ def build_parser():
     )
     group.add_argument(
         "-k",
-        type=int,
+        type=_k,
         nargs="+",
         metavar="K",
-        help="training samples per class, one or more",
+        help="training samples per class, one or more; 'fixed': the dataset's own "
+        "train/test split (the default when it has one)",
     )
     group.add_argument("--splits", type=int, help="random splits per k (default 10)")
     group.add_argument("--seed", type=int, help="seed of the random splits (default 0)")

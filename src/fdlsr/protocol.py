@@ -28,7 +28,6 @@ import json
 import time
 import warnings
 from dataclasses import dataclass, field
-from itertools import product
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
@@ -278,18 +277,45 @@ def prepare(dataset, normalise=True):
     return normalize(X) if normalise else X
 
 
+FIXED = "fixed"
+
+
 def plan(experiment, dataset):
-    """All ``(k, split_index)`` pairs of the experiment, with ``k`` checked on the labels."""
+    """All ``(k, split_index)`` pairs of the experiment, with ``k`` checked on the labels.
+
+    ``k = "fixed"`` (the default for a dataset that comes with a train/test split, such
+    as MNIST) is that split, run once.
+    """
     classes, counts = np.unique(dataset.y, return_counts=True)
-    if not experiment.ks:
+    fixed = getattr(dataset, "fixed_split", None)
+    ks = experiment.ks or ([FIXED] if fixed is not None else [])
+    if not ks:
         raise ConfigError(
             "no training size given; pass -k with samples per class, e.g. -k 2 3"
         )
-    for k in experiment.ks:
+    pairs = []
+    for k in ks:
+        if k == FIXED:
+            if fixed is None:
+                raise ConfigError(
+                    f"{dataset.name} has no fixed train/test split; give -k with a "
+                    "number of training samples per class"
+                )
+            pairs.append((FIXED, 0))
+            continue
         check_k(classes, counts, k)
-    if experiment.splits < 1:
-        raise ConfigError(f"--splits must be at least 1, got {experiment.splits}")
-    return list(product(experiment.ks, range(experiment.splits)))
+        if experiment.splits < 1:
+            raise ConfigError(f"--splits must be at least 1, got {experiment.splits}")
+        pairs += [(k, index) for index in range(experiment.splits)]
+    return pairs
+
+
+def split_indices(dataset, y, k, seed, index):
+    """Training and test indices of one run: a random per-class split or the fixed one."""
+    if k == FIXED:
+        train, test = dataset.fixed_split
+        return np.asarray(train), np.asarray(test)
+    return per_class_split(y, k, seed, index)
 
 
 def experiment_runs(experiment, dataset):
@@ -328,7 +354,7 @@ def run_experiment(experiment, dataset, store, progress=None):
     split = (None, None, None)
     for key, k, index, method, params, tuned in todo:
         if split[0] != (k, index):
-            split = ((k, index), *per_class_split(y, k, experiment.seed, index))
+            split = ((k, index), *split_indices(dataset, y, k, experiment.seed, index))
         _, train, test = split
         row = dict(zip(KEY_FIELDS, key, strict=True))
         row["family"] = method.family

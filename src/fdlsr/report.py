@@ -142,7 +142,10 @@ def _norm(name):
 
 def table_rows(summary, paper=None):
     """Ordered table rows ``{label, family, source, cells: {k: (mean, std, n)}, times}``."""
-    ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []})
+    ks = sorted(
+        {s["k"] for s in summary} | {p["k"] for p in paper or []},
+        key=lambda k: (isinstance(k, str), str(k) if isinstance(k, str) else k),
+    )
     order = {_norm(name): i for i, name in enumerate(METHODS)}
     paper_order = {}
     for p in paper or []:
