@@ -188,8 +188,13 @@ def environment(command=None):
         for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
         if name in os.environ
     }
+    try:
+        load = list(os.getloadavg())  # other jobs on a shared machine skew the timings
+    except OSError:
+        load = None
     return {
         "date": _now(),
+        "load_average": load,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "cpu": cpu_model(),
