@@ -298,6 +298,8 @@ def methods(args):
 
     for m in METHODS.values():
         print(f"{m.name} ({m.family}): {m.summary}")
+        if m.rule:
+            print(f"    decides:  {m.rule}")
         if m.params:
             print("    settings: " + ", ".join(f"{k}={v}" for k, v in m.params.items()))
         if m.grid:
