@@ -180,3 +180,15 @@ def test_entry_point_prints_no_traceback(tmp_path):
         result.stderr.startswith("fdlsr: error: k=999")
         and "Traceback" not in result.stderr
     )
+
+
+def test_no_arguments_runs_the_digits_demo(monkeypatch):
+    from fdlsr import commands
+
+    seen = {}
+    monkeypatch.setattr(
+        commands, "run", lambda args: seen.setdefault("args", args) and 0
+    )
+    main([])
+    args = seen["args"]
+    assert args.command == "run" and args.config == "digits" and args.out is None
