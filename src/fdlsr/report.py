@@ -226,7 +226,7 @@ def _time(value):
 
 
 def _best(ks, rows):
-    """Per k, the label of our best mean (bold in the tables, as in the paper)."""
+    """Per k, the labels of our best mean, ties included (bold, as in the paper)."""
     best = {}
     for k in ks:
         ours = [
@@ -235,7 +235,8 @@ def _best(ks, rows):
             if r["source"] == "ours" and r["cells"].get(k, (None,))[0] is not None
         ]
         if len(ours) > 1:
-            best[k] = max(ours)[1]
+            top = round(max(mean for mean, _ in ours), 2)
+            best[k] = {label for mean, label in ours if round(mean, 2) == top}
     return best
 
 
@@ -267,7 +268,8 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
                     + " |" * (len(head) - 1)
                 )
             cells = [
-                _cell(r["cells"].get(k), n_max, best.get(k) == r["label"]) for k in ks
+                _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
+                for k in ks
             ]
             label = r["label"] if r["source"] == "ours" else f"*{r['label']}*"
             lines.append(
@@ -316,7 +318,7 @@ def _latex(ks, rows, n_max, best, title, notes):
             lines.append(r"\midrule")
             family = r["family"]
         cells = [
-            _cell(r["cells"].get(k), n_max, best.get(k) == r["label"], "latex")
+            _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()), "latex")
             for k in ks
         ]
         label = (
