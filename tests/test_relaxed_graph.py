@@ -163,3 +163,19 @@ def test_stopping_rule(digits, estimator):
     last = np.sum((model.coef_ - runs[1].coef_) ** 2)
     before = np.sum((runs[1].coef_ - runs[0].coef_) ** 2)
     assert last < 1e-6 <= before
+
+
+@pytest.mark.parametrize("estimator", [RLR, DRR])
+def test_default_decision_rule_is_the_argmax(digits, estimator):
+    """Inferred, not from the papers (see the docstrings); 1-NN is one argument away."""
+    X, y = digits
+    model = estimator().fit(X[::2], y[::2])
+    scores = X[1::2] @ model.coef_.T
+    np.testing.assert_array_equal(
+        model.predict(X[1::2]), model.classes_[np.argmax(scores, axis=1)]
+    )
+    nn = estimator(decision_rule="nearest_neighbor").fit(X[::2], y[::2])
+    np.testing.assert_array_equal(nn.coef_, model.coef_)
+    projected = normalize(X @ model.coef_.T)
+    nearest = np.argmax(projected[1::2] @ projected[::2].T, axis=1)
+    np.testing.assert_array_equal(nn.predict(X[1::2]), y[::2][nearest])
