@@ -82,8 +82,12 @@ def write(rows, out, name, threads):
     print(f"wrote {out / name}.csv")
 
 
-def select(X, y, methods, out, threads):
-    """Grid search by leave-one-image-per-person-out CV on one training set."""
+def select(X, y, methods, out, threads, name, params=None):
+    """Grid search by leave-one-image-per-person-out CV on one training set.
+
+    ``params`` fixes settings outside the grid (e.g. the decision rule).
+    """
+    params = params or {}
     train, _ = split_per_class(y, 5, seed=0)
     Xt, yt = X[train], y[train]
     rng = np.random.default_rng(0)
@@ -95,20 +99,21 @@ def select(X, y, methods, out, threads):
     for method in methods:
         names = sorted(method.grid)
         for values in itertools.product(*(method.grid[n] for n in names)):
-            params = dict(zip(names, values, strict=True))
+            grid_params = dict(zip(names, values, strict=True))
             accs = []
             for f in range(5):
-                model = method.build(**params).fit(Xt[folds != f], yt[folds != f])
+                model = method.build(**params, **grid_params)
+                model.fit(Xt[folds != f], yt[folds != f])
                 accs.append(model.score(Xt[folds == f], yt[folds == f]))
             rows.append(
                 {
                     "method": method.name,
-                    **{"params": json.dumps(params)},
+                    "params": json.dumps({**params, **grid_params}),
                     "cv_accuracy": 100 * float(np.mean(accs)),
                 }
             )
             print(rows[-1], flush=True)
-    write(rows, out, "lsr_family_feret_select", threads)
+    write(rows, out, name, threads)
 
 
 def other_rule(model, X_train, y_train, X_test):
@@ -211,7 +216,15 @@ def main():
     methods = [m for m in METHODS if args.methods is None or m.name in args.methods]
     with threadpool_limits(limits=args.threads, user_api="blas"):
         if args.mode == "select":
-            select(X, y, [m for m in methods if m.grid], args.out, args.threads)
+            select(
+                X,
+                y,
+                [m for m in methods if m.grid],
+                args.out,
+                args.threads,
+                args.name or "lsr_family_feret_select",
+                params=args.params,
+            )
         elif args.mode == "single":
             evaluate(
                 X,

@@ -1,4 +1,4 @@
-"""Regularized label relaxation linear regression (Fang et al., 2018)."""
+"""Regularized label relaxation linear regression (Fang et al., 2018), reconstructed."""
 
 from dataclasses import dataclass
 from numbers import Integral
@@ -90,11 +90,13 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
 
 
 class RLR(RelaxedRegressionClassifier):
-    """Regularized label relaxation linear regression (l2-loss version).
+    """Regularized label relaxation linear regression (l2-loss version, reconstructed).
 
     DLSR's epsilon-draggings without bias, plus a class compactness graph that keeps
     the projected samples of each class together, which counters the over-fitting
-    the relaxation invites.
+    the relaxation invites. Neither the paper's text nor its code could be found:
+    the model follows the paper's abstract; every detail the abstract does not give
+    is our choice (see Notes).
 
     Parameters
     ----------
@@ -107,9 +109,9 @@ class RLR(RelaxedRegressionClassifier):
         to the one-hot labels.
     tol : float or None, default=1e-4
         Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``.
-    decision_rule : {"nearest_neighbor", "linear"}, default="nearest_neighbor"
-        ``"nearest_neighbor"``: 1-NN on the L2-normalised projections ``Q x``;
-        ``"linear"``: ``argmax(Q x)``.
+    decision_rule : {"linear", "nearest_neighbor"}, default="linear"
+        ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
+        L2-normalised projections ``Q x``.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -133,7 +135,7 @@ class RLR(RelaxedRegressionClassifier):
 
     Notes
     -----
-    Model (samples as rows of ``X``, ``H`` one-hot, ``B = 2H - 1``)::
+    Model as implemented (samples as rows of ``X``, ``H`` one-hot, ``B = 2H - 1``)::
 
         min_{Q, M >= 0}  ||Q X^T - (H + B.M)||^2 + lam ||Q||^2
                          + beta sum_{i,j} W_ij ||Q x_i - Q x_j||^2
@@ -142,15 +144,26 @@ class RLR(RelaxedRegressionClassifier):
     class, else 0. Solver: alternate ``Q = (H + B.M) X (X^T (I + 2 beta L) X +
     lam I)^-1`` (``L`` the graph Laplacian; solved as a ridge on class-rescaled
     samples, factorised once, see :func:`fit_rlr`) and ``M = max(B.(Q X^T - H), 0)``;
-    both are exact block minimisers, so ``objective_`` never increases.
+    both are exact block minimisers, so ``objective_`` never increases. Starts from
+    ``M = 0``; at most ``max_iter`` iterations, stopping on ``tol``.
 
-    *Choices not settled here from the paper* (neither its text nor code was
-    available to us; the model above is the l2 version as described in the paper's
-    abstract and by later work): the graph weights are 0/1 within classes; the
-    initialisation (``M = 0``), iteration limit and stopping rule are DLSR's; the
-    classifier is the 1-NN on normalised projections (LRDLSR's and FDLSR's rule; on
-    FERET far more accurate than the argmax, see ``docs/methods-lsr.md``). The
-    l2,1-loss variant of the paper is not implemented.
+    *What the sources settle.* The paper's full text and the authors' code were not
+    found (searched: stored web pages, public code, documentation; only the abstract
+    and secondary descriptions turned up). The abstract settles: a non-negative
+    label relaxation matrix added to the strict binary labels; a class compactness
+    graph, built "based on manifold learning", as a regulariser keeping samples with
+    the same label close after the projection; an l2-loss and an l2,1-loss
+    algorithm, each with closed-form updates in every iteration. The FDLSR paper
+    (Sec. I) adds that RLR puts the graph constraint, class-wise, on the DLSR
+    framework, hence DLSR's ``H + B.M`` form of the relaxation.
+
+    *Our choices* (not from the paper): the 0/1 within-class graph weights (a
+    within-class k-NN or heat-kernel graph would also fit the abstract); a
+    Frobenius ridge on ``Q`` and no bias; DLSR's start, iteration limit and stopping
+    rule; the argmax classifier, DLSR's rule and the one the FDLSR paper's Table III
+    numbers point to for DRR, its successor by the same group (1-NN on normalised
+    projections is far more accurate on FERET; see ``docs/methods-lsr.md``). The
+    l2,1-loss algorithm is not implemented.
 
     References
     ----------
@@ -185,7 +198,7 @@ class RLR(RelaxedRegressionClassifier):
         *,
         max_iter=30,
         tol=1e-4,
-        decision_rule="nearest_neighbor",
+        decision_rule="linear",
         solver="auto",
     ):
         self.lam = lam
