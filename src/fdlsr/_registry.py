@@ -17,6 +17,12 @@ class Method:
     protocol unit-normalises the samples before fitting (as the paper does for every
     method), so a factory does not add its own normaliser. ``grid`` lists the values
     cross-validation may search for each parameter (empty: nothing to tune).
+
+    ``cv_factory``, when given, replaces scikit-learn's ``GridSearchCV`` for tuning:
+    ``cv_factory(grid=..., cv=..., **fixed_params)`` returns an estimator whose
+    ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``
+    (a method can then share work between the candidates, e.g. one factorisation per
+    ``beta``). ``rule`` says how the method labels a test sample (for the reports).
     """
 
     name: str
@@ -26,6 +32,8 @@ class Method:
     reference: str = ""
     params: dict = field(default_factory=dict)
     grid: dict = field(default_factory=dict)
+    cv_factory: Callable[..., Any] | None = None
+    rule: str = ""
 
     def build(self, **overrides):
         return self.factory(**{**self.params, **overrides})

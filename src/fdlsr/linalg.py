@@ -155,6 +155,50 @@ def make_ridge(X, ridges, solver="auto", repeated=None):
     return [cls(X, r, G, rep) for r, rep in zip(ridges, repeated, strict=True)]
 
 
+class CenteredRidge:
+    """Ridge with an unregularised intercept, ``min ||Q X^T + b 1^T - T||^2 + ridge ||Q||^2``.
+
+    The intercept absorbs the sample means, so ``Q`` is the ordinary ridge solution on
+    the centred samples ``X - mean`` and ``b = mean(T) - Q mean``: the same primal or
+    dual solver as :func:`make_ridge`, built on the centred data. Targets are centred
+    before the solve (the fitted values do not depend on their mean), which keeps the
+    dual system away from its ``1 / ridge`` direction along the constant vector.
+    :meth:`solve` returns the fitted values ``Q X^T + b 1^T`` and a state from which
+    :meth:`coef` and :meth:`intercept` follow.
+    """
+
+    def __init__(self, X, ridge, solver="auto", repeated=True):
+        self.mean = X.mean(axis=0)
+        centred = X - self.mean
+        self.inner = make_ridge(centred, [ridge], solver, [repeated])[0]
+        self.ridge = ridge
+        # b needs Q @ mean; in the dual form Q = R Xc, so keep Xc @ mean.
+        self._dual_mean = (
+            centred @ self.mean if isinstance(self.inner, DualRidge) else None
+        )
+
+    def solve(self, T):
+        """Return ``(fitted, state)`` with ``fitted = Q X^T + b 1^T``."""
+        offset = T.mean(axis=1)
+        fitted, inner_state = self.inner.solve(T - offset[:, None])
+        fitted += offset[:, None]
+        return fitted, (inner_state, offset)
+
+    def coef(self, state):
+        return self.inner.coef(state[0])
+
+    def intercept(self, state):
+        inner_state, offset = state
+        if self._dual_mean is None:
+            return offset - inner_state @ self.mean
+        return offset - inner_state @ self._dual_mean
+
+    def sq_norm(self, state, fitted):
+        """``||Q||_F^2`` from the pair returned by :meth:`solve` (or differences)."""
+        inner_state, offset = state
+        return self.inner.sq_norm(inner_state, fitted - offset[:, None])
+
+
 def one_hot(y, n_classes, dtype=np.float64):
     """Label matrix ``H`` (n_classes x n_samples) of integer codes ``y``."""
     H = np.zeros((n_classes, y.shape[0]), dtype=dtype)

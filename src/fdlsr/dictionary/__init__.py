@@ -1,14 +1,15 @@
 """Dictionary-learning classifiers (LC-KSVD, LCLE, FDDL, LRSDL, DPL, DRA-DPL)."""
 
-from .._registry import Method
+METHODS = []
 
 # --- LC-KSVD2, LCLE, DPL, DRA-DPL (helper "dictionary-a") ----------------------
-from .dpl import DPL
-from .dradpl import DRADPL
-from .lcksvd import LCKSVD2
-from .lcle import LCLE
+from .._registry import Method  # noqa: E402
+from .dpl import DPL  # noqa: E402
+from .dradpl import DRADPL  # noqa: E402
+from .lcksvd import LCKSVD2  # noqa: E402
+from .lcle import LCLE  # noqa: E402
 
-_METHODS_A = [
+METHODS += [
     Method(
         "LC-KSVD2",
         LCKSVD2,
@@ -65,4 +66,29 @@ _METHODS_A = [
 ]
 # --- end dictionary-a -----------------------------------------------------------
 
-METHODS = [*_METHODS_A]
+# --- FDDL and LRSDL (Fisher discrimination dictionaries); defaults from DICTOL ---
+from .._registry import Method  # noqa: E402
+from .fddl import FDDL  # noqa: E402
+from .lrsdl import LRSDL  # noqa: E402
+
+_VU_MONGA = "T. H. Vu and V. Monga, Fast low-rank shared dictionary learning, TIP 2017"
+METHODS += [
+    Method(
+        "FDDL",
+        FDDL,
+        family="dictionary",
+        summary="Fisher discrimination dictionary learning, global-coding errors",
+        reference="M. Yang et al., Fisher discrimination dictionary learning, "
+        "ICCV 2011 / IJCV 2014 (solver: " + _VU_MONGA + ")",
+        params=dict(lambda1=1e-3, lambda2=5e-2, weight=0.1),
+    ),
+    Method(
+        "LRSDL",
+        LRSDL,
+        family="dictionary",
+        summary="FDDL plus a low-rank shared dictionary, global-coding errors",
+        reference=_VU_MONGA,
+        params=dict(n_shared_atoms=5, lambda1=1e-3, lambda2=1e-2, eta=2e-2),
+    ),
+]
+# --- end FDDL and LRSDL ---

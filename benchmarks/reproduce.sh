@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Regenerate the reproduction tables and figures of docs/ from scratch (or resume them).
+#
+#   bash benchmarks/reproduce.sh [DATASET ...]       default: feret and the figure set
+#
+# DATA_DIR (default ../shared/data) holds the .mat files; METHODS, when set, restricts the
+# methods (e.g. METHODS="FDLSR RidgeClassifier LDA 1-NN"); every method registered in
+# fdlsr is run otherwise. Results go to docs/results/NAME (resumable: rerun to continue),
+# tables to docs/tables/NAME.{md,tex,csv}, figures to docs/figures/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA_DIR="${DATA_DIR:-${FDLSR_DATA_DIR:-../shared/data}}"
+FIGURES="${FIGURES:-feret coil20}"
+DATASETS=("$@")
+[ ${#DATASETS[@]} -eq 0 ] && DATASETS=(feret)
+mkdir -p docs/tables docs/figures
+
+for name in "${DATASETS[@]}"; do
+    methods=()
+    [ -n "${METHODS:-}" ] && methods=(--methods $METHODS)
+    fdlsr run --config "$name" --data-dir "$DATA_DIR" --out "docs/results/$name" \
+        "${methods[@]}" --no-table
+    paper=()
+    grep -q '^paper_table' "src/fdlsr/configs/$name.toml" && paper=(--paper)
+    fdlsr report "docs/results/$name" "${paper[@]}" -o "docs/tables/$name.md"
+    fdlsr report "docs/results/$name" "${paper[@]}" --format latex -o "docs/tables/$name.tex"
+    fdlsr report "docs/results/$name" "${paper[@]}" --format csv -o "docs/tables/$name.csv"
+done
+
+if [ $# -eq 0 ]; then
+    for name in $FIGURES; do
+        fdlsr plot all --config "$name" --data-dir "$DATA_DIR" --out docs/figures
+    done
+fi

@@ -1,0 +1,118 @@
+"""Class-block layout of the samples and atoms of FDDL and LRSDL.
+
+Both methods give every class its own sub-dictionary ``D_c`` and penalise codes by
+class. With samples (columns of ``Y`` and ``X``) and atoms (columns of ``D``, rows of
+``X``) stored contiguously by class, every class-wise quantity is a slice or a
+``reduceat``. ``X^j_c`` denotes the block of codes of the class-``c`` samples on the
+atoms of class ``j``; the *own-class* blocks are those with ``j == c``.
+"""
+
+import numpy as np
+
+
+class ClassBlocks:
+    """Sample and atom ranges of each class (both sorted by class).
+
+    Parameters
+    ----------
+    sample_counts : ndarray of int of shape (n_classes,)
+        Number of samples of each class (all >= 1).
+    atom_counts : ndarray of int of shape (n_classes,)
+        Number of class-specific atoms of each class (all >= 1).
+    """
+
+    def __init__(self, sample_counts, atom_counts):
+        self.sample_counts = np.asarray(sample_counts, dtype=np.intp)
+        self.atom_counts = np.asarray(atom_counts, dtype=np.intp)
+        self.n_classes = self.sample_counts.shape[0]
+        self.sample_edges = np.concatenate(([0], np.cumsum(self.sample_counts)))
+        self.atom_edges = np.concatenate(([0], np.cumsum(self.atom_counts)))
+        self.n_samples = int(self.sample_edges[-1])
+        self.n_atoms = int(self.atom_edges[-1])
+        self.sample_class = np.repeat(np.arange(self.n_classes), self.sample_counts)
+        self.atom_class = np.repeat(np.arange(self.n_classes), self.atom_counts)
+        self._own = None
+        self._own_atoms = None
+
+    def samples(self, c):
+        return slice(self.sample_edges[c], self.sample_edges[c + 1])
+
+    def atoms(self, c):
+        return slice(self.atom_edges[c], self.atom_edges[c + 1])
+
+    @property
+    def own(self):
+        """``1 + [atom class == sample class]`` (n_atoms x n_samples)."""
+        if self._own is None:
+            self._own = 1.0 + (self.atom_class[:, None] == self.sample_class[None, :])
+        return self._own
+
+    @property
+    def own_atoms(self):
+        """``1 + [same class]`` over pairs of atoms (n_atoms x n_atoms)."""
+        if self._own_atoms is None:
+            same = self.atom_class[:, None] == self.atom_class[None, :]
+            self._own_atoms = 1.0 + same
+        return self._own_atoms
+
+    def double_own(self, Z):
+        """``Z`` with its own-class blocks doubled (Z: n_atoms x n_samples)."""
+        return Z * self.own
+
+    def double_diagonal(self, S):
+        """``S`` with its diagonal class blocks doubled (S: n_atoms x n_atoms)."""
+        return S * self.own_atoms
+
+    def own_codes(self, X):
+        """``X`` with every block but the own-class ones set to zero."""
+        return X * (self.own - 1.0)
+
+    def class_means(self, X):
+        """Mean of the columns of each class, one column per class."""
+        if X.shape[0] == 0:
+            return np.zeros((0, self.n_classes))
+        sums = np.add.reduceat(X, self.sample_edges[:-1], axis=1)
+        return sums / self.sample_counts
+
+    def spread(self, means):
+        """Each sample's column replaced by its class mean."""
+        return np.repeat(means, self.sample_counts, axis=1)
+
+    def own_reconstruction(self, D, X):
+        """``D_c X^c_c`` for the samples of every class c (n_features x n_samples)."""
+        P = np.empty((D.shape[0], self.n_samples))
+        for c in range(self.n_classes):
+            atoms, samples = self.atoms(c), self.samples(c)
+            P[:, samples] = D[:, atoms] @ X[atoms, samples]
+        return P
+
+    def block_quadratic(self, G, X):
+        """``sum_j ||D_j X^j||^2`` from the Gram matrix ``G = D^T D``."""
+        total = 0.0
+        for c in range(self.n_classes):
+            atoms = self.atoms(c)
+            Xc = X[atoms]
+            total += float(np.vdot(G[atoms, atoms] @ Xc, Xc))
+        return total
+
+
+def fisher_term(blocks, X):
+    """FDDL's discriminative term (Eq. 4 of Yang et al. 2014, with eta = 1).
+
+    ``g(X) = sum_c (||X_c - M_c||^2 - ||M_c - M||^2) + ||X||^2``. With the class-mean
+    and global-mean projections ``P_c`` and ``P_1`` (nested, orthogonal) this is
+    ``2||X||^2 - 2||X P_c||^2 + ||X P_1||^2``.
+    """
+    means = blocks.class_means(X)
+    overall = means @ blocks.sample_counts / blocks.n_samples
+    within = float(np.sum(means * means, axis=0) @ blocks.sample_counts)
+    return (
+        2.0 * float(np.vdot(X, X))
+        - 2.0 * within
+        + blocks.n_samples * float(overall @ overall)
+    )
+
+
+def centred(X0):
+    """``X0 - M0``: the codes minus their mean over the samples (the last axis)."""
+    return X0 - X0.mean(axis=-1, keepdims=True)

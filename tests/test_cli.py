@@ -1,0 +1,194 @@
+"""The ``fdlsr`` command end to end on small data, including the user's mistakes."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fdlsr.cli import main
+
+SMALL = [
+    "--dataset",
+    "digits",
+    "--methods",
+    "FDLSR",
+    "1-NN",
+    "-k",
+    "2",
+    "3",
+    "--splits",
+    "2",
+]
+
+
+def error_of(capsys, argv):
+    """Run the CLI expecting a user error: its one-line message."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), err
+    return lines[0]
+
+
+def test_run_report_and_paper_columns(tmp_path, capsys):
+    out = tmp_path / "res"
+    assert main(["run", *SMALL, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert (
+        "4 runs computed" not in captured.err
+        and "8 runs computed, 0 already" in captured.err
+    )
+    assert "| FDLSR |" in captured.out and "| 1-NN |" in captured.out
+    rows = [
+        json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()
+    ]
+    assert len(rows) == 8
+    assert json.loads((out / "environment.json").read_text())["sessions"][0][
+        "command"
+    ].startswith("fdlsr")
+
+    assert main(["run", *SMALL, "--out", str(out), "--no-table"]) == 0
+    assert "0 runs computed, 8 already" in capsys.readouterr().err
+
+    assert main(["report", str(out), "--format", "latex", "--paper", "III"]) == 0
+    latex = capsys.readouterr().out
+    assert (
+        r"\begin{tabular}" in latex
+        and r"FDLSR (paper)" in latex
+        and "67.80$\\pm$1.10" in latex
+    )
+    assert (
+        main(["report", str(out), "--format", "csv", "-o", str(tmp_path / "t.csv")])
+        == 0
+    )
+    table = list(csv.DictReader(io.StringIO((tmp_path / "t.csv").read_text())))
+    assert {(r["method"], r["k"]) for r in table} == {
+        (m, k) for m in ("FDLSR", "1-NN") for k in ("2", "3")
+    }
+    assert main(["report", str(out)]) == 0
+    assert "| k=2 | k=3 |" in capsys.readouterr().out
+
+
+def test_plot_figures(tmp_path, capsys):
+    out = tmp_path / "fig"
+    for kind in ("convergence", "tsne"):
+        argv = [
+            "plot",
+            kind,
+            "--dataset",
+            "digits",
+            "-k",
+            "3",
+            "--classes",
+            "3",
+            "--out",
+            str(out),
+        ]
+        assert main(argv) == 0
+    for stem in ("fig1_convergence", "fig2_tsne"):
+        for ext in ("png", "pdf", "json"):
+            assert (out / f"digits_{stem}.{ext}").stat().st_size > 100
+    assert (out / "digits_fig1_convergence.png").read_bytes()[:4] == b"\x89PNG"
+    assert "digits_fig2_tsne.pdf" in capsys.readouterr().err
+
+
+def test_methods_datasets_and_help(capsys):
+    assert main(["datasets"]) == 0
+    assert "digits" in capsys.readouterr().out
+    assert main(["methods"]) == 0
+    assert "LinearSVC (scikit-learn)" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    assert "fdlsr run --config feret" in capsys.readouterr().out
+
+
+def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
+    assert "k=500" in error_of(
+        capsys, ["run", "--dataset", "digits", "-k", "500", "--out", str(tmp_path)]
+    )
+    assert "which has" in error_of(
+        capsys, ["run", "--dataset", "digits", "-k", "500", "--out", str(tmp_path)]
+    )
+    assert "unknown method 'Nope'" in error_of(
+        capsys, ["run", *SMALL[:2], "--methods", "Nope", "-k", "2"]
+    )
+    assert "no parameter 'gamma'" in error_of(
+        capsys, ["run", *SMALL, "--params", "FDLSR.gamma=1"]
+    )
+    assert "METHOD.alpha" in error_of(capsys, ["run", *SMALL, "--params", "alpha=1"])
+    assert "not found" in error_of(
+        capsys, ["run", "--config", str(tmp_path / "missing.toml")]
+    )
+    bad = tmp_path / "bad.toml"
+    bad.write_text("dataset = [unclosed\n")
+    assert "not valid TOML" in error_of(capsys, ["run", "--config", str(bad)])
+    bad.write_text('dataset = "digits"\nsplitz = 3\n')
+    assert "unknown setting 'splitz'" in error_of(capsys, ["run", "--config", str(bad)])
+    assert "run an experiment first" in error_of(
+        capsys, ["report", str(tmp_path / "none")]
+    )
+    assert "say what to run" in error_of(capsys, ["run"])
+    assert "no table" in error_of(
+        capsys, ["run", *SMALL, "--out", str(tmp_path / "r"), "--paper"]
+    )
+    # the dataset problems are detected by fdlsr.datasets; the CLI must show them as one line
+    assert "no_such_dataset" in error_of(
+        capsys, ["run", "--dataset", "no_such_dataset", "-k", "1"]
+    )
+    missing = str(tmp_path / "missing.mat")
+    assert "not found" in error_of(capsys, ["run", "--dataset", missing, "-k", "1"])
+    garbage = tmp_path / "garbage.mat"
+    garbage.write_bytes(b"not a mat file")
+    assert "garbage.mat" in error_of(
+        capsys, ["run", "--dataset", str(garbage), "-k", "1"]
+    )
+    mismatch = tmp_path / "mismatch.npz"
+    np.savez(mismatch, X=np.ones((10, 4)), y=np.arange(7))
+    error_of(capsys, ["run", "--dataset", str(mismatch), "-k", "1"])
+    ambiguous = tmp_path / "ambiguous.npz"
+    np.savez(ambiguous, A=np.ones((6, 4)), B=np.ones((6, 5)), y=np.arange(6) % 2)
+    error_of(capsys, ["run", "--dataset", str(ambiguous), "-k", "1"])
+
+
+def test_entry_point_prints_no_traceback(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fdlsr",
+            "run",
+            "--dataset",
+            "digits",
+            "-k",
+            "999",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert (
+        result.stderr.startswith("fdlsr: error: k=999")
+        and "Traceback" not in result.stderr
+    )
+
+
+def test_no_arguments_runs_the_digits_demo(monkeypatch):
+    from fdlsr import commands
+
+    seen = {}
+    monkeypatch.setattr(
+        commands, "run", lambda args: seen.setdefault("args", args) and 0
+    )
+    main([])
+    args = seen["args"]
+    assert args.command == "run" and args.config == "digits" and args.out is None

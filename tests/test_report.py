@@ -1,0 +1,136 @@
+"""Tables rendered from result rows, and the transcription of the paper's tables."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+from fdlsr.errors import ConfigError
+from fdlsr.report import paper_results, render, summarise
+
+
+def rows_for(method, family, k, accuracies, setting="s", **extra):
+    return [
+        {
+            "dataset": "d",
+            "method": method,
+            "family": family,
+            "k": k,
+            "split": i,
+            "seed": 0,
+            "setting": setting,
+            "accuracy": a,
+            "fit_time": 0.5 + i,
+            "predict_time": 0.1,
+            **extra,
+        }
+        for i, a in enumerate(accuracies)
+    ]
+
+
+def test_summary_is_mean_and_sample_std_in_percent():
+    rows = rows_for("FDLSR", "proposed", 2, [0.5, 0.6, 0.7])
+    (s,) = summarise(rows)
+    assert s["mean"] == pytest.approx(60.0)
+    assert s["std"] == pytest.approx(np.std([50, 60, 70], ddof=1))
+    assert s["train_time"] == pytest.approx(1.5) and s["n_splits"] == 3
+
+
+def test_markdown_layout_groups_families_in_the_papers_order():
+    rows = (
+        rows_for("1-NN", "scikit-learn", 2, [0.4, 0.5])
+        + rows_for("FDLSR", "proposed", 2, [0.6, 0.7])
+        + rows_for("FDLSR", "proposed", 3, [0.8, 0.9])
+    )
+    text = render(summarise(rows), "md", title="T")
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("| Method"))
+    assert header.split(" | ")[1:3] == ["k=2", "k=3"]
+    assert (
+        text.index("*Proposed*")
+        < text.index("| FDLSR |")
+        < text.index("*scikit-learn baselines*")
+    )
+    fdlsr = next(line for line in lines if line.startswith("| FDLSR |"))
+    assert "**65.00 ± 7.07**" in fdlsr and "85.00 ± 7.07" in fdlsr
+    nn = next(line for line in lines if line.startswith("| 1-NN |"))
+    assert "45.00 ± 7.07" in nn and "| — |" in nn  # no k=3 run
+
+
+def test_paper_rows_beside_ours_and_paper_only_methods():
+    ours = rows_for("FDLSR", "proposed", 2, [0.68, 0.67])
+    text = render(summarise(ours), "md", paper=paper_results("III"))
+    assert "*FDLSR (paper)*" in text and "*SRC (paper only)*" in text
+    paper_line = next(line for line in text.splitlines() if "FDLSR (paper)" in line)
+    assert "67.80 ± 1.10" in paper_line and "0.5985" in paper_line
+    assert (
+        text.index("SRC (paper only)")
+        < text.index("| FDLSR |")
+        < text.index("FDLSR (paper)")
+    )
+
+
+def test_two_settings_of_one_method_get_labels():
+    rows = rows_for(
+        "FDLSR", "proposed", 2, [0.5, 0.6], setting='{"params": {"lam": 0.1}}'
+    )
+    rows += rows_for(
+        "FDLSR", "proposed", 2, [0.7, 0.8], setting='{"params": {"lam": 1.0}}'
+    )
+    labels = {s["label"] for s in summarise(rows)}
+    assert labels == {"FDLSR (lam=0.1)", "FDLSR (lam=1.0)"}
+
+
+def test_failed_runs_are_reported_not_averaged():
+    rows = rows_for("LDA", "scikit-learn", 1, [None, None], error="ValueError: too few")
+    rows += rows_for("LDA", "scikit-learn", 2, [0.5, None], error="x")
+    text = render(summarise(rows), "md")
+    line = next(line for line in text.splitlines() if line.startswith("| LDA"))
+    assert "failed" in line and "50.00 (n=1)" in line
+    assert "LDA, k=1: failed in every split (ValueError: too few)" in text
+
+
+def test_latex_and_csv():
+    rows = rows_for("RLR_x", "relaxed", 2, [0.5, 0.6])
+    latex = render(summarise(rows), "latex", title="50% of 100_x")
+    assert (
+        r"RLR\_x" in latex and r"50\% of 100\_x" in latex and r"55.00$\pm$7.07" in latex
+    )
+    table = list(
+        csv.DictReader(
+            io.StringIO(render(summarise(rows), "csv", paper=paper_results("I")))
+        )
+    )
+    assert {r["source"] for r in table} == {"ours", "paper"}
+    assert float(
+        next(r for r in table if r["source"] == "ours")["mean"]
+    ) == pytest.approx(55.0)
+
+
+@pytest.mark.parametrize(
+    "table, method, k, mean, std",
+    [
+        ("III", "FDLSR", 2, 67.80, 1.10),
+        ("III", "FDLSR", 5, 91.43, 0.91),
+        ("III", "LC-KSVD2", 1, 24.46, 1.03),  # printed "1,03" in the paper
+        ("II", "GReLSR", 2, 47.61, 1.96),  # printed "47,61"
+        ("I", "LRDLSR", 2, 64.84, 1.65),
+        ("IV", "DLSR", 9, 38.81, 1.91),
+        ("V", "DPL", 30, 94.89, 0.31),  # the paper's PDPL
+    ],
+)
+def test_paper_transcription_spot_checks(table, method, k, mean, std):
+    (row,) = [r for r in paper_results(table) if r["method"] == method and r["k"] == k]
+    assert (row["mean"], row["std"]) == (mean, std)
+
+
+def test_paper_tables_are_complete():
+    ks = {"I": 6, "II": 6, "III": 5, "IV": 6, "V": 6}
+    for table, n in ks.items():
+        rows = paper_results(table)
+        assert len(rows) == 16 * n  # 15 compared methods and FDLSR
+        src = [r for r in rows if r["method"] == "SRC"]
+        assert all(r["train_time"] is None for r in src)  # "None" in the paper
+    with pytest.raises(ConfigError, match="unknown paper table"):
+        paper_results("VII")
