@@ -38,7 +38,10 @@ def test_sklearn_common_checks(estimator, check):
 
 @pytest.mark.parametrize(
     "model",
-    [FDDL(decision_rule="local", **TINY), LRSDL(decision_rule="local", **TINY)],
+    [
+        FDDL(decision_rule="local", random_state=0, **TINY),
+        LRSDL(decision_rule="local", random_state=0, **TINY),
+    ],
     ids=["FDDL", "LRSDL"],
 )
 def test_local_rule_api(model):
