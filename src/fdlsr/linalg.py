@@ -183,10 +183,36 @@ class ClassMeans:
         self.E = sp.csr_array(
             (1.0 / counts[y], (np.arange(n), y)), shape=(n, n_classes), dtype=dtype
         )
+        # Samples sorted by class in equal blocks (as a k-per-class training set that
+        # was sorted): means and spreads become reshapes, with no gather or sparse pass.
+        per_class = n // n_classes
+        self.block = (
+            per_class
+            if per_class * n_classes == n
+            and np.array_equal(y, np.repeat(np.arange(n_classes), per_class))
+            else None
+        )
 
     def of(self, T):
-        """Class means, one column per class (rows x n_classes)."""
-        return np.ascontiguousarray(T @ self.E)
+        """Class means, one column per class (rows x n_classes).
+
+        Leading batch dimensions are allowed: ``T`` of shape (..., rows, n_samples).
+        """
+        n_classes = self.E.shape[1]
+        if self.block is not None:
+            blocks = T.reshape(*T.shape[:-1], n_classes, self.block)
+            return blocks.sum(axis=-1) * (1 / self.block)
+        flat = T.reshape(-1, T.shape[-1]) @ self.E
+        return np.ascontiguousarray(flat).reshape(*T.shape[:-1], n_classes)
+
+    def add_spread(self, T, m):
+        """``T += spread(m)`` in place, without forming ``spread(m)`` when possible."""
+        if self.block is not None:
+            blocks = T.reshape(*T.shape[:-1], m.shape[-1], self.block)
+            blocks += m[..., None]
+        else:
+            T += m[..., self.y]
+        return T
 
     def overall(self, m):
         """Global mean (rows,) from the class means."""
@@ -194,7 +220,7 @@ class ClassMeans:
 
     def spread(self, m):
         """``Mhat``: the class mean of every sample (rows x n_samples)."""
-        return m[:, self.y]
+        return m[..., self.y]
 
     def sq_norm_within(self, m):
         """``||Mhat||_F^2 = sum_k n_k ||m_k||^2``."""

@@ -34,9 +34,9 @@ def t_step_paper(V, m_prev, means, alpha, lam):
     ``T``. This is exactly the authors' code; since ``M`` is constant over samples,
     ``2 Mhat - M`` is one c x c matrix spread to the samples.
     """
-    shift = lam * (2 * m_prev - means.overall(m_prev)[:, None])
+    shift = lam * (2 * m_prev - means.overall(m_prev)[..., None])
     T = V  # V is the caller's scratch array: update it in place
-    T += means.spread(shift)
+    means.add_spread(T, shift)
     T /= 1 + alpha + 2 * lam
     return T
 
@@ -58,9 +58,9 @@ def t_step_exact(V, m_prev, means, alpha, lam):
     a = 1 + alpha
     m = means.of(V)
     shift = (1 / a - 1 / (a + 2 * lam)) * m
-    shift += (1 / (a + lam) - 1 / a) * means.overall(m)[:, None]
+    shift += (1 / (a + lam) - 1 / a) * means.overall(m)[..., None]
     T = V / (a + 2 * lam)
-    T += means.spread(shift)
+    means.add_spread(T, shift)
     return T
 
 
@@ -100,8 +100,8 @@ def relaxed_target(T, y):
     Off the true class ``B = -1`` and the entry is ``min(T, 0)``; on it, ``max(T, 1)``.
     """
     target = np.minimum(T, 0)
-    cols = np.arange(T.shape[1])
-    target[y, cols] = np.maximum(T[y, cols], 1)
+    cols = np.arange(T.shape[-1])
+    target[..., y, cols] = np.maximum(T[..., y, cols], 1)
     return target
 
 
