@@ -293,10 +293,10 @@ def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
 def _accuracy(rule, fitted, projected, y_train, y_test, n_classes):
     """Accuracy of the 1-NN (or linear) rule from training and test projections."""
     if rule == "nearest_neighbor":
-        scores = NearestProjection(fitted.T, y_train, n_classes).scores(projected.T)
+        pred = NearestProjection(fitted.T, y_train, n_classes).predict(projected.T)
     else:
-        scores = projected.T
-    return float(np.mean(np.argmax(scores, axis=1) == y_test))
+        pred = np.argmax(projected, axis=0)
+    return float(np.mean(pred == y_test))
 
 
 def _fitted_model(model, alpha, beta, lam, coef, fitted, y_train, classes, n_features):

@@ -239,10 +239,16 @@ class FDLSR(
     def predict(self, X):
         """Predict class labels (the paper's 1-NN rule by default).
 
+        With the 1-NN rule, classes whose scores are within ``sqrt(eps)`` of the best
+        count as tied and the first of them wins, so that rounding noise does not
+        decide exact ties (duplicate images filed under two people, say).
+
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if self.decision_rule == "nearest_neighbor":
+            return self.classes_[self.neighbors_.predict(self.transform(X))]
         scores = self.decision_function(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(int)]

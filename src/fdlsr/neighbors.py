@@ -5,6 +5,12 @@ label of its nearest training projection. For unit vectors the nearest neighbour
 Euclidean distance is the one of largest cosine similarity, so the per-class maximum
 cosine is a decision function whose argmax is exactly the 1-NN label.
 
+Exact ties are real: FERET files some identical images under two people, so a test
+image can be equally close to two classes, and rounding noise would then decide. Scores
+within ``sqrt(eps)`` of the best therefore count as tied, and ties go to the first class
+(as ``argmax`` does for exact ties): predictions do not depend on sample order or on
+how the projection was computed.
+
 The n_test x n_train similarity matrix is formed in batches of test rows bounded by
 scikit-learn's ``working_memory``, so a large training set never needs it whole.
 """
@@ -14,6 +20,15 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import gen_batches
 
 from ._compat import get_chunk_n_rows
+
+
+def tie_aware_argmax(scores):
+    """Column of the largest score per row; scores within ``sqrt(eps)`` of it tie,
+    and ties go to the first column. ``scores`` are cosines, so the tolerance is
+    absolute."""
+    tol = np.finfo(scores.dtype).eps ** 0.5
+    best = scores.max(axis=1, keepdims=True)
+    return np.argmax(scores >= best - tol, axis=1)
 
 
 class NearestProjection:
@@ -47,3 +62,7 @@ class NearestProjection:
             sim = Z[rows] @ self.reference.T
             out[rows] = np.maximum.reduceat(sim, self.starts, axis=1)
         return out
+
+    def predict(self, projections):
+        """Class codes of the nearest training projections (ties as documented)."""
+        return tie_aware_argmax(self.scores(projections))
