@@ -8,7 +8,13 @@ from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
-from ._compat import Interval, StrOptions, _fit_context
+from ._compat import (
+    Interval,
+    StrOptions,
+    _convert_to_numpy,
+    _fit_context,
+    get_namespace,
+)
 from ._validation import encode_labels
 from .estimator import FDLSR
 from .grid import HatOperators, fit_grid
@@ -28,6 +34,9 @@ class FDLSRCV(FDLSR):
     grid point (highest mean validation score) is refitted on the whole training set.
     The selected parameters and scores are those of ``GridSearchCV(FDLSR(...))`` over
     the same grid and folds; only the cost differs.
+
+    Arrays of other array-API libraries (with ``array_api_dispatch=True``) are
+    accepted: the search then runs in NumPy on the host and the refit on their device.
 
     Parameters
     ----------
@@ -153,8 +162,17 @@ class FDLSRCV(FDLSR):
         -------
         self : FDLSRCV
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        xp, _ = get_namespace(X)
+        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+        X_device, y_device = X, y
         codes = encode_labels(self, y)
+        # The search runs in NumPy on the host; the refit runs on the arrays' device.
+        X, y, codes = (
+            a
+            if isinstance(a, np.ndarray)
+            else _convert_to_numpy(a, get_namespace(a)[0])
+            for a in (X, y, codes)
+        )
         alphas = _grid(self.alphas, "alphas", positive=False)
         betas = _grid(self.betas, "betas", positive=True)
         lams = _grid(self.lams, "lams", positive=False)
@@ -170,7 +188,8 @@ class FDLSRCV(FDLSR):
         self.n_splits_ = len(folds)
         self._set_results(scores, alphas, betas, lams)
 
-        best = FDLSR(**self.best_params_, **self._fixed_params()).fit(X, y)
+        best = FDLSR(**self.best_params_, **self._fixed_params())
+        best.fit(X_device, y_device)
         for name in ("coef_", "n_iter_", "objective_", "neighbors_", "classes_"):
             setattr(self, name, getattr(best, name))
         self.alpha_, self.beta_, self.lam_ = (

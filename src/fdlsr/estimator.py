@@ -11,7 +11,15 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._compat import Interval, StrOptions, _fit_context
+from ._compat import (
+    Interval,
+    StrOptions,
+    _convert_to_numpy,
+    _fit_context,
+    _max_precision_float_dtype,
+    check_same_namespace,
+    get_namespace_and_device,
+)
 from ._validation import NON_NEGATIVE, POSITIVE, encode_labels
 from .neighbors import NearestProjection
 from .solver import fit_fdlsr
@@ -183,12 +191,13 @@ class FDLSR(
         -------
         self : FDLSR
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
-        codes = encode_labels(self, y)
+        xp, _, dev = get_namespace_and_device(X)
+        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+        codes = _on_device(encode_labels(self, y), X)
         result = fit_fdlsr(
             X,
             codes,
-            len(self.classes_),
+            self.classes_.shape[0],
             alpha=self.alpha,
             beta=self.beta,
             lam=self.lam,
@@ -200,9 +209,13 @@ class FDLSR(
         )
         self.coef_ = result.coef
         self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        self.neighbors_ = NearestProjection(result.fitted.T, codes, len(self.classes_))
-        self._n_features_out = len(self.classes_)
+        self.objective_ = xp.asarray(
+            result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
+        )
+        self.neighbors_ = NearestProjection(
+            result.fitted.T, codes, self.classes_.shape[0]
+        )
+        self._n_features_out = self.classes_.shape[0]
         return self
 
     def transform(self, X):
@@ -212,8 +225,13 @@ class FDLSR(
         -------
         X_new : ndarray of shape (n_samples, n_classes)
         """
+        return self._project(X, "transform")
+
+    def _project(self, X, method):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        check_same_namespace(X, self, attribute="coef_", method=method)
+        xp, _ = get_namespace_and_device(X)[:2]
+        X = validate_data(self, X, reset=False, dtype=[xp.float64, xp.float32])
         return X @ self.coef_.T
 
     def decision_function(self, X):
@@ -228,7 +246,7 @@ class FDLSR(
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
         """
-        Z = self.transform(X)
+        Z = self._project(X, "decision_function")
         scores = (
             self.neighbors_.scores(Z) if self.decision_rule == "nearest_neighbor" else Z
         )
@@ -240,21 +258,47 @@ class FDLSR(
         """Predict class labels (the paper's 1-NN rule by default).
 
         With the 1-NN rule, classes whose scores are within ``sqrt(eps)`` of the best
-        count as tied and the first of them wins, so that rounding noise does not
-        decide exact ties (duplicate images filed under two people, say).
+        count as tied and the first of them wins (``decision_function`` reports them
+        equal), so that rounding noise does not decide exact ties (duplicate images
+        filed under two people, say).
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        Z = self._project(X, "predict")
         if self.decision_rule == "nearest_neighbor":
-            return self.classes_[self.neighbors_.predict(self.transform(X))]
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+            return self._label(self.neighbors_.predict(Z))
+        return self._label(get_namespace_and_device(Z)[0].argmax(Z, axis=1))
+
+    def _label(self, codes):
+        """``classes_[codes]`` in the namespace of the codes (that of ``X``); labels
+        that only NumPy holds (strings, objects) come back as NumPy."""
+        classes = self.classes_
+        if isinstance(classes, np.ndarray) and (
+            isinstance(codes, np.ndarray) or classes.dtype.kind not in "biuf"
+        ):
+            if not isinstance(codes, np.ndarray):
+                codes = _convert_to_numpy(codes, get_namespace_and_device(codes)[0])
+            return classes[codes]
+        xp = get_namespace_and_device(codes)[0]
+        return xp.take(_on_device(classes, codes), codes, axis=0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.array_api_support = True
         return tags
+
+
+def _on_device(a, like):
+    """``a`` in the namespace and on the device of ``like`` (labels of mixed inputs)."""
+    xp, _, dev = get_namespace_and_device(like)
+    a_xp, _, a_dev = get_namespace_and_device(a)
+    if a_xp is xp and a_dev == dev:
+        return a
+    if not isinstance(a, np.ndarray):
+        a = _convert_to_numpy(a, a_xp)
+    if isinstance(like, np.ndarray):
+        return a
+    return xp.asarray(a, device=dev)
