@@ -3,6 +3,7 @@
 from numbers import Integral
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -23,6 +24,7 @@ from ._compat import (
 from ._validation import NON_NEGATIVE, POSITIVE, encode_labels
 from .neighbors import NearestProjection
 from .solver import fit_fdlsr
+from .streaming import fit_blocked
 
 
 class FDLSR(
@@ -194,6 +196,9 @@ class FDLSR(
         xp, _, dev = get_namespace_and_device(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
         codes = _on_device(encode_labels(self, y), X)
+        n_classes = self.classes_.shape[0]
+        if _needs_blocks(X, n_classes, self.solver):
+            return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
             X,
             codes,
@@ -216,6 +221,26 @@ class FDLSR(
             result.fitted.T, codes, self.classes_.shape[0]
         )
         self._n_features_out = self.classes_.shape[0]
+        return self
+
+    def _fit_blocked(self, X, codes, n_classes):
+        """Many samples: one pass over blocks of samples per iteration (primal form,
+        see ``fdlsr.streaming``); same result, bounded memory."""
+        coef, objective, n_iter = fit_blocked(
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+        )
+        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
+        self.neighbors_ = NearestProjection.from_features(X, coef, codes, n_classes)
+        self._n_features_out = n_classes
         return self
 
     def transform(self, X):
@@ -289,6 +314,18 @@ class FDLSR(
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         tags.array_api_support = True
         return tags
+
+
+def _needs_blocks(X, n_classes, solver):
+    """Whether the in-memory iteration's c x n arrays (four of them) would exceed
+    scikit-learn's ``working_memory``: then iterate over blocks of samples."""
+    if not isinstance(X, np.ndarray):
+        return False
+    n, d = X.shape
+    if solver == "dual" or (solver == "auto" and d > n):
+        return False
+    state_bytes = 4 * n * n_classes * X.dtype.itemsize
+    return state_bytes > get_config()["working_memory"] * 2**20
 
 
 def _on_device(a, like):

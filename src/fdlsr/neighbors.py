@@ -85,6 +85,24 @@ class NearestProjection:
         self.padded = xp.asarray((self.starts[:, None] + members).ravel(), device=dev)
         self.width = width
 
+    @classmethod
+    def from_features(cls, X, coef, y, n_classes, block_rows=8192):
+        """From training features ``X`` (n x d) and the projection ``coef`` (c x d),
+        projecting block by block straight into class order: the only n x c array
+        formed is the reference itself (for training sets too large for copies)."""
+        self = cls.__new__(cls)
+        counts = np.bincount(y, minlength=n_classes)
+        if np.any(counts == 0):
+            raise ValueError("Every class needs at least one training projection.")
+        self.starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        self.padded = None
+        position = np.empty_like(y)
+        position[np.argsort(y, kind="stable")] = np.arange(y.shape[0])
+        self.reference = np.empty((X.shape[0], n_classes), dtype=X.dtype)
+        for rows in gen_batches(X.shape[0], block_rows):
+            self.reference[position[rows]] = normalize(X[rows] @ coef.T)
+        return self
+
     def scores(self, projections):
         """Per-class maximum cosine similarity, shape (n_samples, n_classes); scores
         within ``sqrt(eps)`` of a row's best are reported equal to it."""
