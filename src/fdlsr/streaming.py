@@ -26,10 +26,15 @@ graph of :mod:`fdlsr.dask`; the driver-side work (``C``, ``Q = P C``, the means 
 the objective) is :class:`BlockState`.
 """
 
+import logging
+import time
+
 import numpy as np
 import scipy.sparse as sp
 
 from .linalg import RidgeSystem
+
+logger = logging.getLogger(__name__)
 
 
 def _indicator(yb, n_classes, dtype):
@@ -176,6 +181,7 @@ def fit_blocked(
     Returns ``(coef, objective, n_iter)``. Same iterates as ``solver.fit_fdlsr``; the
     relaxed target is the only n x c array held (in X's dtype).
     """
+    start = time.perf_counter()
     n = X.shape[0]
     block_rows = block_rows or default_block_rows(n_classes, X.dtype.itemsize)
     blocks = [slice(i, min(i + block_rows, n)) for i in range(0, n, block_rows)]
@@ -185,6 +191,7 @@ def fit_blocked(
         stats = part if stats is None else add_partials(stats, part)
     counts = np.bincount(y, minlength=n_classes)
     state = BlockState(stats, counts, beta, init_ridge, X.dtype)
+    logger.info("Gram matrix and init: %.1f s", time.perf_counter() - start)
     target = None
     objective, n_iter = [], 0
     for n_iter in range(1, max_iter + 1):
@@ -202,6 +209,12 @@ def fit_blocked(
             total = part if total is None else add_partials(total, part)
         value, change = state.update(total, alpha, beta, lam)
         objective.append(value)
+        logger.info(
+            "iteration %d: objective %.6g, %.1f s since start",
+            n_iter,
+            value,
+            time.perf_counter() - start,
+        )
         if tol is not None and change < tol:
             break
     return state.Q.astype(X.dtype), np.asarray(objective), n_iter
