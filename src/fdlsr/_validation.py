@@ -29,3 +29,8 @@ def encode_labels(estimator, y, min_classes=2):
             f"({encoder.classes_[0]!r}). Provide training samples of other classes."
         )
     return encoder.transform(y)
+
+
+def is_dask_array(X):
+    """Whether ``X`` is a Dask array, without importing Dask for other inputs."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")

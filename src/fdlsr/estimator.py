@@ -21,7 +21,7 @@ from ._compat import (
     check_same_namespace,
     get_namespace_and_device,
 )
-from ._validation import NON_NEGATIVE, POSITIVE, encode_labels
+from ._validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
 from .neighbors import NearestProjection
 from .solver import fit_fdlsr
 from .streaming import fit_blocked
@@ -193,6 +193,8 @@ class FDLSR(
         -------
         self : FDLSR
         """
+        if is_dask_array(X):
+            return self._fit_dask(X, y)
         xp, _, dev = get_namespace_and_device(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
         codes = _on_device(encode_labels(self, y), X)
@@ -243,6 +245,46 @@ class FDLSR(
         self._n_features_out = n_classes
         return self
 
+    def _fit_dask(self, X, y):
+        """A Dask array: the blocked primal iteration as a Dask graph (fdlsr.dask)."""
+        from .dask import fit_fdlsr_dask, projections
+
+        if self.solver == "dual":
+            raise ValueError(
+                "FDLSR on a Dask array uses the primal form (a d x d system); "
+                "solver='dual' needs all samples at once. Use solver='auto' or "
+                "'primal', or pass a NumPy array."
+            )
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-d Dask array, got {X.ndim} dimensions.")
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        y = np.asarray(y.compute() if is_dask_array(y) else y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{X.shape[0]}, {y.shape[0]}]."
+            )
+        codes = encode_labels(self, y)
+        n_classes = self.classes_.shape[0]
+        self.n_features_in_ = X.shape[1]
+        coef, objective, n_iter = fit_fdlsr_dask(
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+        )
+        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
+        self.neighbors_ = NearestProjection(projections(X, coef), codes, n_classes)
+        self._n_features_out = n_classes
+        return self
+
     def transform(self, X):
         """Project ``X`` with ``Q``: the regression features ``Q x``.
 
@@ -250,6 +292,10 @@ class FDLSR(
         -------
         X_new : ndarray of shape (n_samples, n_classes)
         """
+        if is_dask_array(X):
+            X = X.rechunk({1: -1})
+            chunks = (X.chunks[0], (self.coef_.shape[0],))
+            return X.map_blocks(self.transform, chunks=chunks, dtype=X.dtype)
         return self._project(X, "transform")
 
     def _project(self, X, method):
@@ -291,6 +337,9 @@ class FDLSR(
         -------
         y_pred : ndarray of shape (n_samples,)
         """
+        if is_dask_array(X):  # chunk by chunk, on the workers
+            X = X.rechunk({1: -1})
+            return X.map_blocks(self.predict, drop_axis=1, dtype=self.classes_.dtype)
         Z = self._project(X, "predict")
         if self.decision_rule == "nearest_neighbor":
             return self._label(self.neighbors_.predict(Z))

@@ -53,7 +53,12 @@ def block_stats(Xb, yb, n_classes):
     """
     X64 = Xb.astype(np.float64, copy=False)
     sums = _indicator(yb, n_classes, np.float64) @ X64
-    return {"gram": X64.T @ X64, "class_sums": sums}
+    return {
+        "gram": X64.T @ X64,
+        "class_sums": sums,
+        "counts": np.bincount(yb, minlength=n_classes),
+        "nonfinite": int(np.count_nonzero(~np.isfinite(X64))),
+    }
 
 
 def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step):
@@ -62,30 +67,46 @@ def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step):
     ``target_b`` is the previous relaxed target (n_b x c) or ``None`` for the one-hot
     initial one; ``shift`` (c x c, row k = class k) is what the T-step adds to the
     samples of class k before scaling (see :meth:`BlockState.shift`). Returns the new
-    target block and a dict of partial sums (float64).
+    target block and a dict of partial sums (float64). The block is processed in
+    cache-sized pieces, so a block (a Dask chunk, say) may be large.
     """
     n_b, c = Xb.shape[0], Q.shape[0]
-    rows = np.arange(n_b)
+    new_target = np.empty((n_b, c), dtype=Xb.dtype)
+    step = default_block_rows(c, Xb.dtype.itemsize)
+    total = None
+    for start in range(0, n_b, step):
+        rows = slice(start, min(start + step, n_b))
+        prev = None if target_b is None else target_b[rows]
+        part = _piece_step(
+            Xb[rows], yb[rows], prev, new_target[rows], Q, shift, alpha, lam
+        )
+        total = part if total is None else add_partials(total, part)
+    return new_target, total
+
+
+def _piece_step(Xb, yb, prev, out, Q, shift, alpha, lam):
+    """:func:`block_step` on a cache-sized piece, writing the new target to ``out``."""
+    c = Q.shape[0]
+    rows = np.arange(Xb.shape[0])
     T = Xb @ Q.T  # (Q X_b^T)^T, samples as rows
-    if target_b is None:
+    if prev is None:
         T[rows, yb] += alpha
     else:
-        T += alpha * target_b
+        T += alpha * prev
     T += shift[yb]
     T *= 1 / (1 + alpha + 2 * lam)  # both steps: see BlockState.shift
-    new_target = np.minimum(T, 0)
-    new_target[rows, yb] = np.maximum(T[rows, yb], 1)
+    np.minimum(T, 0, out=out)
+    out[rows, yb] = np.maximum(T[rows, yb], 1)
     members = _indicator(yb, c, T.dtype)
-    label_residual = T - new_target
-    partial = {
+    label_residual = T - out
+    return {
         "P": (T.T @ Xb).astype(np.float64),
         # row k: sum over the samples of class k
         "class_sums": (members @ T).astype(np.float64),
-        "target_sums": (members @ new_target).astype(np.float64),
+        "target_sums": (members @ out).astype(np.float64),
         "t_sq": float(np.vdot(T, T)),
         "label_sq": float(np.vdot(label_residual, label_residual)),
     }
-    return new_target, partial
 
 
 def add_partials(a, b):
@@ -99,7 +120,8 @@ class BlockState:
     Built from the first-pass statistics (``gram``, ``class_sums`` of X, class counts).
     """
 
-    def __init__(self, stats, counts, beta, init_ridge, dtype):
+    def __init__(self, stats, beta, init_ridge, dtype):
+        counts = stats["counts"]
         self.counts = counts.astype(np.float64)
         self.n = counts.sum()
         self.weights = self.counts / self.n
@@ -183,14 +205,13 @@ def fit_blocked(
     """
     start = time.perf_counter()
     n = X.shape[0]
-    block_rows = block_rows or default_block_rows(n_classes, X.dtype.itemsize)
+    block_rows = block_rows or 16 * default_block_rows(n_classes, X.dtype.itemsize)
     blocks = [slice(i, min(i + block_rows, n)) for i in range(0, n, block_rows)]
     stats = None
     for b in blocks:
         part = block_stats(X[b], y[b], n_classes)
         stats = part if stats is None else add_partials(stats, part)
-    counts = np.bincount(y, minlength=n_classes)
-    state = BlockState(stats, counts, beta, init_ridge, X.dtype)
+    state = BlockState(stats, beta, init_ridge, X.dtype)
     logger.info("Gram matrix and init: %.1f s", time.perf_counter() - start)
     target = None
     objective, n_iter = [], 0
