@@ -126,6 +126,14 @@ class FDLSR(
     plus O(c n) elementwise work; class means use a sparse indicator, so training
     samples need not be sorted by class.
 
+    *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
+    ``working_memory`` (primal form), each iteration is one pass over blocks of
+    samples and the relaxed target is the only per-sample state
+    (``fdlsr.streaming``). A Dask array is fitted by the same blocked iteration as a
+    Dask graph (``fdlsr.dask``); PyTorch, CuPy or array-api-strict arrays are
+    fitted on their device under ``sklearn.set_config(array_api_dispatch=True)``.
+    See docs/performance.md.
+
     References
     ----------
     Z. Chen, X.-J. Wu and J. Kittler, "Fisher Discriminative Least Squares Regression
