@@ -47,6 +47,7 @@ def test_blocked_fit_stops_early_like_in_memory(blobs):
     assert blocked.n_iter_ == full.n_iter_ < 100
 
 
+@pytest.mark.filterwarnings("ignore:Could not adhere to working_memory")
 def test_tiny_working_memory_gives_identical_predictions(blobs):
     X, y, X_test = blobs
     model = FDLSR(**PARAMS).fit(X, y)
