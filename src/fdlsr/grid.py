@@ -71,18 +71,6 @@ class HatOperators:
         """``C`` (n x d) with ``Q = T C``."""
         return (self._weighted(ridge) @ self.coef_basis.T).astype(self.dtype)
 
-    def flops(self, ridge_count, n_other):
-        """Matrix-product flops of :meth:`fitted` + :meth:`readout` for ``ridge_count``
-        ridges (the decomposition itself is not counted)."""
-        n, r = self.basis.shape
-        build = 2 * n * r * n if n <= 2 * r else 0
-        return ridge_count * (build + 2 * n * r * n_other)
-
-    def iteration_flops(self, rows):
-        """Flops of one product ``T P`` for ``T`` with ``rows`` rows."""
-        n, r = self.basis.shape
-        return 2 * rows * n * n if n <= 2 * r else 4 * rows * n * r
-
 
 def _paper_step(T, fitted, target, m, means, alpha, lam):
     """Eq. (14) for one grid point, written into ``T``: see ``solver.t_step_paper``."""
