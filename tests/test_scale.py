@@ -76,13 +76,19 @@ def test_projection_reference_built_in_blocks_is_the_same(blobs):
 da = pytest.importorskip("dask.array")
 
 
-@pytest.mark.parametrize("t_step", ["paper", "exact"])
-def test_dask_threaded_equals_in_memory(blobs, t_step):
+@pytest.mark.parametrize(
+    "t_step, dtype",
+    [("paper", np.float64), ("exact", np.float64), ("paper", np.float32)],
+)
+def test_dask_threaded_equals_in_memory(blobs, t_step, dtype):
     X, y, X_test = blobs
+    X, X_test = X.astype(dtype), X_test.astype(dtype)
     full = FDLSR(**PARAMS, t_step=t_step, solver="primal").fit(X, y)
     model = FDLSR(**PARAMS, t_step=t_step).fit(da.from_array(X, chunks=(170, 6)), y)
-    assert relative_error(model.coef_, full.coef_) < 1e-10
-    np.testing.assert_allclose(model.objective_, full.objective_, rtol=1e-10)
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    assert model.coef_.dtype == dtype
+    assert relative_error(model.coef_, full.coef_) < rtol
+    np.testing.assert_allclose(model.objective_, full.objective_, rtol=rtol)
     predicted = model.predict(da.from_array(X_test, chunks=50))
     np.testing.assert_array_equal(predicted.compute(), full.predict(X_test))
 
