@@ -17,7 +17,7 @@ from ._compat import (
 )
 from ._validation import encode_labels
 from .estimator import FDLSR
-from .grid import HatOperators, fit_grid
+from .grid import HatOperators, fit_grid_threaded
 from .linalg import one_hot
 from .neighbors import NearestProjection
 
@@ -268,7 +268,7 @@ def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
     scores = np.empty((alphas.size, betas.size, lams.size))
     for b, beta in enumerate(betas):
         ridge = beta if model.max_iter else model.init_ridge
-        T, fitted = fit_grid(
+        T, fitted = fit_grid_threaded(
             hats.fitted(beta),
             init_fitted,
             y_train,

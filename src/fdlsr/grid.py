@@ -12,12 +12,19 @@ alpha and lambda do not enter the system at all, so the relaxed labels of all th
 single large matrix product ``[T_1; ...; T_g] P_beta`` followed by the O(c n)
 elementwise T-step of each pair, done in place while its block is hot in cache.
 
+The pairs are independent, so with several cores they are split into one group per
+BLAS thread, each iterated by its own Python thread with single-threaded BLAS: the
+elementwise steps then run on every core too, and no BLAS thread waits at a barrier
+for a partner that the operating system has descheduled (on a shared machine).
+
 Nothing here knows about estimators or cross-validation.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
-from .linalg import ClassMeans, one_hot
+from .linalg import ClassMeans, _single_threaded_lapack, blas_threads, one_hot
 
 
 class HatOperators:
@@ -133,3 +140,22 @@ def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_
             m[j] = means.of(Tj)
     fitted_op(T.reshape(g * n_classes, n), out=fitted.reshape(g * n_classes, n))
     return T, fitted
+
+
+def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+    """:func:`fit_grid` with the pairs split over as many threads as BLAS would use,
+    each with single-threaded BLAS (see the module notes); same results."""
+    n_threads = min(blas_threads(), len(alphas))
+    if n_threads <= 1:
+        return fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
+    groups = np.array_split(np.arange(len(alphas)), n_threads)
+    with _single_threaded_lapack(), ThreadPoolExecutor(n_threads) as pool:
+        results = list(
+            pool.map(
+                lambda g: fit_grid(
+                    fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], **kwargs
+                ),
+                groups,
+            )
+        )
+    return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))

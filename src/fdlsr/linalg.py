@@ -54,6 +54,17 @@ def _single_threaded_lapack():
     return _THREADPOOLS.limit(limits=1, user_api="blas")
 
 
+def blas_threads():
+    """The number of threads NumPy's BLAS would use (at least 1)."""
+    global _THREADPOOLS
+    if _THREADPOOLS is None:
+        _THREADPOOLS = ThreadpoolController()
+    counts = [
+        lib.num_threads for lib in _THREADPOOLS.select(user_api="blas").lib_controllers
+    ]
+    return max(counts, default=1)
+
+
 def gram(X, *, samples=False):
     """Return ``X^T X`` (features) or, with ``samples=True``, ``X X^T`` (samples)."""
     return X @ X.T if samples else X.T @ X
