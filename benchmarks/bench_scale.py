@@ -30,10 +30,11 @@ from bench_fit import gemm_rate  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
 
 
-def make_features(n, d, c, seed, chunk=65536, spread=0.15):
-    """Class-structured unit vectors: centre N(0, spread^2 I) + noise N(0, I/d)."""
+def make_features(n, d, c, seed, separation, chunk=65536):
+    """Class-structured unit vectors: a centre of norm about ``separation`` plus
+    noise of norm about 1 (N(0, I/d)), then L2-normalised."""
     rng = np.random.default_rng(seed)
-    centres = rng.normal(0, spread, (c, d)).astype(np.float32)
+    centres = rng.normal(0, separation / d**0.5, (c, d)).astype(np.float32)
     y = rng.permutation(np.arange(n) % c)
     X = np.empty((n, d), dtype=np.float32)
     for start in range(0, n, chunk):
@@ -62,6 +63,9 @@ def main():
     parser.add_argument("--n-features", type=int, default=512)
     parser.add_argument("--n-classes", type=int, default=1000)
     parser.add_argument("--n-test", type=int, default=10_000)
+    parser.add_argument(
+        "--separation", type=float, default=0.3, help="class centre norm / noise norm"
+    )
     args = parser.parse_args()
     logging.basicConfig(
         format="  %(message)s", level=logging.INFO, stream=sys.stdout, force=True
@@ -73,7 +77,7 @@ def main():
     print(f"measured float32 GEMM rate: {peak_rate / 1e9:.1f} GFLOP/s", flush=True)
 
     start = time.perf_counter()
-    X, y, centres = make_features(n + args.n_test, d, c, seed=0)
+    X, y, centres = make_features(n + args.n_test, d, c, 0, args.separation)
     X_test, y_test = X[n:].copy(), y[n:]
     X, y = X[:n], y[:n]
     print(
