@@ -1,7 +1,7 @@
 """FDLSR on deep-feature-sized synthetic data: 1,000,000 x 512 float32, 1,000 classes.
 
-Samples are Gaussian class centres plus Gaussian noise, L2-normalised (as the paper
-normalises), generated in chunks straight into one float32 array (2 GB). ``FDLSR.fit``
+Samples are Gaussian class centres (norm about ``--separation``) plus Gaussian noise
+(norm about 1), L2-normalised (as the paper normalises), generated in chunks straight into one float32 array (2 GB). ``FDLSR.fit``
 takes its blocked primal path by itself (the in-memory iteration would need four
 1000 x 1e6 arrays): one pass over blocks of samples per iteration, the relaxed target
 (n x c, 4 GB in float32) the only per-sample state. Then the paper's 1-NN rule for
