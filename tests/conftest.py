@@ -4,10 +4,15 @@
 ``MANIFEST.json`` and one sub-folder per dataset). It defaults to ``../shared/data``
 beside the repository, which is where CI has it.
 """
+# ruff: noqa: E402
 
 import json
 import os
 from pathlib import Path
+
+# scikit-learn's array API dispatch (tests/test_array_api.py) needs SciPy's, which is
+# read when SciPy is first imported.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import numpy as np
 import pytest

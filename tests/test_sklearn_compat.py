@@ -11,12 +11,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fdlsr import FDLSR
 
-# No check is skipped: FDLSR passes all of scikit-learn's common checks.
+# No check is skipped: FDLSR passes all of scikit-learn's common checks, the array API
+# ones (array-api-strict, PyTorch on the CPU) included. The early-stopping variant uses
+# tol=1e-4: the array API checks fit float32 data, where ||Q - Q_prev||^2 < 1e-6 is at
+# the level of rounding and the iteration it stops at would depend on the library.
 EXPECTED_FAILED_CHECKS = {}
 
 
 @parametrize_with_checks(
-    [FDLSR(), FDLSR(t_step="exact", decision_rule="linear", tol=1e-6)],
+    [FDLSR(), FDLSR(t_step="exact", decision_rule="linear", tol=1e-4)],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_common_checks(estimator, check):

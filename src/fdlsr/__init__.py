@@ -1,7 +1,8 @@
 """fdlsr: Fisher Discriminative Least Squares Regression and its relatives."""
 
+from .cv import FDLSRCV
 from .estimator import FDLSR
 
 __version__ = "0.1.0"
 
-__all__ = ["FDLSR", "__version__"]
+__all__ = ["FDLSR", "FDLSRCV", "__version__"]

@@ -1,7 +1,34 @@
 """The private scikit-learn names the project relies on, imported in one place."""
 
 from sklearn.base import _fit_context
+from sklearn.utils._array_api import (
+    _convert_to_numpy,
+    _max_precision_float_dtype,
+    device,
+    get_namespace,
+    get_namespace_and_device,
+)
 from sklearn.utils._chunking import get_chunk_n_rows
+
+try:  # scikit-learn >= 1.8: refuse predict-time arrays of another namespace/device
+    from sklearn.utils._array_api import check_same_namespace
+except ImportError:  # pragma: no cover - older scikit-learn has no such check
+
+    def check_same_namespace(X, estimator, *, attribute, method):
+        return None
+
+
 from sklearn.utils._param_validation import Interval, StrOptions
 
-__all__ = ["Interval", "StrOptions", "_fit_context", "get_chunk_n_rows"]
+__all__ = [
+    "Interval",
+    "StrOptions",
+    "_convert_to_numpy",
+    "_fit_context",
+    "_max_precision_float_dtype",
+    "check_same_namespace",
+    "device",
+    "get_chunk_n_rows",
+    "get_namespace",
+    "get_namespace_and_device",
+]

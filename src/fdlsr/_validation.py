@@ -21,10 +21,16 @@ def encode_labels(estimator, y, min_classes=2):
     check_classification_targets(y)
     encoder = LabelEncoder().fit(y)
     estimator.classes_ = encoder.classes_
-    if len(encoder.classes_) < min_classes:
+    n_classes = encoder.classes_.shape[0]
+    if n_classes < min_classes:
         raise ValueError(
             f"{type(estimator).__name__} needs samples from at least {min_classes} "
-            f"classes; got {len(encoder.classes_)} class "
+            f"classes; got {n_classes} class "
             f"({encoder.classes_[0]!r}). Provide training samples of other classes."
         )
     return encoder.transform(y)
+
+
+def is_dask_array(X):
+    """Whether ``X`` is a Dask array, without importing Dask for other inputs."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")

@@ -3,6 +3,7 @@
 from numbers import Integral
 
 import numpy as np
+from sklearn import get_config
 from sklearn.base import (
     BaseEstimator,
     ClassifierMixin,
@@ -11,10 +12,19 @@ from sklearn.base import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._compat import Interval, StrOptions, _fit_context
-from ._validation import NON_NEGATIVE, POSITIVE, encode_labels
+from ._compat import (
+    Interval,
+    StrOptions,
+    _convert_to_numpy,
+    _fit_context,
+    _max_precision_float_dtype,
+    check_same_namespace,
+    get_namespace_and_device,
+)
+from ._validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
 from .neighbors import NearestProjection
 from .solver import fit_fdlsr
+from .streaming import fit_blocked
 
 
 class FDLSR(
@@ -116,6 +126,14 @@ class FDLSR(
     plus O(c n) elementwise work; class means use a sparse indicator, so training
     samples need not be sorted by class.
 
+    *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
+    ``working_memory`` (primal form), each iteration is one pass over blocks of
+    samples and the relaxed target is the only per-sample state
+    (``fdlsr.streaming``). A Dask array is fitted by the same blocked iteration as a
+    Dask graph (``fdlsr.dask``); PyTorch, CuPy or array-api-strict arrays are
+    fitted on their device under ``sklearn.set_config(array_api_dispatch=True)``.
+    See docs/performance.md.
+
     References
     ----------
     Z. Chen, X.-J. Wu and J. Kittler, "Fisher Discriminative Least Squares Regression
@@ -183,12 +201,18 @@ class FDLSR(
         -------
         self : FDLSR
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
-        codes = encode_labels(self, y)
+        if is_dask_array(X):
+            return self._fit_dask(X, y)
+        xp, _, dev = get_namespace_and_device(X)
+        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+        codes = _on_device(encode_labels(self, y), X)
+        n_classes = self.classes_.shape[0]
+        if _needs_blocks(X, n_classes, self.solver):
+            return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
             X,
             codes,
-            len(self.classes_),
+            self.classes_.shape[0],
             alpha=self.alpha,
             beta=self.beta,
             lam=self.lam,
@@ -200,9 +224,73 @@ class FDLSR(
         )
         self.coef_ = result.coef
         self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        self.neighbors_ = NearestProjection(result.fitted.T, codes, len(self.classes_))
-        self._n_features_out = len(self.classes_)
+        self.objective_ = xp.asarray(
+            result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
+        )
+        self.neighbors_ = NearestProjection(
+            result.fitted.T, codes, self.classes_.shape[0]
+        )
+        self._n_features_out = self.classes_.shape[0]
+        return self
+
+    def _fit_blocked(self, X, codes, n_classes):
+        """Many samples: one pass over blocks of samples per iteration (primal form,
+        see ``fdlsr.streaming``); same result, bounded memory."""
+        coef, objective, n_iter = fit_blocked(
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+        )
+        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
+        self.neighbors_ = NearestProjection.from_features(X, coef, codes, n_classes)
+        self._n_features_out = n_classes
+        return self
+
+    def _fit_dask(self, X, y):
+        """A Dask array: the blocked primal iteration as a Dask graph (fdlsr.dask)."""
+        from .dask import fit_fdlsr_dask, projections
+
+        if self.solver == "dual":
+            raise ValueError(
+                "FDLSR on a Dask array uses the primal form (a d x d system); "
+                "solver='dual' needs all samples at once. Use solver='auto' or "
+                "'primal', or pass a NumPy array."
+            )
+        if X.ndim != 2:
+            raise ValueError(f"Expected a 2-d Dask array, got {X.ndim} dimensions.")
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        y = np.asarray(y.compute() if is_dask_array(y) else y)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{X.shape[0]}, {y.shape[0]}]."
+            )
+        codes = encode_labels(self, y)
+        n_classes = self.classes_.shape[0]
+        self.n_features_in_ = X.shape[1]
+        coef, objective, n_iter = fit_fdlsr_dask(
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+        )
+        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
+        self.neighbors_ = NearestProjection(projections(X, coef), codes, n_classes)
+        self._n_features_out = n_classes
         return self
 
     def transform(self, X):
@@ -212,8 +300,17 @@ class FDLSR(
         -------
         X_new : ndarray of shape (n_samples, n_classes)
         """
+        if is_dask_array(X):
+            X = X.rechunk({1: -1})
+            chunks = (X.chunks[0], (self.coef_.shape[0],))
+            return X.map_blocks(self.transform, chunks=chunks, dtype=X.dtype)
+        return self._project(X, "transform")
+
+    def _project(self, X, method):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        check_same_namespace(X, self, attribute="coef_", method=method)
+        xp, _ = get_namespace_and_device(X)[:2]
+        X = validate_data(self, X, reset=False, dtype=[xp.float64, xp.float32])
         return X @ self.coef_.T
 
     def decision_function(self, X):
@@ -228,7 +325,7 @@ class FDLSR(
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
         """
-        Z = self.transform(X)
+        Z = self._project(X, "decision_function")
         scores = (
             self.neighbors_.scores(Z) if self.decision_rule == "nearest_neighbor" else Z
         )
@@ -239,16 +336,63 @@ class FDLSR(
     def predict(self, X):
         """Predict class labels (the paper's 1-NN rule by default).
 
+        With the 1-NN rule, classes whose scores are within ``sqrt(eps)`` of the best
+        count as tied and the first of them wins (``decision_function`` reports them
+        equal), so that rounding noise does not decide exact ties (duplicate images
+        filed under two people, say).
+
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        if is_dask_array(X):  # chunk by chunk, on the workers
+            X = X.rechunk({1: -1})
+            return X.map_blocks(self.predict, drop_axis=1, dtype=self.classes_.dtype)
+        Z = self._project(X, "predict")
+        if self.decision_rule == "nearest_neighbor":
+            return self._label(self.neighbors_.predict(Z))
+        return self._label(get_namespace_and_device(Z)[0].argmax(Z, axis=1))
+
+    def _label(self, codes):
+        """``classes_[codes]`` in the namespace of the codes (that of ``X``); labels
+        that only NumPy holds (strings, objects) come back as NumPy."""
+        classes = self.classes_
+        if isinstance(classes, np.ndarray) and (
+            isinstance(codes, np.ndarray) or classes.dtype.kind not in "biuf"
+        ):
+            if not isinstance(codes, np.ndarray):
+                codes = _convert_to_numpy(codes, get_namespace_and_device(codes)[0])
+            return classes[codes]
+        xp = get_namespace_and_device(codes)[0]
+        return xp.take(_on_device(classes, codes), codes, axis=0)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        tags.array_api_support = True
         return tags
+
+
+def _needs_blocks(X, n_classes, solver):
+    """Whether the in-memory iteration's c x n arrays (four of them) would exceed
+    scikit-learn's ``working_memory``: then iterate over blocks of samples."""
+    if not isinstance(X, np.ndarray):
+        return False
+    n, d = X.shape
+    if solver == "dual" or (solver == "auto" and d > n):
+        return False
+    state_bytes = 4 * n * n_classes * X.dtype.itemsize
+    return state_bytes > get_config()["working_memory"] * 2**20
+
+
+def _on_device(a, like):
+    """``a`` in the namespace and on the device of ``like`` (labels of mixed inputs)."""
+    xp, _, dev = get_namespace_and_device(like)
+    a_xp, _, a_dev = get_namespace_and_device(a)
+    if a_xp is xp and a_dev == dev:
+        return a
+    if not isinstance(a, np.ndarray):
+        a = _convert_to_numpy(a, a_xp)
+    if isinstance(like, np.ndarray):
+        return a
+    return xp.asarray(a, device=dev)

@@ -27,6 +27,11 @@ SciPy factorisation). So every product runs in NumPy, and the few SciPy LAPACK c
 (the factorisations, which NumPy does not expose) run single-threaded, leaving no
 spinning threads behind.
 
+Other array libraries (PyTorch, CuPy, array-api-strict) go through the array API:
+the same products run on the arrays' device, the factorisation uses ``xp.linalg`` in
+the device's highest precision, and class means use a dense indicator product, as the
+sparse indicator has no array-API equivalent. NumPy keeps the paths described above.
+
 The module also holds the class-mean algebra on label matrices (indicator products, so
 that samples need not be sorted by class). Nothing here knows about estimators.
 """
@@ -35,6 +40,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
 from threadpoolctl import ThreadpoolController
+
+from ._compat import _max_precision_float_dtype, device, get_namespace
 
 _THREADPOOLS = None
 
@@ -45,6 +52,17 @@ def _single_threaded_lapack():
     if _THREADPOOLS is None:
         _THREADPOOLS = ThreadpoolController()
     return _THREADPOOLS.limit(limits=1, user_api="blas")
+
+
+def blas_threads():
+    """The number of threads NumPy's BLAS would use (at least 1)."""
+    global _THREADPOOLS
+    if _THREADPOOLS is None:
+        _THREADPOOLS = ThreadpoolController()
+    counts = [
+        lib.num_threads for lib in _THREADPOOLS.select(user_api="blas").lib_controllers
+    ]
+    return max(counts, default=1)
 
 
 def gram(X, *, samples=False):
@@ -62,6 +80,10 @@ class RidgeSystem:
     """
 
     def __init__(self, G, ridge, repeated=True):
+        self.xp = None if isinstance(G, np.ndarray) else get_namespace(G)[0]
+        if self.xp is not None:
+            self._init_array_api(G, ridge, repeated)
+            return
         A = np.array(G, dtype=np.float64, order="F")
         A.flat[:: A.shape[0] + 1] += ridge
         self.dtype = G.dtype
@@ -83,10 +105,26 @@ class RidgeSystem:
             else:
                 self.factor = factor
 
+    def _init_array_api(self, G, ridge, repeated):
+        """Cholesky-based inverse (or solve) with ``xp.linalg`` on G's device."""
+        xp, dev = self.xp, device(G)
+        self.dtype, self.ridge, self.inverse = G.dtype, ridge, None
+        high = _max_precision_float_dtype(xp, dev)
+        A = xp.astype(G, high) + ridge * xp.eye(G.shape[0], dtype=high, device=dev)
+        if repeated:
+            L_inv = xp.linalg.inv(xp.linalg.cholesky(A))
+            self.inverse = xp.astype(L_inv.T @ L_inv, self.dtype)
+        else:
+            self.factor = A
+
     def right_solve(self, Z):
         """``Z (G + ridge I)^-1`` for ``Z`` of shape (k, m)."""
         if self.inverse is not None:
             return Z @ self.inverse
+        if self.xp is not None:
+            xp = self.xp
+            solved = xp.linalg.solve(self.factor, xp.astype(Z, self.factor.dtype).T)
+            return xp.astype(solved.T, self.dtype)
         with _single_threaded_lapack():
             solved = linalg.cho_solve((self.factor, False), Z.T.astype(np.float64))
         return np.ascontiguousarray(solved.T, dtype=self.dtype)
@@ -111,7 +149,7 @@ class PrimalRidge:
     @staticmethod
     def sq_norm(state, fitted):
         """``||Q||_F^2`` from the pair returned by :meth:`solve` (or differences)."""
-        return float(np.vdot(state, state))
+        return inner(state, state)
 
 
 class DualRidge:
@@ -125,8 +163,11 @@ class DualRidge:
     def solve(self, T):
         """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = R``, Q = R X."""
         R = self.system.right_solve(T)
-        fitted = np.multiply(R, -self.ridge)
-        fitted += T
+        if isinstance(R, np.ndarray):
+            fitted = np.multiply(R, -self.ridge)
+            fitted += T
+        else:
+            fitted = T - self.ridge * R
         return fitted, R
 
     def coef(self, state):
@@ -135,7 +176,7 @@ class DualRidge:
     @staticmethod
     def sq_norm(state, fitted):
         # ||R X||^2 = <R K, R> and R K = T - ridge R = fitted.
-        return float(np.vdot(state, fitted))
+        return inner(state, fitted)
 
 
 def make_ridge(X, ridges, solver="auto", repeated=None):
@@ -199,8 +240,23 @@ class CenteredRidge:
         return self.inner.sq_norm(inner_state, fitted - offset[:, None])
 
 
+def inner(a, b):
+    """Frobenius inner product ``<a, b>`` as a Python float, in any namespace."""
+    if isinstance(a, np.ndarray):
+        return float(np.vdot(a, b))
+    xp, _ = get_namespace(a)
+    return float(xp.sum(a * b))
+
+
 def one_hot(y, n_classes, dtype=np.float64):
-    """Label matrix ``H`` (n_classes x n_samples) of integer codes ``y``."""
+    """Label matrix ``H`` (n_classes x n_samples) of integer codes ``y``.
+
+    For a non-NumPy ``y`` (then ``dtype`` is that namespace's), ``H`` is on y's device.
+    """
+    if not isinstance(y, np.ndarray):
+        xp, _ = get_namespace(y)
+        classes = xp.arange(n_classes, device=device(y))
+        return xp.astype(classes[:, None] == y[None, :], dtype)
     H = np.zeros((n_classes, y.shape[0]), dtype=dtype)
     H[y, np.arange(y.shape[0])] = 1
     return H
@@ -227,10 +283,36 @@ class ClassMeans:
         self.E = sp.csr_array(
             (1.0 / counts[y], (np.arange(n), y)), shape=(n, n_classes), dtype=dtype
         )
+        # Samples sorted by class in equal blocks (as a k-per-class training set that
+        # was sorted): means and spreads become reshapes, with no gather or sparse pass.
+        per_class = n // n_classes
+        self.block = (
+            per_class
+            if per_class * n_classes == n
+            and np.array_equal(y, np.repeat(np.arange(n_classes), per_class))
+            else None
+        )
 
     def of(self, T):
-        """Class means, one column per class (rows x n_classes)."""
-        return np.ascontiguousarray(T @ self.E)
+        """Class means, one column per class (rows x n_classes).
+
+        Leading batch dimensions are allowed: ``T`` of shape (..., rows, n_samples).
+        """
+        n_classes = self.E.shape[1]
+        if self.block is not None:
+            blocks = T.reshape(*T.shape[:-1], n_classes, self.block)
+            return blocks.sum(axis=-1) * (1 / self.block)
+        flat = T.reshape(-1, T.shape[-1]) @ self.E
+        return np.ascontiguousarray(flat).reshape(*T.shape[:-1], n_classes)
+
+    def add_spread(self, T, m):
+        """``T += spread(m)`` in place, without forming ``spread(m)`` when possible."""
+        if self.block is not None:
+            blocks = T.reshape(*T.shape[:-1], m.shape[-1], self.block)
+            blocks += m[..., None]
+        else:
+            T += m[..., self.y]
+        return T
 
     def overall(self, m):
         """Global mean (rows,) from the class means."""
@@ -238,7 +320,7 @@ class ClassMeans:
 
     def spread(self, m):
         """``Mhat``: the class mean of every sample (rows x n_samples)."""
-        return m[:, self.y]
+        return m[..., self.y]
 
     def sq_norm_within(self, m):
         """``||Mhat||_F^2 = sum_k n_k ||m_k||^2``."""
@@ -248,3 +330,48 @@ class ClassMeans:
         """``||M||_F^2 = n ||mean||^2``."""
         mean = self.overall(m)
         return float(self.y.shape[0] * (mean @ mean))
+
+
+class DenseClassMeans:
+    """:class:`ClassMeans` for any array-API namespace, with a dense indicator.
+
+    ``T @ E`` with ``E`` the n x n_classes matrix of ``1 / n_k`` indicators costs
+    2 rows n n_classes flops, small next to the ridge products, and runs on the
+    arrays' device; ``spread`` is a ``take`` along the samples.
+    """
+
+    def __init__(self, y, n_classes, dtype):
+        xp, _ = get_namespace(y)
+        self.xp, self.y = xp, y
+        H = one_hot(y, n_classes, dtype)
+        self.counts = xp.sum(H, axis=1)
+        self.weights = self.counts / y.shape[0]
+        self.E = H.T / self.counts
+        self.block = None
+
+    def of(self, T):
+        return T @ self.E
+
+    def overall(self, m):
+        return m @ self.weights
+
+    def spread(self, m):
+        return self.xp.take(m, self.y, axis=-1)
+
+    def add_spread(self, T, m):
+        T += self.spread(m)
+        return T
+
+    def sq_norm_within(self, m):
+        return float(self.xp.sum(self.xp.sum(m * m, axis=0) * self.counts))
+
+    def sq_norm_overall(self, m):
+        mean = self.overall(m)
+        return float(self.y.shape[0] * self.xp.sum(mean * mean))
+
+
+def class_means(y, n_classes, dtype):
+    """:class:`ClassMeans` for NumPy labels, :class:`DenseClassMeans` otherwise."""
+    if isinstance(y, np.ndarray):
+        return ClassMeans(y, n_classes, dtype)
+    return DenseClassMeans(y, n_classes, dtype)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .linalg import ClassMeans, make_ridge, one_hot
+from ._compat import get_namespace
+from .linalg import class_means, inner, make_ridge, one_hot
 
 
 @dataclass
@@ -34,9 +35,9 @@ def t_step_paper(V, m_prev, means, alpha, lam):
     ``T``. This is exactly the authors' code; since ``M`` is constant over samples,
     ``2 Mhat - M`` is one c x c matrix spread to the samples.
     """
-    shift = lam * (2 * m_prev - means.overall(m_prev)[:, None])
+    shift = lam * (2 * m_prev - means.overall(m_prev)[..., None])
     T = V  # V is the caller's scratch array: update it in place
-    T += means.spread(shift)
+    means.add_spread(T, shift)
     T /= 1 + alpha + 2 * lam
     return T
 
@@ -58,9 +59,9 @@ def t_step_exact(V, m_prev, means, alpha, lam):
     a = 1 + alpha
     m = means.of(V)
     shift = (1 / a - 1 / (a + 2 * lam)) * m
-    shift += (1 / (a + lam) - 1 / a) * means.overall(m)[:, None]
+    shift += (1 / (a + lam) - 1 / a) * means.overall(m)[..., None]
     T = V / (a + 2 * lam)
-    T += means.spread(shift)
+    means.add_spread(T, shift)
     return T
 
 
@@ -72,11 +73,7 @@ def fisher(T, m, means):
 
     ||T - Mhat||^2 = ||T||^2 - ||Mhat||^2 and ||Mhat - M||^2 = ||Mhat||^2 - ||M||^2.
     """
-    return (
-        2 * float(np.vdot(T, T))
-        - 2 * means.sq_norm_within(m)
-        + means.sq_norm_overall(m)
-    )
+    return 2 * inner(T, T) - 2 * means.sq_norm_within(m) + means.sq_norm_overall(m)
 
 
 def objective(fitted, q_sq_norm, T, m, target, means, alpha, beta, lam):
@@ -87,21 +84,25 @@ def objective(fitted, q_sq_norm, T, m, target, means, alpha, beta, lam):
     fit_residual = fitted - T
     label_residual = T - target
     return (
-        float(np.vdot(fit_residual, fit_residual))
-        + alpha * float(np.vdot(label_residual, label_residual))
+        inner(fit_residual, fit_residual)
+        + alpha * inner(label_residual, label_residual)
         + beta * q_sq_norm
         + lam * fisher(T, m, means)
     )
 
 
-def relaxed_target(T, y):
+def relaxed_target(T, y, H=None):
     """``H + B.S`` with ``S = max(B.(T - H), 0)`` (Eq. 21), in one pass.
 
     Off the true class ``B = -1`` and the entry is ``min(T, 0)``; on it, ``max(T, 1)``.
+    Other namespaces than NumPy select with the one-hot ``H`` instead of indexing.
     """
+    if not isinstance(T, np.ndarray):
+        xp, _ = get_namespace(T)
+        return xp.where(H > 0, xp.clip(T, min=1.0), xp.clip(T, max=0.0))
     target = np.minimum(T, 0)
-    cols = np.arange(T.shape[1])
-    target[y, cols] = np.maximum(T[y, cols], 1)
+    cols = np.arange(T.shape[-1])
+    target[..., y, cols] = np.maximum(T[..., y, cols], 1)
     return target
 
 
@@ -134,7 +135,7 @@ def fit_fdlsr(
     else:
         ridge, init = make_ridge(X, [beta, init_ridge], solver, repeated=[True, False])
     H = one_hot(y, n_classes, dtype)
-    means = ClassMeans(y, n_classes, dtype)
+    means = class_means(y, n_classes, dtype)
     update_t = T_STEPS[t_step]
 
     T = target = H
@@ -148,7 +149,7 @@ def fit_fdlsr(
         T = update_t(V, m, means, alpha, lam)
         prev_fitted, prev_state = fitted, state
         fitted, state = ridge.solve(T)
-        target = relaxed_target(T, y)
+        target = relaxed_target(T, y, H)
         m = means.of(T)
         q_sq = ridge.sq_norm(state, fitted)
         objective_values.append(

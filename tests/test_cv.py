@@ -1,0 +1,110 @@
+"""FDLSRCV: the same search as GridSearchCV(FDLSR()), by shared factorisations."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.preprocessing import normalize
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fdlsr import FDLSR, FDLSRCV
+from fdlsr.grid import HatOperators, fit_grid
+from fdlsr.linalg import one_hot
+from fdlsr.solver import fit_fdlsr
+
+GRID = dict(alphas=[1e-3, 1.0], betas=[1e-4, 1e-1], lams=[1e-5, 1e-1])
+PARAM_GRID = {"alpha": GRID["alphas"], "beta": GRID["betas"], "lam": GRID["lams"]}
+
+
+def relative_error(a, b):
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    X, y = load_digits(return_X_y=True)
+    order = np.random.default_rng(0).permutation(y.size)[:150]
+    return normalize(X[order]), y[order]
+
+
+@parametrize_with_checks(
+    [FDLSRCV(alphas=[1e-2], betas=[1e-2, 1.0], lams=[1e-1], cv=2)],
+    expected_failed_checks=lambda est: {},
+)
+def test_sklearn_common_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize(
+    "solver, t_step, scoring",
+    [
+        ("auto", "paper", None),  # d = 64 < n: primal form
+        ("dual", "exact", None),
+        ("primal", "paper", "balanced_accuracy"),  # a generic scorer
+    ],
+)
+def test_same_search_as_gridsearchcv(digits, solver, t_step, scoring):
+    X, y = digits
+    cv = StratifiedKFold(3)
+    fixed = dict(solver=solver, t_step=t_step, max_iter=10)
+    fast = FDLSRCV(**GRID, cv=cv, scoring=scoring, **fixed).fit(X, y)
+    slow = GridSearchCV(FDLSR(**fixed), PARAM_GRID, cv=cv, scoring=scoring).fit(X, y)
+    assert fast.best_params_ == slow.best_params_
+    assert fast.best_score_ == slow.best_score_
+    for key in ["mean_test_score", "std_test_score", "rank_test_score"]:
+        np.testing.assert_allclose(fast.cv_results_[key], slow.cv_results_[key])
+    assert fast.cv_results_["params"] == list(slow.cv_results_["params"])
+    np.testing.assert_allclose(fast.coef_, slow.best_estimator_.coef_, rtol=1e-10)
+    np.testing.assert_array_equal(fast.predict(X), slow.predict(X))
+    assert (fast.alpha_, fast.beta_, fast.lam_) == tuple(
+        slow.best_params_[k] for k in ("alpha", "beta", "lam")
+    )
+
+
+@pytest.mark.parametrize("form", ["primal", "dual"])
+@pytest.mark.parametrize("n_samples", [40, 150])  # explicit and factored products
+def test_batched_grid_equals_single_fits(digits, form, n_samples):
+    """Every (alpha, lam) of a stacked run equals its own fit_fdlsr, Q and Q X^T."""
+    X, y = digits[0][:n_samples], digits[1][:n_samples]
+    codes = np.unique(y, return_inverse=True)[1]
+    c = codes.max() + 1
+    hats = HatOperators(X, form)
+    init = hats.fitted(1e-4)(one_hot(codes, c))
+    alphas, lams, beta = np.array([0.0, 1e-2, 1.0]), np.array([1e-1, 0.0, 1.0]), 1e-2
+    T, fitted = fit_grid(
+        hats.fitted(beta), init, codes, c, alphas, lams, max_iter=7, t_step="paper"
+    )
+    C = hats.coef(beta)
+    for j in range(alphas.size):
+        single = fit_fdlsr(
+            X, codes, c, alpha=alphas[j], beta=beta, lam=lams[j], max_iter=7
+        )
+        assert relative_error(T[j] @ C, single.coef) < 1e-9
+        assert relative_error(fitted[j], single.fitted) < 1e-9
+
+
+def test_default_cv_is_capped_by_the_smallest_class():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((9, 20))
+    y = np.repeat([0, 1, 2], 3)  # 3 per class: 3 stratified folds, not 5
+    model = FDLSRCV(alphas=[0.1], betas=[0.1], lams=[0.1]).fit(X, y)
+    assert model.n_splits_ == 3
+    with pytest.raises(ValueError, match="only 1 training sample"):
+        FDLSRCV().fit(X[:7], np.array([0, 0, 0, 1, 1, 1, 2]))
+
+
+def test_float32_search_stays_float32(digits):
+    X, y = digits
+    model = FDLSRCV(**GRID, cv=2, max_iter=5).fit(X.astype(np.float32), y)
+    assert model.coef_.dtype == np.float32
+    reference = FDLSRCV(**GRID, cv=2, max_iter=5).fit(X, y)
+    assert model.best_params_ == reference.best_params_
+
+
+@pytest.mark.parametrize(
+    "grid, message",
+    [({"betas": [0.0, 1.0]}, "betas must be"), ({"alphas": []}, "alphas must be")],
+)
+def test_bad_grid_is_named(digits, grid, message):
+    with pytest.raises(ValueError, match=message):
+        FDLSRCV(**grid).fit(*digits)
