@@ -38,6 +38,20 @@ def test_blocked_fit_equals_in_memory(blobs, t_step, dtype):
     np.testing.assert_array_equal(blocked.predict(X_test), full.predict(X_test))
 
 
+@pytest.mark.parametrize("t_step", ["paper", "exact"])
+def test_blocked_fit_in_many_pieces_equals_in_memory(blobs, t_step, monkeypatch):
+    """Pieces of 37 rows: class runs cut across pieces, several runs per piece."""
+    from fdlsr import streaming
+
+    X, y, X_test = blobs
+    full = FDLSR(**PARAMS, t_step=t_step).fit(X, y)
+    monkeypatch.setattr(streaming, "default_block_rows", lambda c, itemsize: 37)
+    with sklearn.config_context(working_memory=0.01):
+        blocked = FDLSR(**PARAMS, t_step=t_step).fit(X, y)
+    assert relative_error(blocked.coef_, full.coef_) < 1e-10
+    np.testing.assert_allclose(blocked.objective_, full.objective_, rtol=1e-10)
+
+
 def test_blocked_fit_stops_early_like_in_memory(blobs):
     X, y, _ = blobs
     params = dict(PARAMS, max_iter=100, tol=1e-4)

@@ -61,51 +61,71 @@ def block_stats(Xb, yb, n_classes):
     }
 
 
-def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step):
+def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step, out=None):
     """One iteration on a block: new target block and partial sums.
 
     ``target_b`` is the previous relaxed target (n_b x c) or ``None`` for the one-hot
-    initial one; ``shift`` (c x c, row k = class k) is what the T-step adds to the
-    samples of class k before scaling (see :meth:`BlockState.shift`). Returns the new
-    target block and a dict of partial sums (float64). The block is processed in
-    cache-sized pieces, so a block (a Dask chunk, say) may be large.
+    initial one; its rows are the block's samples *in class order* (the stable sort
+    of ``yb``), an internal layout that only this function reads and writes.
+    ``shift`` (c x c, row k = class k) is what the T-step adds to the samples of class
+    k before scaling (see :meth:`BlockState.shift`); ``t_step`` needs nothing more.
+    Returns the new target block (written to ``out`` if given, which may be
+    ``target_b`` itself) and a dict of partial sums (float64).
+
+    The block is processed in cache-sized pieces, so a block (a Dask chunk, say) may
+    be large. Visiting the samples in class order makes each piece a few runs of one
+    class: the per-class shift is a broadcast per run, and the class sums are one
+    small product with the run indicator, where a sparse product or ``reduceat``
+    over scattered rows costs several times more.
     """
     n_b, c = Xb.shape[0], Q.shape[0]
-    new_target = np.empty((n_b, c), dtype=Xb.dtype)
+    new_target = np.empty((n_b, c), dtype=Xb.dtype) if out is None else out
+    order = np.argsort(yb, kind="stable")
+    y_sorted = yb[order]
+    in_order = bool(np.all(order[1:] > order[:-1]))
+    P = np.zeros((c, Xb.shape[1]))
+    class_sums = np.zeros((c, c))
+    target_sums = np.zeros((c, c))
+    t_sq = label_sq = 0.0
     step = default_block_rows(c, Xb.dtype.itemsize)
-    total = None
+    scale = 1 / (1 + alpha + 2 * lam)  # both steps: see BlockState.shift
     for start in range(0, n_b, step):
         rows = slice(start, min(start + step, n_b))
-        prev = None if target_b is None else target_b[rows]
-        part = _piece_step(
-            Xb[rows], yb[rows], prev, new_target[rows], Q, shift, alpha, lam
-        )
-        total = part if total is None else add_partials(total, part)
-    return new_target, total
+        X_piece = Xb[rows] if in_order else Xb[order[rows]]
+        y_piece = y_sorted[rows]
+        first = np.flatnonzero(np.r_[True, y_piece[1:] != y_piece[:-1]])
+        runs = np.diff(np.r_[first, y_piece.shape[0]])
+        present = y_piece[first]
+        # T-step (Eq. 14, or the exact step through ``shift``)
+        T = X_piece @ Q.T  # (Q X_b^T)^T, samples as rows
+        if target_b is None:
+            T[np.arange(T.shape[0]), y_piece] += alpha
+        else:
+            T += alpha * target_b[rows]
+        for k, a, b in zip(present, first, first + runs, strict=True):
+            T[a:b] += shift[k]
+        T *= scale
+        # relaxed target H + B.S: the label entry at least 1, the others at most 0
+        new = new_target[rows]
+        np.minimum(T, 0, out=new)
+        labels = (np.arange(T.shape[0]), y_piece)
+        new[labels] = np.maximum(T[labels], 1)
 
-
-def _piece_step(Xb, yb, prev, out, Q, shift, alpha, lam):
-    """:func:`block_step` on a cache-sized piece, writing the new target to ``out``."""
-    c = Q.shape[0]
-    rows = np.arange(Xb.shape[0])
-    T = Xb @ Q.T  # (Q X_b^T)^T, samples as rows
-    if prev is None:
-        T[rows, yb] += alpha
-    else:
-        T += alpha * prev
-    T += shift[yb]
-    T *= 1 / (1 + alpha + 2 * lam)  # both steps: see BlockState.shift
-    np.minimum(T, 0, out=out)
-    out[rows, yb] = np.maximum(T[rows, yb], 1)
-    members = _indicator(yb, c, T.dtype)
-    label_residual = T - out
-    return {
-        "P": (T.T @ Xb).astype(np.float64),
+        P += T.T @ X_piece
+        run_indicator = np.zeros((present.shape[0], T.shape[0]), dtype=T.dtype)
+        run_indicator[np.repeat(np.arange(present.shape[0]), runs), labels[0]] = 1
+        class_sums[present] += run_indicator @ T
+        target_sums[present] += run_indicator @ new
+        t_sq += float(np.vdot(T, T))
+        np.subtract(T, new, out=T)  # the label residual T - (H + B.S)
+        label_sq += float(np.vdot(T, T))
+    return new_target, {
+        "P": P,
         # row k: sum over the samples of class k
-        "class_sums": (members @ T).astype(np.float64),
-        "target_sums": (members @ out).astype(np.float64),
-        "t_sq": float(np.vdot(T, T)),
-        "label_sq": float(np.vdot(label_residual, label_residual)),
+        "class_sums": class_sums,
+        "target_sums": target_sums,
+        "t_sq": t_sq,
+        "label_sq": label_sq,
     }
 
 
@@ -198,7 +218,8 @@ def fit_blocked(
     t_step="paper",
     block_rows=None,
 ):
-    """Primal Algorithm 1 over row blocks of an in-memory ``X``; see the module notes.
+    """Primal Algorithm 1 in one pass over an in-memory ``X`` per iteration; see the
+    module notes. ``block_rows`` bounds the float64 copies of the first (Gram) pass.
 
     Returns ``(coef, objective, n_iter)``. Same iterates as ``solver.fit_fdlsr``; the
     relaxed target is the only n x c array held (in X's dtype).
@@ -218,16 +239,9 @@ def fit_blocked(
     for n_iter in range(1, max_iter + 1):
         Q = state.Q.astype(X.dtype)
         shift = state.shift(alpha, lam, t_step)
-        total = None
-        if target is None:
-            target = np.empty((n, n_classes), dtype=X.dtype)
-            previous = [None] * len(blocks)
-        else:
-            previous = [target[b] for b in blocks]
-        for b, prev in zip(blocks, previous, strict=True):
-            new, part = block_step(X[b], y[b], prev, Q, shift, alpha, lam, t_step)
-            target[b] = new
-            total = part if total is None else add_partials(total, part)
+        # One pass over all samples (in class order, pieces of block_step); the
+        # target is updated in place.
+        target, total = block_step(X, y, target, Q, shift, alpha, lam, t_step, target)
         value, change = state.update(total, alpha, beta, lam)
         objective.append(value)
         logger.info(
