@@ -192,3 +192,20 @@ def test_no_arguments_runs_the_digits_demo(monkeypatch):
     main([])
     args = seen["args"]
     assert args.command == "run" and args.config == "digits" and args.out is None
+
+
+def test_table_of_several_runs_names_each_command(tmp_path, capsys):
+    """Methods added to a store by a second command: the report names both."""
+    out = tmp_path / "res"
+    first = ["run", "--dataset", "digits", "--methods", "FDLSR", "-k", "2"]
+    second = ["run", "--dataset", "digits", "--methods", "1-NN", "-k", "2"]
+    for argv in (first, second, first):
+        assert main([*argv, "--splits", "1", "--out", str(out), "--no-table"]) == 0
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| FDLSR |" in table and "| 1-NN |" in table
+    notes = [line for line in table.splitlines() if "results written by" in line]
+    assert len(notes) == 1
+    assert notes[0].count("`fdlsr run") == 2  # each distinct command once
+    assert "--methods FDLSR" in notes[0] and "--methods 1-NN" in notes[0]

@@ -233,6 +233,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(argv)  # the command line, recorded beside the results
     try:
         return _dispatch(args, parser)
     except FdlsrError as error:
@@ -248,7 +249,9 @@ def _dispatch(args, parser):
     from . import commands
 
     if args.command is None:
-        return commands.run(parser.parse_args(["run", "--config", "digits"]))
+        default = parser.parse_args(["run", "--config", "digits"])
+        default.argv = []
+        return commands.run(default)
     return getattr(commands, args.command)(args)
 
 

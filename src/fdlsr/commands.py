@@ -124,7 +124,7 @@ def run(args):
         args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
     )
     with ResultStore(out) as store:
-        command = "fdlsr " + shlex.join(sys.argv[1:]) if sys.argv[1:] else "fdlsr"
+        command = _command_line(args) or "fdlsr"
         store.start_session(command)
         info = {
             "title": config.title or dataset.name,
@@ -134,7 +134,7 @@ def run(args):
             "splits": ex.splits,
             "params": ex.params,
             "source": config.source,
-            "command": command,
+            "commands": _commands(out, command),
         }
         (out / INFO).write_text(json.dumps(info, indent=1) + "\n")
         progress = Progress(dataset.name)
@@ -174,6 +174,21 @@ def _paper(option, info):
     return paper_results(table)
 
 
+def _command_line(args):
+    """The ``fdlsr ...`` command being run (``None`` for bare ``fdlsr``)."""
+    argv = getattr(args, "argv", sys.argv[1:])
+    return "fdlsr " + shlex.join(argv) if argv else None
+
+
+def _commands(out, command):
+    """Every distinct ``fdlsr run`` command that wrote to the store ``out``, oldest
+    first (a table may combine runs of different methods, k or splits)."""
+    path = out / INFO
+    old = json.loads(path.read_text()) if path.exists() else {}
+    commands = old.get("commands") or ([old["command"]] if "command" in old else [])
+    return commands + ([command] if command not in commands else [])
+
+
 def _notes(info, rows, command=None):
     n = max((r["split"] for r in rows), default=-1) + 1
     params = info.get("params", {}).get("FDLSR")
@@ -191,8 +206,11 @@ def _notes(info, rows, command=None):
     if info.get("note"):
         notes.append(info["note"])
     if command:
+        written = info.get("commands") or [info.get("command")]
         notes.append(
-            f"Rendered by `{command}` from results written by `{info.get('command')}`."
+            f"Rendered by `{command}` from results written by "
+            + "; ".join(f"`{c}`" for c in written)
+            + "."
         )
     return notes
 
@@ -203,7 +221,7 @@ def report(args):
         rows = read_rows(folder)
         path = Path(folder) / INFO
         info = json.loads(path.read_text()) if path.exists() else {}
-        command = "fdlsr " + shlex.join(sys.argv[1:]) if sys.argv[1:] else None
+        command = _command_line(args)
         paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
         for dataset in sorted({r["dataset"] for r in rows}):
             subset = [r for r in rows if r["dataset"] == dataset]
