@@ -70,7 +70,8 @@ def main():
     logging.basicConfig(
         format="  %(message)s", level=logging.INFO, stream=sys.stdout, force=True
     )
-    logging.getLogger().addFilter(_with_peak_memory)
+    for handler in logging.getLogger().handlers:  # handlers see propagated records
+        handler.addFilter(_with_peak_memory)
     n, d, c = args.n_samples, args.n_features, args.n_classes
     print(f"load average at start: {os.getloadavg()}", flush=True)
     peak_rate = gemm_rate(np.float32)
