@@ -134,3 +134,19 @@ def test_paper_tables_are_complete():
         assert all(r["train_time"] is None for r in src)  # "None" in the paper
     with pytest.raises(ConfigError, match="unknown paper table"):
         paper_results("VII")
+
+
+def test_every_registered_family_has_a_title_and_a_place():
+    """A registered family missing from the paper's order would sort last, untitled."""
+    from fdlsr.methods import FAMILIES, METHODS
+    from fdlsr.report import FAMILY_TITLES
+
+    for name, method in METHODS.items():
+        assert method.family in FAMILIES and method.family in FAMILY_TITLES, name
+
+
+def test_stored_family_names_follow_the_registry():
+    rows = rows_for("DLSR", "lsr", 2, [0.5, 0.6])  # a store from before a rename
+    (summary,) = summarise(rows)
+    assert summary["family"] == "relaxed"
+    assert "Least squares regression" in render(summarise(rows))

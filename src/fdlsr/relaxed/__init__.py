@@ -23,7 +23,7 @@ METHODS = [
     Method(
         "LSR",
         LSR,
-        family="lsr",
+        family="relaxed",
         summary="ridge regression to one-hot labels, argmax",
         reference="Chen, Wu & Kittler, FDLSR paper, Eq. (1)",
         params=dict(lam=1e-1),
@@ -32,7 +32,7 @@ METHODS = [
     Method(
         "DLSR",
         DLSR,
-        family="lsr",
+        family="relaxed",
         summary="epsilon-dragged labels with bias, argmax",
         reference="Xiang, Nie, Meng, Pan & Zhang, IEEE TNNLS 23(11), 2012",
         params=dict(lam=1e-2),
@@ -41,7 +41,7 @@ METHODS = [
     Method(
         "ReLSR",
         ReLSR,
-        family="lsr",
+        family="relaxed",
         summary="targets learnt under a unit margin (exact projection), argmax",
         reference="Zhang, Wang, Xiang & Liu, IEEE TNNLS 26(9), 2015",
         params=dict(lam=1e-2),
@@ -50,7 +50,7 @@ METHODS = [
     Method(
         "GReLSR",
         GReLSR,
-        family="lsr",
+        family="relaxed",
         summary="ReLSR with class-wise similar translations, argmax",
         reference="Wang & Pan, IEEE TNNLS 29(4), 2018",
         params=dict(lam=1e-2, group=1.0),
@@ -59,7 +59,7 @@ METHODS = [
     Method(
         "LRDLSR",
         LRDLSR,
-        family="lsr",
+        family="relaxed",
         summary="class-wise low-rank relaxed labels (inexact ALM), 1-NN",
         reference="Chen, Wu & Kittler, Signal Processing 173, 2020",
         params=dict(alpha=0.1, beta=0.1, gamma=0.1, lam=0.01),
@@ -68,7 +68,7 @@ METHODS = [
     Method(
         "RLR",
         RLR,
-        family="lsr",
+        family="relaxed",
         summary="dragged labels, class compactness graph (reconstructed), argmax",
         reference="Fang, Xu, Li, Lai, Wong & Fang, IEEE TNNLS 29(4), 2018",
         params=dict(lam=1e-1, beta=1.0),
@@ -77,7 +77,7 @@ METHODS = [
     Method(
         "DRR",
         DRR,
-        family="lsr",
+        family="relaxed",
         summary="dragged labels, two-projection class graph (reconstructed), argmax",
         reference="Han, Wu, Fang, Wen, Zhan, Xie & Li, IEEE TCSVT 30(2), 2020",
         params=dict(lam=1e-1, beta=1.0),
