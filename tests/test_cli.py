@@ -198,6 +198,7 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
     """Methods added to a store by a second command: the report names both."""
     out = tmp_path / "res"
     first = ["run", "--dataset", "digits", "--methods", "FDLSR", "-k", "2"]
+    first += ["--params", "alpha=0.5"]
     second = ["run", "--dataset", "digits", "--methods", "1-NN", "-k", "2"]
     for argv in (first, second, first):
         assert main([*argv, "--splits", "1", "--out", str(out), "--no-table"]) == 0
@@ -209,3 +210,4 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
     assert len(notes) == 1
     assert notes[0].count("`fdlsr run") == 2  # each distinct command once
     assert "--methods FDLSR" in notes[0] and "--methods 1-NN" in notes[0]
+    assert "FDLSR parameters: alpha=0.5" in table  # kept through the 1-NN run

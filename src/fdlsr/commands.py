@@ -132,7 +132,7 @@ def run(args):
             "note": config.note,
             "dataset": dataset.name,
             "splits": ex.splits,
-            "params": ex.params,
+            "params": {**_stored(out).get("params", {}), **ex.params},
             "source": config.source,
             "commands": _commands(out, command),
         }
@@ -174,6 +174,12 @@ def _paper(option, info):
     return paper_results(table)
 
 
+def _stored(out):
+    """The experiment info already in the store ``out`` ({} for a new store)."""
+    path = out / INFO
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
 def _command_line(args):
     """The ``fdlsr ...`` command being run (``None`` for bare ``fdlsr``)."""
     argv = getattr(args, "argv", sys.argv[1:])
@@ -183,8 +189,7 @@ def _command_line(args):
 def _commands(out, command):
     """Every distinct ``fdlsr run`` command that wrote to the store ``out``, oldest
     first (a table may combine runs of different methods, k or splits)."""
-    path = out / INFO
-    old = json.loads(path.read_text()) if path.exists() else {}
+    old = _stored(out)
     commands = old.get("commands") or ([old["command"]] if "command" in old else [])
     return commands + ([command] if command not in commands else [])
 
@@ -195,7 +200,8 @@ def _notes(info, rows, command=None):
     notes = [
         f"Accuracy (%) as mean ± sample std over {n} random splits (k training samples "
         "per class, the rest for testing, unit-normalised samples); times in seconds are "
-        "means at the largest k, measured on a shared machine (noisy)."
+        "means at the largest k, measured in the runs themselves (machine and load in "
+        "environment.json beside the results)."
     ]
     if params:
         notes.append(
