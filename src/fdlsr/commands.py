@@ -126,15 +126,16 @@ def run(args):
     with ResultStore(out) as store:
         command = _command_line(args) or "fdlsr"
         store.start_session(command)
+        stored = _stored(out)
         info = {
             "title": config.title or dataset.name,
             "paper_table": config.paper_table,
             "note": config.note,
             "dataset": dataset.name,
             "splits": ex.splits,
-            "params": {**_stored(out).get("params", {}), **ex.params},
+            "params": {**stored.get("params", {}), **ex.params},
             "source": config.source,
-            "commands": _commands(out, command),
+            "commands": _commands(stored, command),
         }
         (out / INFO).write_text(json.dumps(info, indent=1) + "\n")
         progress = Progress(dataset.name)
@@ -186,10 +187,10 @@ def _command_line(args):
     return "fdlsr " + shlex.join(argv) if argv else None
 
 
-def _commands(out, command):
-    """Every distinct ``fdlsr run`` command that wrote to the store ``out``, oldest
-    first (a table may combine runs of different methods, k or splits)."""
-    old = _stored(out)
+def _commands(old, command):
+    """Every distinct ``fdlsr run`` command that wrote to a store whose info was
+    ``old``, oldest first (a table may combine runs of different methods, k or
+    splits)."""
     commands = old.get("commands") or ([old["command"]] if "command" in old else [])
     return commands + ([command] if command not in commands else [])
 
@@ -225,8 +226,7 @@ def report(args):
     outputs = []
     for folder in args.results:
         rows = read_rows(folder)
-        path = Path(folder) / INFO
-        info = json.loads(path.read_text()) if path.exists() else {}
+        info = _stored(Path(folder))
         command = _command_line(args)
         paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
         for dataset in sorted({r["dataset"] for r in rows}):
