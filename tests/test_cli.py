@@ -211,3 +211,14 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
     assert notes[0].count("`fdlsr run") == 2  # each distinct command once
     assert "--methods FDLSR" in notes[0] and "--methods 1-NN" in notes[0]
     assert "FDLSR parameters: alpha=0.5" in table  # kept through the 1-NN run
+
+
+def test_methods_all_selects_every_registered_method():
+    from fdlsr.cli import build_parser
+    from fdlsr.commands import config_from_args
+    from fdlsr.methods import METHODS
+
+    args = build_parser().parse_args(["run", "--config", "digits", "--methods", "ALL"])
+    assert config_from_args(args).experiment.methods == list(METHODS)
+    demo = config_from_args(build_parser().parse_args(["run", "--config", "digits"]))
+    assert "FDLSR" in demo.experiment.methods and "SRC" not in demo.experiment.methods

@@ -109,7 +109,8 @@ def build_parser():
         "--methods",
         nargs="+",
         metavar="NAME",
-        help="methods to run (see `fdlsr methods`); default: all",
+        help="methods to run (see `fdlsr methods`), or 'all'; default: the "
+        "config's (all, except the digits demo's four slowest)",
     )
     group.add_argument(
         "-k",

@@ -52,7 +52,8 @@ def config_from_args(args):
         )
     ex = config.experiment
     if getattr(args, "methods", None):
-        ex.methods = list(args.methods)
+        every = [m.lower() for m in args.methods] == ["all"]
+        ex.methods = all_methods() if every else list(args.methods)
         selected = {m.lower() for m in ex.methods}
         ex.params = {m: p for m, p in ex.params.items() if m.lower() in selected}
         ex.cv = [m for m in ex.cv if m.lower() in selected]
