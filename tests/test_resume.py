@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-# 2 methods x 1 k x 10 splits = 20 rows on digits: a few seconds of work
+# 2 methods x 1 k x 60 splits = 120 rows on digits: a few seconds of work, long enough
+# that the run cannot finish while a loaded machine delays the signal after row 3
 COMMAND = [
     "run",
     "--dataset",
@@ -20,10 +21,10 @@ COMMAND = [
     "-k",
     "5",
     "--splits",
-    "10",
+    "60",
     "--no-table",
 ]
-TOTAL = 20
+TOTAL = 120
 
 
 def start(out):
@@ -68,9 +69,9 @@ def test_interrupted_run_resumes_where_it_stopped(tmp_path, how):
             handle.write('{"dataset": "digits", "method": "FD')
     else:
         assert process.returncode == 130, err
-        assert err.strip().splitlines()[-1].startswith("fdlsr: interrupted")
+        assert err.strip().splitlines()[-1].startswith("fdlsr: interrupted"), err
     before = [line for line in results.read_text().split("\n")[:-1]]
-    assert 3 <= len(before) < TOTAL
+    assert 3 <= len(before) < TOTAL, err
 
     process = start(out)
     _, err = process.communicate(timeout=300)
