@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-# 2 methods x 1 k x 60 splits = 120 rows on digits: a few seconds of work, long enough
-# that the run cannot finish while a loaded machine delays the signal after row 3
+# 2 methods x 1 k x 100 splits = 200 rows on digits: a few seconds of work, long
+# enough that the run cannot finish while a loaded machine delays the signal after
+# row 3 (with 20 rows of k = 5 it once did, in CI)
 COMMAND = [
     "run",
     "--dataset",
@@ -19,12 +20,12 @@ COMMAND = [
     "FDLSR",
     "RidgeClassifier",
     "-k",
-    "5",
+    "20",
     "--splits",
-    "60",
+    "100",
     "--no-table",
 ]
-TOTAL = 120
+TOTAL = 200
 
 
 def start(out):
