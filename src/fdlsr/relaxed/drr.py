@@ -1,15 +1,12 @@
 """Double relaxed regression (Han et al., 2020), reconstructed."""
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
-from .._compat import Interval, StrOptions
-from .._validation import NON_NEGATIVE, POSITIVE
 from ..linalg import ClassMeans, make_ridge, one_hot
-from ._base import DECISION_RULES, RelaxedRegressionClassifier
 from ._targets import dragged_targets, sq_dist
+from .rlr import DraggedGraphClassifier
 
 
 @dataclass
@@ -98,7 +95,7 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
     )
 
 
-class DRR(RelaxedRegressionClassifier):
+class DRR(DraggedGraphClassifier):
     """Double relaxed regression: relaxed labels and a two-projection class graph.
 
     **A reconstruction, not the published model**: neither the paper's text nor its
@@ -194,32 +191,6 @@ class DRR(RelaxedRegressionClassifier):
     >>> DRR().fit(X[:1000], y[:1000]).score(X[1000:], y[1000:]) > 0.85
     True
     """
-
-    _parameter_constraints: dict = {
-        "lam": [POSITIVE],
-        "beta": [NON_NEGATIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "tol": [NON_NEGATIVE, None],
-        "decision_rule": [StrOptions(DECISION_RULES)],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
-    }
-
-    def __init__(
-        self,
-        lam=0.1,
-        beta=1.0,
-        *,
-        max_iter=30,
-        tol=1e-4,
-        decision_rule="linear",
-        solver="auto",
-    ):
-        self.lam = lam
-        self.beta = beta
-        self.max_iter = max_iter
-        self.tol = tol
-        self.decision_rule = decision_rule
-        self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
         result = fit_drr(

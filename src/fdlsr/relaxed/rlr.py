@@ -89,7 +89,39 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
     )
 
 
-class RLR(RelaxedRegressionClassifier):
+class DraggedGraphClassifier(RelaxedRegressionClassifier):
+    """What RLR and DRR share: dragged labels with a class graph, the parameters
+    ``lam, beta, max_iter, tol, decision_rule, solver`` and their validation. A
+    subclass gives ``_fit_core`` (its model) and the docstring."""
+
+    _parameter_constraints: dict = {
+        "lam": [POSITIVE],
+        "beta": [NON_NEGATIVE],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [NON_NEGATIVE, None],
+        "decision_rule": [StrOptions(DECISION_RULES)],
+        "solver": [StrOptions({"auto", "primal", "dual"})],
+    }
+
+    def __init__(
+        self,
+        lam=0.1,
+        beta=1.0,
+        *,
+        max_iter=30,
+        tol=1e-4,
+        decision_rule="linear",
+        solver="auto",
+    ):
+        self.lam = lam
+        self.beta = beta
+        self.max_iter = max_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.solver = solver
+
+
+class RLR(DraggedGraphClassifier):
     """Regularized label relaxation linear regression (l2-loss version, reconstructed).
 
     DLSR's epsilon-draggings without bias, plus a class compactness graph that keeps
@@ -181,32 +213,6 @@ class RLR(RelaxedRegressionClassifier):
     >>> RLR().fit(X[:1000], y[:1000]).score(X[1000:], y[1000:]) > 0.85
     True
     """
-
-    _parameter_constraints: dict = {
-        "lam": [POSITIVE],
-        "beta": [NON_NEGATIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "tol": [NON_NEGATIVE, None],
-        "decision_rule": [StrOptions(DECISION_RULES)],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
-    }
-
-    def __init__(
-        self,
-        lam=0.1,
-        beta=1.0,
-        *,
-        max_iter=30,
-        tol=1e-4,
-        decision_rule="linear",
-        solver="auto",
-    ):
-        self.lam = lam
-        self.beta = beta
-        self.max_iter = max_iter
-        self.tol = tol
-        self.decision_rule = decision_rule
-        self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
         result = fit_rlr(
