@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 
 from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
-from fdlsr.cv import PAPER_GRID  # noqa: E402
+from fdlsr.core.cv import PAPER_GRID  # noqa: E402
 
 
 def search_flops(X, y, folds, n_alphas, n_betas, n_lams, max_iter=30):

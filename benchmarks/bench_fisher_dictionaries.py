@@ -24,7 +24,7 @@ import scipy.io
 from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_info
 
-from fdlsr.dictionary import FDDL, LRSDL
+from fdlsr.methods.dictionary import FDDL, LRSDL
 
 REPO = Path(__file__).resolve().parents[1]
 

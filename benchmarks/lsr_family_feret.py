@@ -30,8 +30,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from conftest import load_shared, split_per_class  # noqa: E402
-from fdlsr.neighbors import NearestProjection  # noqa: E402
-from fdlsr.relaxed import METHODS  # noqa: E402
+from fdlsr.common.neighbors import NearestProjection  # noqa: E402
+from fdlsr.methods.relaxed import METHODS  # noqa: E402
 
 # Table III of the FDLSR paper (mean accuracy %, k = 2, 3, 4, 5 images per person).
 PAPER = {

@@ -36,7 +36,7 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_info
 
 from fdlsr.methods import get_method
-from fdlsr.representation import CRC, NRC
+from fdlsr.methods.representation import CRC, NRC
 
 # Table III of the FDLSR paper (FERET), mean accuracy (%) for k = 2, 3, 4, 5, and the
 # test time (s) it reports.

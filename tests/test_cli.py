@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from fdlsr.cli import main
+from fdlsr.experiments.cli import main
 
 SMALL = [
     "--dataset",
@@ -138,7 +138,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
     assert "no table" in error_of(
         capsys, ["run", *SMALL, "--out", str(tmp_path / "r"), "--paper"]
     )
-    # the dataset problems are detected by fdlsr.datasets; the CLI must show them as one line
+    # the dataset problems are detected by fdlsr.experiments.datasets; the CLI must show them as one line
     assert "no_such_dataset" in error_of(
         capsys, ["run", "--dataset", "no_such_dataset", "-k", "1"]
     )
@@ -183,7 +183,7 @@ def test_entry_point_prints_no_traceback(tmp_path):
 
 
 def test_no_arguments_runs_the_digits_demo(monkeypatch):
-    from fdlsr import commands
+    from fdlsr.experiments import commands
 
     seen = {}
     monkeypatch.setattr(
@@ -214,8 +214,8 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
 
 
 def test_methods_all_selects_every_registered_method():
-    from fdlsr.cli import build_parser
-    from fdlsr.commands import config_from_args
+    from fdlsr.experiments.cli import build_parser
+    from fdlsr.experiments.commands import config_from_args
     from fdlsr.methods import METHODS
 
     args = build_parser().parse_args(["run", "--config", "digits", "--methods", "ALL"])

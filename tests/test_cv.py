@@ -8,9 +8,9 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fdlsr import FDLSR, FDLSRCV
-from fdlsr.grid import HatOperators, fit_grid
-from fdlsr.linalg import one_hot
-from fdlsr.solver import fit_fdlsr
+from fdlsr.common.linalg import one_hot
+from fdlsr.core.grid import HatOperators, fit_grid
+from fdlsr.core.solver import fit_fdlsr
 
 GRID = dict(alphas=[1e-3, 1.0], betas=[1e-4, 1e-1], lams=[1e-5, 1e-1])
 PARAM_GRID = {"alpha": GRID["alphas"], "beta": GRID["betas"], "lam": GRID["lams"]}

@@ -10,8 +10,13 @@ import pytest
 import scipy.io
 
 from conftest import DATA_DIR, load_shared
-from fdlsr.datasets import _checksum, dataset_info, list_datasets, load_dataset
 from fdlsr.errors import DatasetError
+from fdlsr.experiments.datasets import (
+    _checksum,
+    dataset_info,
+    list_datasets,
+    load_dataset,
+)
 
 MANIFEST_PATH = DATA_DIR / "MANIFEST.json"
 SHARED = ["feret", "orl", "yale", "extended_yaleb", "coil20", "pie_subset",

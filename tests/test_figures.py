@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from fdlsr import FDLSR, curves, figures
+from fdlsr import FDLSR
+from fdlsr.experiments import curves, figures
 
 
 class Digits:

@@ -7,9 +7,8 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import normalize
 
-from fdlsr._registry import Method
 from fdlsr.errors import ConfigError
-from fdlsr.protocol import (
+from fdlsr.experiments.protocol import (
     Experiment,
     PerClassSplit,
     evaluate_split,
@@ -17,6 +16,7 @@ from fdlsr.protocol import (
     per_class_split,
     setting_key,
 )
+from fdlsr.methods.registry import Method
 
 
 @pytest.fixture(scope="module")
@@ -193,9 +193,9 @@ def test_setting_key_distinguishes_fixed_tuned_and_raw():
 
 
 def test_fixed_split_of_a_dataset(tmp_path, digits):
-    from fdlsr.datasets import Dataset
-    from fdlsr.protocol import run_experiment
-    from fdlsr.results import ResultStore, read_rows
+    from fdlsr.experiments.datasets import Dataset
+    from fdlsr.experiments.protocol import run_experiment
+    from fdlsr.experiments.results import ResultStore, read_rows
 
     X, y = digits
     ds = Dataset(

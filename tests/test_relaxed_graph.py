@@ -16,7 +16,7 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from conftest import split_per_class
-from fdlsr.relaxed import DRR, RLR
+from fdlsr.methods.relaxed import DRR, RLR
 
 
 @pytest.fixture(autouse=True, scope="module")

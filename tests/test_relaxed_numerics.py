@@ -11,10 +11,10 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR
-from fdlsr.linalg import ClassMeans
-from fdlsr.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
-from fdlsr.relaxed.drr import cross_graph
-from fdlsr.relaxed.rlr import graph_penalty
+from fdlsr.common.linalg import ClassMeans
+from fdlsr.methods.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
+from fdlsr.methods.relaxed.drr import cross_graph
+from fdlsr.methods.relaxed.rlr import graph_penalty
 from reference_relaxed import dlsr_transcription
 
 

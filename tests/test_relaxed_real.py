@@ -9,7 +9,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from conftest import split_per_class
-from fdlsr.relaxed import DLSR, LRDLSR, METHODS
+from fdlsr.methods.relaxed import DLSR, LRDLSR, METHODS
 from reference_relaxed import dlsr_transcription, lrdlsr_transcription
 
 

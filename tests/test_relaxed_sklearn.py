@@ -10,7 +10,7 @@ from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
-from fdlsr.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
+from fdlsr.methods.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 
 ESTIMATORS = [
     LSR(),

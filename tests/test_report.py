@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fdlsr.errors import ConfigError
-from fdlsr.report import paper_results, render, summarise
+from fdlsr.experiments.report import paper_results, render, summarise
 
 
 def rows_for(method, family, k, accuracies, setting="s", **extra):
@@ -138,8 +138,8 @@ def test_paper_tables_are_complete():
 
 def test_every_registered_family_has_a_title_and_a_place():
     """A registered family missing from the paper's order would sort last, untitled."""
+    from fdlsr.experiments.report import FAMILY_TITLES
     from fdlsr.methods import FAMILIES, METHODS
-    from fdlsr.report import FAMILY_TITLES
 
     for name, method in METHODS.items():
         assert method.family in FAMILIES and method.family in FAMILY_TITLES, name

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import split_per_class
-from fdlsr.representation import CRC, NRC, SRC, ProCRC
+from fdlsr.methods.representation import CRC, NRC, SRC, ProCRC
 
 # Table III, NRC row, k = 2 and 5 training images per person.
 PAPER_NRC = {2: 47.85, 5: 71.22}

@@ -7,7 +7,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fdlsr.methods import get_method
-from fdlsr.representation import CRC, METHODS, NRC, SRC, ProCRC
+from fdlsr.methods.representation import CRC, METHODS, NRC, SRC, ProCRC
 
 LOW_DIMENSIONAL = (
     "the check wants > 83% training accuracy on 2-feature blobs; in 2-D any two "

@@ -7,8 +7,8 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.protocol import Experiment, run_experiment
-from fdlsr.results import ResultStore, environment, read_rows, row_key
+from fdlsr.experiments.protocol import Experiment, run_experiment
+from fdlsr.experiments.results import ResultStore, environment, read_rows, row_key
 
 
 class Data:

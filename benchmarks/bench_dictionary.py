@@ -1,0 +1,168 @@
+"""LC-KSVD2, LCLE, DPL and DRA-DPL on the FDLSR paper's FERET protocol.
+
+For every training size k and split seed, k random images per person train each
+method (registry defaults, as many atoms as training images) and the rest test it;
+samples are unit-normalised first, as in the paper. One tidy row per method x k x
+split (accuracy, fit and predict seconds) goes to a CSV, the environment to a JSON
+beside it, and a summary with the paper's Table III numbers is printed.
+
+    python benchmarks/bench_dictionary.py --ks 5 --splits 1
+    python benchmarks/bench_dictionary.py --ks 2 3 4 5 --splits 10 --out results/x.csv
+    python benchmarks/bench_dictionary.py --summary results/x.csv   # table only
+
+Times are wall-clock seconds (``fit_s``, ``predict_s``) and CPU seconds of this process
+summed over its threads (``*_cpu_s``; LAPACK runs on one thread, products on the
+BLAS default). On a shared machine wall-clock times grow with the others' load, which
+is recorded (``os.getloadavg``) before and after; CPU seconds are steadier.
+"""
+
+import argparse
+import csv
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+import sklearn  # noqa: E402
+import threadpoolctl  # noqa: E402
+from sklearn.preprocessing import normalize  # noqa: E402
+
+from conftest import load_shared, split_per_class  # noqa: E402
+from fdlsr.methods import get_method  # noqa: E402
+
+# Table III of the FDLSR paper (FERET, k = 1..5 images per person for training):
+# mean accuracy (%) and training / test seconds.
+PAPER = {
+    "LC-KSVD2": ([24.46, 39.52, 48.59, 55.90, 64.18], 12.8686, 0.1333),
+    "LCLE": ([26.98, 41.79, 53.31, 59.23, 62.28], 5.5991, 0.1944),
+    "DPL": ([26.23, 43.78, 54.30, 60.58, 65.30], 33.9260, 0.4165),
+    "DRA-DPL": ([22.61, 39.00, 49.49, 55.67, 62.18], 400.7182, 2.7406),
+}
+
+
+def environment():
+    return {
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+        "scikit-learn": sklearn.__version__,
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "blas": [
+            {k: v for k, v in info.items() if k in ("internal_api", "num_threads")}
+            for info in threadpoolctl.threadpool_info()
+        ],
+        "loadavg_start": os.getloadavg(),
+    }
+
+
+def run(methods, ks, splits, out):
+    X, y = load_shared("feret")
+    X = normalize(X)
+    rows = []
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", newline="") as fh:
+        writer = csv.DictWriter(
+            fh,
+            [
+                "method",
+                "dataset",
+                "k",
+                "split",
+                "accuracy",
+                "fit_s",
+                "predict_s",
+                "fit_cpu_s",
+                "predict_cpu_s",
+            ],
+        )
+        writer.writeheader()
+        for k in ks:
+            for split in range(splits):
+                train, test = split_per_class(y, k, split)
+                for name in methods:
+                    model = get_method(name).build()
+                    start, cpu = time.perf_counter(), time.process_time()
+                    model.fit(X[train], y[train])
+                    fit_s = time.perf_counter() - start
+                    fit_cpu = time.process_time() - cpu
+                    start, cpu = time.perf_counter(), time.process_time()
+                    accuracy = model.score(X[test], y[test])
+                    predict_s = time.perf_counter() - start
+                    predict_cpu = time.process_time() - cpu
+                    row = dict(
+                        method=name,
+                        dataset="feret",
+                        k=k,
+                        split=split,
+                        accuracy=round(100 * accuracy, 2),
+                        fit_s=round(fit_s, 3),
+                        predict_s=round(predict_s, 3),
+                        fit_cpu_s=round(fit_cpu, 3),
+                        predict_cpu_s=round(predict_cpu, 3),
+                    )
+                    writer.writerow(row)
+                    fh.flush()
+                    rows.append(row)
+                    print(row, flush=True)
+    return rows
+
+
+def summary(rows, methods, ks):
+    print(
+        "\nmethod    k  ours mean+-std (n)   paper   fit s (paper)  predict s (paper)"
+        "  fit cpu s"
+    )
+    for name in methods:
+        acc, fit_paper, test_paper = PAPER[name]
+        for k in ks:
+            sel = [r for r in rows if r["method"] == name and r["k"] == k]
+            if not sel:
+                continue
+            a = np.array([r["accuracy"] for r in sel])
+            std = a.std(ddof=1) if len(a) > 1 else 0.0
+            fit = np.median([r["fit_s"] for r in sel])
+            pred = np.median([r["predict_s"] for r in sel])
+            fit_cpu = np.median([r["fit_cpu_s"] for r in sel])
+            print(
+                f"{name:9s} {k}  {a.mean():6.2f} +- {std:4.2f} ({len(a)})"
+                f"   {acc[k - 1]:6.2f}   {fit:7.1f} ({fit_paper:.1f})"
+                f"   {pred:5.2f} ({test_paper:.2f})   {fit_cpu:7.1f}"
+            )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--methods", nargs="+", default=list(PAPER))
+    parser.add_argument("--ks", nargs="+", type=int, default=[5])
+    parser.add_argument("--splits", type=int, default=1)
+    parser.add_argument(
+        "--out", type=Path, default=Path("results/dictionary_feret.csv")
+    )
+    parser.add_argument("--summary", type=Path, help="only summarise this CSV")
+    args = parser.parse_args()
+    if args.summary:
+        rows = list(csv.DictReader(args.summary.open()))
+        for row in rows:
+            row["k"] = int(row["k"])
+            for key in ("accuracy", "fit_s", "predict_s", "fit_cpu_s", "predict_cpu_s"):
+                row[key] = float(row[key])
+        ks = sorted({row["k"] for row in rows})
+        summary(rows, [m for m in PAPER if any(r["method"] == m for r in rows)], ks)
+        return
+    env = environment()
+    rows = run(args.methods, args.ks, args.splits, args.out)
+    env["loadavg_end"] = os.getloadavg()
+    args.out.with_suffix(".json").write_text(json.dumps(env, indent=2))
+    summary(rows, args.methods, args.ks)
+
+
+if __name__ == "__main__":
+    main()

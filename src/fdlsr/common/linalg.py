@@ -1,0 +1,379 @@
+"""Shared linear algebra for the least-squares-regression family.
+
+Every model of the family repeatedly solves the same ridge problem
+
+    Q = argmin ||Q X^T - T||_F^2 + ridge ||Q||_F^2      (X: n_samples x n_features)
+
+for a changing target matrix ``T`` (n_targets x n_samples) and a fixed ``X``. Two forms
+give the same ``Q``:
+
+* primal: ``Q = T X (X^T X + ridge I_d)^-1``, a d x d system, cheap when d <= n;
+* dual:   ``Q = T (X X^T + ridge I_n)^-1 X``, an n x n system, cheap when d > n.
+
+In the dual form ``Q`` itself is never needed inside an iteration: with
+``R = T (X X^T + ridge I)^-1`` the fitted values are ``Q X^T = T - ridge R`` and
+``||Q||_F^2 = <R, Q X^T>``.
+
+Why an inverse: the regularised Gram matrix of an iterative solver is inverted once,
+from its Cholesky factor (LAPACK potrf/potri), and then applied to a new right-hand side
+at every iteration. A product with the inverse costs the same flops as the two
+triangular solves it replaces and runs at matrix-multiply rate; the ridge keeps the
+matrix well conditioned.
+
+Why one BLAS: NumPy and SciPy wheels each bundle their own OpenBLAS, and after a call
+into one of them its worker threads spin for a while, slowing the other library's calls
+(measured on a 2-core machine: a 200 x 1000 product went from 6 to 14 ms right after a
+SciPy factorisation). So every product runs in NumPy, and the few SciPy LAPACK calls
+(the factorisations, which NumPy does not expose) run single-threaded, leaving no
+spinning threads behind.
+
+Other array libraries (PyTorch, CuPy, array-api-strict) go through the array API:
+the same products run on the arrays' device, the factorisation uses ``xp.linalg`` in
+the device's highest precision, and class means use a dense indicator product, as the
+sparse indicator has no array-API equivalent. NumPy keeps the paths described above.
+
+The module also holds the class-mean algebra on label matrices (indicator products, so
+that samples need not be sorted by class). Nothing here knows about estimators.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import linalg
+from threadpoolctl import ThreadpoolController
+
+from .compat import _max_precision_float_dtype, device, get_namespace
+
+_THREADPOOLS = None
+
+
+def _single_threaded_lapack():
+    """Context in which SciPy's LAPACK runs on one thread (see the module notes)."""
+    global _THREADPOOLS
+    if _THREADPOOLS is None:
+        _THREADPOOLS = ThreadpoolController()
+    return _THREADPOOLS.limit(limits=1, user_api="blas")
+
+
+def blas_threads():
+    """The number of threads NumPy's BLAS would use (at least 1)."""
+    global _THREADPOOLS
+    if _THREADPOOLS is None:
+        _THREADPOOLS = ThreadpoolController()
+    counts = [
+        lib.num_threads for lib in _THREADPOOLS.select(user_api="blas").lib_controllers
+    ]
+    return max(counts, default=1)
+
+
+def gram(X, *, samples=False):
+    """Return ``X^T X`` (features) or, with ``samples=True``, ``X X^T`` (samples)."""
+    return X @ X.T if samples else X.T @ X
+
+
+class RidgeSystem:
+    """Right multiplication by ``(G + ridge I)^-1`` for a symmetric PSD Gram ``G``.
+
+    With ``repeated=True`` (an iterative solver's system) the matrix is inverted once
+    from its Cholesky factor; otherwise each call is a Cholesky solve. The small system
+    is handled in float64 even for float32 data, where a ridge of 1e-4 is close to the
+    rounding of a float32 Gram matrix; the products stay in the data's precision.
+    """
+
+    def __init__(self, G, ridge, repeated=True):
+        self.xp = None if isinstance(G, np.ndarray) else get_namespace(G)[0]
+        if self.xp is not None:
+            self._init_array_api(G, ridge, repeated)
+            return
+        A = np.array(G, dtype=np.float64, order="F")
+        A.flat[:: A.shape[0] + 1] += ridge
+        self.dtype = G.dtype
+        self.ridge = ridge
+        self.inverse = None
+        potrf, potri = linalg.get_lapack_funcs(("potrf", "potri"), (A,))
+        with _single_threaded_lapack():
+            factor, info = potrf(A, lower=0, overwrite_a=1, clean=1)
+            if info > 0:
+                raise np.linalg.LinAlgError(
+                    f"The regularised Gram matrix (ridge={ridge:g}) is not numerically "
+                    "positive definite. Increase the ridge parameter (beta or "
+                    "init_ridge) or scale the features (e.g. with Normalizer)."
+                )
+            if repeated:
+                upper, info = potri(factor, lower=0, overwrite_c=1)
+                inverse = np.triu(upper) + np.triu(upper, 1).T
+                self.inverse = np.ascontiguousarray(inverse, dtype=self.dtype)
+            else:
+                self.factor = factor
+
+    def _init_array_api(self, G, ridge, repeated):
+        """Cholesky-based inverse (or solve) with ``xp.linalg`` on G's device."""
+        xp, dev = self.xp, device(G)
+        self.dtype, self.ridge, self.inverse = G.dtype, ridge, None
+        high = _max_precision_float_dtype(xp, dev)
+        A = xp.astype(G, high) + ridge * xp.eye(G.shape[0], dtype=high, device=dev)
+        if repeated:
+            L_inv = xp.linalg.inv(xp.linalg.cholesky(A))
+            self.inverse = xp.astype(L_inv.T @ L_inv, self.dtype)
+        else:
+            self.factor = A
+
+    def right_solve(self, Z):
+        """``Z (G + ridge I)^-1`` for ``Z`` of shape (k, m)."""
+        if self.inverse is not None:
+            return Z @ self.inverse
+        if self.xp is not None:
+            xp = self.xp
+            solved = xp.linalg.solve(self.factor, xp.astype(Z, self.factor.dtype).T)
+            return xp.astype(solved.T, self.dtype)
+        with _single_threaded_lapack():
+            solved = linalg.cho_solve((self.factor, False), Z.T.astype(np.float64))
+        return np.ascontiguousarray(solved.T, dtype=self.dtype)
+
+
+class PrimalRidge:
+    """Ridge solves in the feature space, with the d x d system ``X^T X + ridge I``."""
+
+    def __init__(self, X, ridge, G, repeated=True):
+        self.X = X
+        self.ridge = ridge
+        self.system = RidgeSystem(G, ridge, repeated)
+
+    def solve(self, T):
+        """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = Q``."""
+        Q = self.system.right_solve(T @ self.X)
+        return Q @ self.X.T, Q
+
+    def coef(self, state):
+        return state
+
+    @staticmethod
+    def sq_norm(state, fitted):
+        """``||Q||_F^2`` from the pair returned by :meth:`solve` (or differences)."""
+        return inner(state, state)
+
+
+class DualRidge:
+    """Ridge solves in the sample space, with the n x n system ``X X^T + ridge I``."""
+
+    def __init__(self, X, ridge, K, repeated=True):
+        self.X = X
+        self.ridge = ridge
+        self.system = RidgeSystem(K, ridge, repeated)
+
+    def solve(self, T):
+        """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = R``, Q = R X."""
+        R = self.system.right_solve(T)
+        if isinstance(R, np.ndarray):
+            fitted = np.multiply(R, -self.ridge)
+            fitted += T
+        else:
+            fitted = T - self.ridge * R
+        return fitted, R
+
+    def coef(self, state):
+        return state @ self.X
+
+    @staticmethod
+    def sq_norm(state, fitted):
+        # ||R X||^2 = <R K, R> and R K = T - ridge R = fitted.
+        return inner(state, fitted)
+
+
+def make_ridge(X, ridges, solver="auto", repeated=None):
+    """One ridge solver per ridge value, sharing the Gram matrix of ``X``.
+
+    ``solver="auto"`` takes the dual (n x n) form when there are more features than
+    samples, as scikit-learn's Ridge does. ``repeated`` says, per ridge, whether it
+    will serve many solves (inverted once) or a single one (LU solve).
+    """
+    n_samples, n_features = X.shape
+    if solver == "auto":
+        solver = "dual" if n_features > n_samples else "primal"
+    cls = DualRidge if solver == "dual" else PrimalRidge
+    G = gram(X, samples=solver == "dual")
+    if repeated is None:
+        repeated = [True] * len(ridges)
+    return [cls(X, r, G, rep) for r, rep in zip(ridges, repeated, strict=True)]
+
+
+class CenteredRidge:
+    """Ridge with an unregularised intercept, ``min ||Q X^T + b 1^T - T||^2 + ridge ||Q||^2``.
+
+    The intercept absorbs the sample means, so ``Q`` is the ordinary ridge solution on
+    the centred samples ``X - mean`` and ``b = mean(T) - Q mean``: the same primal or
+    dual solver as :func:`make_ridge`, built on the centred data. Targets are centred
+    before the solve (the fitted values do not depend on their mean), which keeps the
+    dual system away from its ``1 / ridge`` direction along the constant vector.
+    :meth:`solve` returns the fitted values ``Q X^T + b 1^T`` and a state from which
+    :meth:`coef` and :meth:`intercept` follow.
+    """
+
+    def __init__(self, X, ridge, solver="auto", repeated=True):
+        self.mean = X.mean(axis=0)
+        centred = X - self.mean
+        self.inner = make_ridge(centred, [ridge], solver, [repeated])[0]
+        self.ridge = ridge
+        # b needs Q @ mean; in the dual form Q = R Xc, so keep Xc @ mean.
+        self._dual_mean = (
+            centred @ self.mean if isinstance(self.inner, DualRidge) else None
+        )
+
+    def solve(self, T):
+        """Return ``(fitted, state)`` with ``fitted = Q X^T + b 1^T``."""
+        offset = T.mean(axis=1)
+        fitted, inner_state = self.inner.solve(T - offset[:, None])
+        fitted += offset[:, None]
+        return fitted, (inner_state, offset)
+
+    def coef(self, state):
+        return self.inner.coef(state[0])
+
+    def intercept(self, state):
+        inner_state, offset = state
+        if self._dual_mean is None:
+            return offset - inner_state @ self.mean
+        return offset - inner_state @ self._dual_mean
+
+    def sq_norm(self, state, fitted):
+        """``||Q||_F^2`` from the pair returned by :meth:`solve` (or differences)."""
+        inner_state, offset = state
+        return self.inner.sq_norm(inner_state, fitted - offset[:, None])
+
+
+def inner(a, b):
+    """Frobenius inner product ``<a, b>`` as a Python float, in any namespace."""
+    if isinstance(a, np.ndarray):
+        return float(np.vdot(a, b))
+    xp, _ = get_namespace(a)
+    return float(xp.sum(a * b))
+
+
+def one_hot(y, n_classes, dtype=np.float64):
+    """Label matrix ``H`` (n_classes x n_samples) of integer codes ``y``.
+
+    For a non-NumPy ``y`` (then ``dtype`` is that namespace's), ``H`` is on y's device.
+    """
+    if not isinstance(y, np.ndarray):
+        xp, _ = get_namespace(y)
+        classes = xp.arange(n_classes, device=device(y))
+        return xp.astype(classes[:, None] == y[None, :], dtype)
+    H = np.zeros((n_classes, y.shape[0]), dtype=dtype)
+    H[y, np.arange(y.shape[0])] = 1
+    return H
+
+
+class ClassMeans:
+    """Class means of matrices whose columns are samples, by indicator algebra.
+
+    For ``T`` (rows x n_samples), :meth:`of` returns the class means ``m`` (rows x
+    n_classes) with a sparse indicator in O(rows x n), whatever the order of the
+    samples. From ``m`` alone follow the global mean (``m @ weights``), ``Mhat``
+    (``spread(m)``: each sample's column replaced by its class mean) and the norms the
+    Fisher criterion needs, since ``T -> Mhat`` and ``T -> M`` are nested orthogonal
+    projections.
+    """
+
+    def __init__(self, y, n_classes, dtype=np.float64):
+        n = y.shape[0]
+        counts = np.bincount(y, minlength=n_classes).astype(dtype)
+        self.y = y
+        self.counts = counts
+        self.weights = counts / n
+        # E[j, k] = 1 / n_k if sample j is in class k: T @ E gives the class means.
+        self.E = sp.csr_array(
+            (1.0 / counts[y], (np.arange(n), y)), shape=(n, n_classes), dtype=dtype
+        )
+        # Samples sorted by class in equal blocks (as a k-per-class training set that
+        # was sorted): means and spreads become reshapes, with no gather or sparse pass.
+        per_class = n // n_classes
+        self.block = (
+            per_class
+            if per_class * n_classes == n
+            and np.array_equal(y, np.repeat(np.arange(n_classes), per_class))
+            else None
+        )
+
+    def of(self, T):
+        """Class means, one column per class (rows x n_classes).
+
+        Leading batch dimensions are allowed: ``T`` of shape (..., rows, n_samples).
+        """
+        n_classes = self.E.shape[1]
+        if self.block is not None:
+            blocks = T.reshape(*T.shape[:-1], n_classes, self.block)
+            # A product with the averaging vector: 6x faster than sum(axis=-1) over a
+            # short trailing axis.
+            return blocks @ np.full(self.block, 1 / self.block, dtype=T.dtype)
+        flat = T.reshape(-1, T.shape[-1]) @ self.E
+        return np.ascontiguousarray(flat).reshape(*T.shape[:-1], n_classes)
+
+    def add_spread(self, T, m):
+        """``T += spread(m)`` in place, without forming ``spread(m)`` when possible."""
+        if self.block is not None:
+            blocks = T.reshape(*T.shape[:-1], m.shape[-1], self.block)
+            blocks += m[..., None]
+        else:
+            T += m[..., self.y]
+        return T
+
+    def overall(self, m):
+        """Global mean (rows,) from the class means."""
+        return m @ self.weights
+
+    def spread(self, m):
+        """``Mhat``: the class mean of every sample (rows x n_samples)."""
+        return m[..., self.y]
+
+    def sq_norm_within(self, m):
+        """``||Mhat||_F^2 = sum_k n_k ||m_k||^2``."""
+        return float(np.sum(m * m, axis=0) @ self.counts)
+
+    def sq_norm_overall(self, m):
+        """``||M||_F^2 = n ||mean||^2``."""
+        mean = self.overall(m)
+        return float(self.y.shape[0] * (mean @ mean))
+
+
+class DenseClassMeans:
+    """:class:`ClassMeans` for any array-API namespace, with a dense indicator.
+
+    ``T @ E`` with ``E`` the n x n_classes matrix of ``1 / n_k`` indicators costs
+    2 rows n n_classes flops, small next to the ridge products, and runs on the
+    arrays' device; ``spread`` is a ``take`` along the samples.
+    """
+
+    def __init__(self, y, n_classes, dtype):
+        xp, _ = get_namespace(y)
+        self.xp, self.y = xp, y
+        H = one_hot(y, n_classes, dtype)
+        self.counts = xp.sum(H, axis=1)
+        self.weights = self.counts / y.shape[0]
+        self.E = H.T / self.counts
+        self.block = None
+
+    def of(self, T):
+        return T @ self.E
+
+    def overall(self, m):
+        return m @ self.weights
+
+    def spread(self, m):
+        return self.xp.take(m, self.y, axis=-1)
+
+    def add_spread(self, T, m):
+        T += self.spread(m)
+        return T
+
+    def sq_norm_within(self, m):
+        return float(self.xp.sum(self.xp.sum(m * m, axis=0) * self.counts))
+
+    def sq_norm_overall(self, m):
+        mean = self.overall(m)
+        return float(self.y.shape[0] * self.xp.sum(mean * mean))
+
+
+def class_means(y, n_classes, dtype):
+    """:class:`ClassMeans` for NumPy labels, :class:`DenseClassMeans` otherwise."""
+    if isinstance(y, np.ndarray):
+        return ClassMeans(y, n_classes, dtype)
+    return DenseClassMeans(y, n_classes, dtype)

@@ -1,0 +1,134 @@
+"""The paper's classification rule on projected features (Sec. III-D).
+
+Test projections and training projections are L2-normalised and a test sample takes the
+label of its nearest training projection. For unit vectors the nearest neighbour in
+Euclidean distance is the one of largest cosine similarity, so the per-class maximum
+cosine is a decision function whose argmax is exactly the 1-NN label.
+
+Exact ties are real: FERET files some identical images under two people, so a test
+image can be equally close to two classes, and rounding noise would then decide. Scores
+within ``sqrt(eps)`` of the best therefore count as tied (they are reported equal to
+the best) and ``argmax`` gives ties to the first class: predictions do not depend on
+sample order or on how the projection was computed.
+
+The n_test x n_train similarity matrix is formed in batches of test rows bounded by
+scikit-learn's ``working_memory``, so a large training set never needs it whole.
+
+Other array namespaces (PyTorch, CuPy, ...) compute on their device: the per-class
+maximum then takes the similarities through a padded class-by-member index instead of
+NumPy's ``reduceat``.
+"""
+
+import numpy as np
+from sklearn.preprocessing import normalize
+from sklearn.utils import gen_batches
+
+from .compat import _convert_to_numpy, device, get_chunk_n_rows, get_namespace
+
+
+def _normalize_rows(Z):
+    if isinstance(Z, np.ndarray):
+        return normalize(Z)
+    xp, _ = get_namespace(Z)
+    norms = xp.sqrt(xp.sum(Z * Z, axis=1, keepdims=True))
+    return Z / xp.where(norms == 0, xp.ones_like(norms), norms)
+
+
+def snap_ties(scores):
+    """Raise scores within ``sqrt(eps)`` of their row's best to the best, so that
+    ``argmax`` (first maximum) breaks near-ties towards the first class. Scores are
+    cosines, so the tolerance is absolute."""
+    if not isinstance(scores, np.ndarray):
+        xp, _ = get_namespace(scores)
+        tol = float(xp.finfo(scores.dtype).eps) ** 0.5
+        best = xp.max(scores, axis=1, keepdims=True)
+        return xp.where(scores >= best - tol, best, scores)
+    tol = np.finfo(scores.dtype).eps ** 0.5
+    best = scores.max(axis=1, keepdims=True)
+    np.copyto(scores, np.broadcast_to(best, scores.shape), where=scores >= best - tol)
+    return scores
+
+
+class NearestProjection:
+    """Training projections grouped by class, ready for per-class maximum cosine.
+
+    Parameters
+    ----------
+    projections : ndarray of shape (n_train, n_components)
+        Training samples in the projected space (normalised here).
+    y : ndarray of int of shape (n_train,)
+        Class codes in ``[0, n_classes)``.
+    n_classes : int
+    """
+
+    def __init__(self, projections, y, n_classes):
+        y_host = (
+            y
+            if isinstance(y, np.ndarray)
+            else _convert_to_numpy(y, get_namespace(y)[0])
+        )
+        order = np.argsort(y_host, kind="stable")
+        counts = np.bincount(y_host, minlength=n_classes)
+        if np.any(counts == 0):
+            raise ValueError("Every class needs at least one training projection.")
+        self.starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        if isinstance(projections, np.ndarray):
+            self.reference = normalize(projections[order])
+            self.padded = None
+            return
+        xp, dev = get_namespace(projections)[0], device(projections)
+        order = xp.asarray(order, device=dev)
+        self.reference = _normalize_rows(xp.take(projections, order, axis=0))
+        # Members of class k at padded[k, :], the first member repeated as padding.
+        width = int(counts.max())
+        members = np.minimum(np.arange(width)[None, :], counts[:, None] - 1)
+        self.padded = xp.asarray((self.starts[:, None] + members).ravel(), device=dev)
+        self.width = width
+
+    @classmethod
+    def from_features(cls, X, coef, y, n_classes, block_rows=8192):
+        """From training features ``X`` (n x d) and the projection ``coef`` (c x d),
+        projecting block by block straight into class order: the only n x c array
+        formed is the reference itself (for training sets too large for copies)."""
+        self = cls.__new__(cls)
+        counts = np.bincount(y, minlength=n_classes)
+        if np.any(counts == 0):
+            raise ValueError("Every class needs at least one training projection.")
+        self.starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        self.padded = None
+        position = np.empty_like(y)
+        position[np.argsort(y, kind="stable")] = np.arange(y.shape[0])
+        self.reference = np.empty((X.shape[0], n_classes), dtype=X.dtype)
+        for rows in gen_batches(X.shape[0], block_rows):
+            self.reference[position[rows]] = normalize(X[rows] @ coef.T)
+        return self
+
+    def scores(self, projections):
+        """Per-class maximum cosine similarity, shape (n_samples, n_classes); scores
+        within ``sqrt(eps)`` of a row's best are reported equal to it."""
+        Z = _normalize_rows(projections)
+        n_train, n_classes = self.reference.shape[0], self.starts.shape[0]
+        if self.padded is None:
+            out = np.empty((Z.shape[0], n_classes), dtype=Z.dtype)
+            row_bytes = n_train * Z.dtype.itemsize
+            chunk = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=Z.shape[0])
+            for rows in gen_batches(Z.shape[0], chunk):
+                sim = Z[rows] @ self.reference.T
+                out[rows] = np.maximum.reduceat(sim, self.starts, axis=1)
+            return snap_ties(out)
+        xp = get_namespace(Z)[0]
+        row_bytes = (n_train + n_classes * self.width) * 8
+        chunk = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=Z.shape[0])
+        parts = []
+        for rows in gen_batches(Z.shape[0], chunk):
+            sim = xp.take(Z[rows, :] @ self.reference.T, self.padded, axis=1)
+            grouped = xp.reshape(sim, (sim.shape[0], n_classes, self.width))
+            parts.append(xp.max(grouped, axis=2))
+        return snap_ties(xp.concat(parts, axis=0) if len(parts) > 1 else parts[0])
+
+    def predict(self, projections):
+        """Class codes of the nearest training projections (ties as documented)."""
+        scores = self.scores(projections)
+        if isinstance(scores, np.ndarray):
+            return np.argmax(scores, axis=1)
+        return get_namespace(scores)[0].argmax(scores, axis=1)

@@ -1,0 +1,36 @@
+"""Input checks shared by every estimator of the package."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.preprocessing import LabelEncoder
+from sklearn.utils.multiclass import check_classification_targets
+
+from .compat import Interval
+
+NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
+POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+
+
+def encode_labels(estimator, y, min_classes=2):
+    """Set ``estimator.classes_`` and return integer codes in ``[0, n_classes)``.
+
+    Labels may be of any sortable type and in any order; fewer than ``min_classes``
+    distinct labels is refused with a message in the user's terms.
+    """
+    check_classification_targets(y)
+    encoder = LabelEncoder().fit(y)
+    estimator.classes_ = encoder.classes_
+    n_classes = encoder.classes_.shape[0]
+    if n_classes < min_classes:
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples from at least {min_classes} "
+            f"classes; got {n_classes} class "
+            f"({encoder.classes_[0]!r}). Provide training samples of other classes."
+        )
+    return encoder.transform(y)
+
+
+def is_dask_array(X):
+    """Whether ``X`` is a Dask array, without importing Dask for other inputs."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")

@@ -1,0 +1,330 @@
+"""FDLSR with its parameters chosen by cross-validation, sharing work across the grid."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.metrics import check_scoring, get_scorer_names
+from sklearn.model_selection import StratifiedKFold, check_cv
+from sklearn.utils.validation import validate_data
+
+from ..common.compat import (
+    Interval,
+    StrOptions,
+    _convert_to_numpy,
+    _fit_context,
+    get_namespace,
+)
+from ..common.linalg import one_hot
+from ..common.neighbors import NearestProjection
+from ..common.validation import encode_labels
+from .estimator import FDLSR
+from .grid import HatOperators, fit_grid_threaded
+
+#: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
+PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+
+
+class FDLSRCV(FDLSR):
+    """FDLSR with alpha, beta and lambda chosen by cross-validation over a grid.
+
+    For each training fold the Gram matrix is decomposed once; every beta reuses that
+    decomposition and, for each beta, the relaxed labels of all (alpha, lambda) pairs
+    are iterated together so that an iteration is one large matrix product. The best
+    grid point (highest mean validation score) is refitted on the whole training set.
+    The selected parameters and scores are those of ``GridSearchCV(FDLSR(...))`` over
+    the same grid and folds; only the cost differs.
+
+    Arrays of other array-API libraries (with ``array_api_dispatch=True``) are
+    accepted: the search then runs in NumPy on the host and the refit on their device.
+
+    Parameters
+    ----------
+    alphas, betas, lams : array-like of float, default=PAPER_GRID
+        Candidate values of ``alpha``, ``beta`` (> 0) and ``lam``; the default is the
+        paper's grid {1e-5, 1e-4, ..., 1}.
+    cv : int, cross-validation generator or iterable, default=None
+        As in scikit-learn. ``None`` uses ``StratifiedKFold`` with
+        ``min(5, smallest class count)`` folds, which suits training sets of k
+        samples per class; an int is a number of stratified folds.
+    scoring : str or callable, default=None
+        ``None`` scores by accuracy of the estimator's own rule (the paper's 1-NN by
+        default), computed without building a model per grid point. Anything else is
+        a scikit-learn scorer, called on an FDLSR fitted at each grid point.
+    max_iter, init_ridge, t_step, decision_rule, solver
+        Fixed parameters of every fit, as in :class:`~fdlsr.FDLSR`. The search runs
+        ``max_iter`` iterations at every grid point, as the authors' code does.
+
+    Attributes
+    ----------
+    alpha_, beta_, lam_ : float
+        The selected parameters.
+    best_params_ : dict
+        The same, keyed ``alpha``, ``beta``, ``lam``.
+    best_score_ : float
+        Mean validation score of the selected grid point.
+    best_index_ : int
+        Its row in ``cv_results_``.
+    cv_results_ : dict of arrays
+        As ``GridSearchCV.cv_results_``: ``params``, ``param_alpha``, ``param_beta``,
+        ``param_lam``, ``split{i}_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``; rows in ParameterGrid order (alpha
+        slowest, lam fastest).
+    n_splits_ : int
+    classes_, coef_, neighbors_, n_iter_, objective_, n_features_in_
+        Of the FDLSR refitted on the whole training set with the best parameters.
+
+    See Also
+    --------
+    FDLSR : the model with fixed parameters.
+    sklearn.model_selection.GridSearchCV : the generic search it is equivalent to.
+
+    Notes
+    -----
+    With ``P_beta = X (X^T X + beta I)^-1 X^T`` every ridge step (Eq. 16) of Algorithm
+    1 is ``Q X^T = T P_beta`` and ``Q = T X (X^T X + beta I)^-1``. From the
+    eigendecomposition ``X X^T = U diag(s) U^T`` (or that of ``X^T X`` when there are
+    fewer features than samples), ``P_beta = U diag(s / (s + beta)) U^T`` for every
+    beta. Per fold and beta, the T-steps (Eq. 14) of all (alpha, lambda) pairs share
+    one product ``[T_1; ...; T_g] P_beta`` per iteration.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn.preprocessing import normalize
+    >>> from fdlsr import FDLSRCV
+    >>> X, y = load_digits(return_X_y=True)
+    >>> X = normalize(X)
+    >>> model = FDLSRCV(alphas=[1e-2, 1], betas=[1e-3, 1e-1], lams=[1e-1], cv=3)
+    >>> model.fit(X[:300], y[:300]).score(X[300:600], y[300:600]) > 0.85
+    True
+    >>> sorted(model.best_params_)
+    ['alpha', 'beta', 'lam']
+    """
+
+    _parameter_constraints: dict = {
+        "alphas": ["array-like"],
+        "betas": ["array-like"],
+        "lams": ["array-like"],
+        "cv": ["cv_object"],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "init_ridge": [Interval(Real, 0, None, closed="neither")],
+        "t_step": [StrOptions({"paper", "exact"})],
+        "decision_rule": [StrOptions({"nearest_neighbor", "linear"})],
+        "solver": [StrOptions({"auto", "primal", "dual"})],
+    }
+
+    def __init__(
+        self,
+        alphas=PAPER_GRID,
+        betas=PAPER_GRID,
+        lams=PAPER_GRID,
+        *,
+        cv=None,
+        scoring=None,
+        max_iter=30,
+        init_ridge=1e-4,
+        t_step="paper",
+        decision_rule="nearest_neighbor",
+        solver="auto",
+    ):
+        self.alphas = alphas
+        self.betas = betas
+        self.lams = lams
+        self.cv = cv
+        self.scoring = scoring
+        self.max_iter = max_iter
+        self.init_ridge = init_ridge
+        self.t_step = t_step
+        self.decision_rule = decision_rule
+        self.solver = solver
+
+    def _fixed_params(self):
+        return dict(
+            max_iter=self.max_iter,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+            decision_rule=self.decision_rule,
+            solver=self.solver,
+        )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Search the grid by cross-validation, then refit the best on all of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : FDLSRCV
+        """
+        xp, _ = get_namespace(X)
+        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+        X_device, y_device = X, y
+        codes = encode_labels(self, y)
+        # The search runs in NumPy on the host; the refit runs on the arrays' device.
+        X, y, codes = (
+            a
+            if isinstance(a, np.ndarray)
+            else _convert_to_numpy(a, get_namespace(a)[0])
+            for a in (X, y, codes)
+        )
+        alphas = _grid(self.alphas, "alphas", positive=False)
+        betas = _grid(self.betas, "betas", positive=True)
+        lams = _grid(self.lams, "lams", positive=False)
+        folds = list(self._cv(codes).split(X, codes))
+        scorer = None if self.scoring is None else check_scoring(FDLSR(), self.scoring)
+
+        # scores[fold, a, b, l]
+        scores = np.empty((len(folds), alphas.size, betas.size, lams.size))
+        for f, (train, test) in enumerate(folds):
+            scores[f] = _search_fold(
+                X, codes, train, test, alphas, betas, lams, self, scorer, y
+            )
+        self.n_splits_ = len(folds)
+        self._set_results(scores, alphas, betas, lams)
+
+        best = FDLSR(**self.best_params_, **self._fixed_params())
+        best.fit(X_device, y_device)
+        for name in ("coef_", "n_iter_", "objective_", "neighbors_", "classes_"):
+            setattr(self, name, getattr(best, name))
+        self.alpha_, self.beta_, self.lam_ = (
+            self.best_params_[k] for k in ("alpha", "beta", "lam")
+        )
+        self._n_features_out = best._n_features_out
+        return self
+
+    def _cv(self, codes):
+        if self.cv is not None:
+            return check_cv(self.cv, codes, classifier=True)
+        smallest = int(np.bincount(codes).min())
+        if smallest < 2:
+            raise ValueError(
+                "FDLSRCV cross-validates within every class, but a class has only "
+                f"{smallest} training sample. Give at least 2 samples per class, "
+                "pass cv= explicitly, or use FDLSR with fixed parameters."
+            )
+        return StratifiedKFold(n_splits=min(5, smallest))
+
+    def _set_results(self, scores, alphas, betas, lams):
+        n_splits = scores.shape[0]
+        flat = scores.reshape(n_splits, -1)  # ParameterGrid order: alpha, beta, lam
+        grid = np.array(np.meshgrid(alphas, betas, lams, indexing="ij")).reshape(3, -1)
+        mean, std = flat.mean(axis=0), flat.std(axis=0)
+        results = {
+            "params": [
+                {"alpha": float(a), "beta": float(b), "lam": float(lam)}
+                for a, b, lam in grid.T
+            ],
+            "param_alpha": grid[0],
+            "param_beta": grid[1],
+            "param_lam": grid[2],
+        }
+        for i in range(n_splits):
+            results[f"split{i}_test_score"] = flat[i]
+        # Ranking as GridSearchCV: ties share the best rank, NaN ranks last.
+        filled = np.where(np.isnan(mean), -np.inf, mean)
+        rank = rankdata(-filled, method="min").astype(np.int32)
+        results.update(mean_test_score=mean, std_test_score=std, rank_test_score=rank)
+        self.cv_results_ = results
+        self.best_index_ = int(rank.argmin())
+        self.best_params_ = results["params"][self.best_index_]
+        self.best_score_ = float(mean[self.best_index_])
+
+
+def _grid(values, name, positive):
+    values = np.asarray(values, dtype=np.float64).ravel()
+    low_ok = values > 0 if positive else values >= 0
+    if values.size == 0 or not np.all(np.isfinite(values) & low_ok):
+        bound = "> 0" if positive else ">= 0"
+        raise ValueError(
+            f"FDLSRCV's {name} must be a non-empty list of finite values {bound}; "
+            f"got {values.tolist()}."
+        )
+    return values
+
+
+def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
+    """Validation scores of every grid point on one fold, shape (alphas, betas, lams)."""
+    fold_classes, y_train = np.unique(codes[train], return_inverse=True)
+    order = np.argsort(y_train, kind="stable")  # class-sorted: reshape-based means
+    train, y_train = train[order], y_train[order]
+    X_train, X_test = X[train], X[test]
+    n, d = X_train.shape
+    c = fold_classes.size
+    form = model.solver
+    if form == "auto":
+        form = "dual" if d > n else "primal"
+    hats = HatOperators(X_train, form)
+    init_fitted = hats.fitted(model.init_ridge)(one_hot(y_train, c, X.dtype))
+    # Validation labels as codes of this fold's classes (-1: unseen, always wrong).
+    position = np.searchsorted(fold_classes, codes[test]).clip(max=c - 1)
+    y_test = np.where(fold_classes[position] == codes[test], position, -1)
+    pairs = np.array(np.meshgrid(alphas, lams, indexing="ij")).reshape(2, -1)
+    scores = np.empty((alphas.size, betas.size, lams.size))
+    for b, beta in enumerate(betas):
+        ridge = beta if model.max_iter else model.init_ridge
+        T, fitted = fit_grid_threaded(
+            hats.fitted(beta),
+            init_fitted,
+            y_train,
+            c,
+            pairs[0],
+            pairs[1],
+            max_iter=model.max_iter,
+            t_step=model.t_step,
+        )
+        if scorer is None:
+            readout = hats.readout(ridge, X_test)
+            projected = T @ readout  # (pairs, c, n_test): Q X_test^T per pair
+            values = [
+                _accuracy(model.decision_rule, fitted[j], P, y_train, y_test, c)
+                for j, P in enumerate(projected)
+            ]
+        else:
+            C = hats.coef(ridge)
+            values = [
+                scorer(
+                    _fitted_model(
+                        model,
+                        a,
+                        beta,
+                        lam,
+                        T[j] @ C,
+                        fitted[j],
+                        y_train,
+                        fold_classes,
+                        X.shape[1],
+                    ),
+                    X_test,
+                    y[test],
+                )
+                for j, (a, lam) in enumerate(pairs.T)
+            ]
+        scores[:, b, :] = np.reshape(values, (alphas.size, lams.size))
+    return scores
+
+
+def _accuracy(rule, fitted, projected, y_train, y_test, n_classes):
+    """Accuracy of the 1-NN (or linear) rule from training and test projections."""
+    if rule == "nearest_neighbor":
+        pred = NearestProjection(fitted.T, y_train, n_classes).predict(projected.T)
+    else:
+        pred = np.argmax(projected, axis=0)
+    return float(np.mean(pred == y_test))
+
+
+def _fitted_model(model, alpha, beta, lam, coef, fitted, y_train, classes, n_features):
+    """An FDLSR at one grid point, without refitting, for a generic scorer."""
+    est = FDLSR(alpha=alpha, beta=beta, lam=lam, **model._fixed_params())
+    est.classes_ = model.classes_[classes]
+    est.coef_ = coef
+    est.neighbors_ = NearestProjection(fitted.T, y_train, classes.size)
+    est.n_features_in_ = n_features
+    est.n_iter_ = model.max_iter
+    est._n_features_out = classes.size
+    return est

@@ -1,0 +1,161 @@
+"""Many FDLSR problems on one training set at once: the numerical core of FDLSRCV.
+
+For a fixed training set every ridge solve of Algorithm 1 is ``fitted = T P_beta`` with
+the hat matrix ``P_beta = X (X^T X + beta I)^-1 X^T``. One eigendecomposition of the
+Gram matrix serves every beta, since beta only shifts its spectrum:
+
+* dual (``K = X X^T = U diag(s) U^T``): ``P_beta = U diag(s / (s + beta)) U^T``;
+* primal (``X^T X = V diag(s) V^T``, ``Z = X V``): ``P_beta = Z diag(1 / (s + beta)) Z^T``.
+
+alpha and lambda do not enter the system at all, so the relaxed labels of all the
+(alpha, lambda) pairs of a grid stack into one tall matrix and each iteration is a
+single large matrix product ``[T_1; ...; T_g] P_beta`` followed by the O(c n)
+elementwise T-step of each pair, done in place while its block is hot in cache.
+
+The pairs are independent, so with several cores they are split into one group per
+BLAS thread, each iterated by its own Python thread with single-threaded BLAS: the
+elementwise steps then run on every core too, and no BLAS thread waits at a barrier
+for a partner that the operating system has descheduled (on a shared machine).
+
+Nothing here knows about estimators or cross-validation.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..common.linalg import ClassMeans, _single_threaded_lapack, blas_threads, one_hot
+
+
+class HatOperators:
+    """``P_beta``, ``Q`` and projections of other samples for any beta, from one
+    eigendecomposition of the Gram matrix of ``X`` (n x d).
+
+    ``form`` is ``"dual"`` (decompose the n x n ``X X^T``) or ``"primal"`` (the d x d
+    ``X^T X``). In both forms, with ``w = 1 / (s + beta)``,
+    ``Q = T (basis * w) coef_basis^T`` and ``Q X^T = T (basis * w) fit_basis^T``.
+    The decomposition runs in float64; operators are returned in ``dtype``.
+    """
+
+    def __init__(self, X, form, dtype=None):
+        X64 = np.asarray(X, dtype=np.float64)
+        self.dtype = X.dtype if dtype is None else np.dtype(dtype)
+        if form == "dual":
+            s, U = np.linalg.eigh(X64 @ X64.T)
+            s = np.maximum(s, 0)
+            self.basis, self.coef_basis, self.fit_basis = U, X64.T @ U, U * s
+        else:
+            s, V = np.linalg.eigh(X64.T @ X64)
+            s = np.maximum(s, 0)
+            Z = X64 @ V
+            self.basis, self.coef_basis, self.fit_basis = Z, V, Z
+        self.spectrum = s
+        self.form = form
+
+    def _weighted(self, ridge):
+        return self.basis * (1 / (self.spectrum + ridge))
+
+    def fitted(self, ridge):
+        """A function ``T -> T P_ridge`` for ``T`` of shape (rows, n_samples).
+
+        The n x n matrix is formed when that is cheaper per product (``n <= 2 r``,
+        r the rank of the basis); otherwise the product is applied in factored form.
+        """
+        n, r = self.basis.shape
+        if n <= 2 * r:
+            P = (self._weighted(ridge) @ self.fit_basis.T).astype(self.dtype)
+            return lambda T, out=None: np.matmul(T, P, out=out)
+        B = self._weighted(ridge).astype(self.dtype)
+        F = np.ascontiguousarray(self.fit_basis.T, dtype=self.dtype)
+        return lambda T, out=None: np.matmul(T @ B, F, out=out)
+
+    def readout(self, ridge, X_other):
+        """``W`` (n x m) with ``Q X_other^T = T W`` for the Q of relaxed labels T."""
+        other = np.asarray(X_other, dtype=np.float64) @ self.coef_basis
+        return (self._weighted(ridge) @ other.T).astype(self.dtype)
+
+    def coef(self, ridge):
+        """``C`` (n x d) with ``Q = T C``."""
+        return (self._weighted(ridge) @ self.coef_basis.T).astype(self.dtype)
+
+
+def _paper_step(T, fitted, target, m, means, alpha, lam):
+    """Eq. (14) for one grid point, written into ``T``: see ``solver.t_step_paper``."""
+    np.multiply(target, alpha, out=T)
+    T += fitted
+    shift = (2 * lam) * m
+    shift -= lam * means.overall(m)[:, None]
+    means.add_spread(T, shift)
+    T *= 1 / (1 + alpha + 2 * lam)
+
+
+def _exact_step(T, fitted, target, m, means, alpha, lam):
+    """Exact T-step for one grid point, written into ``T``: see ``solver.t_step_exact``."""
+    np.multiply(target, alpha, out=T)
+    T += fitted
+    a = 1 + alpha
+    mV = means.of(T)
+    shift = (1 / a - 1 / (a + 2 * lam)) * mV
+    shift += (1 / (a + lam) - 1 / a) * means.overall(mV)[:, None]
+    T *= 1 / (a + 2 * lam)
+    means.add_spread(T, shift)
+
+
+_STEPS = {"paper": _paper_step, "exact": _exact_step}
+
+
+def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step):
+    """Algorithm 1 for every pair ``(alphas[j], lams[j])`` on one training set.
+
+    ``fitted_op(T, out)`` computes ``T P_beta`` for the stacked relaxed labels (see
+    :meth:`HatOperators.fitted`); ``init_fitted`` is ``H P_init`` (c x n), the
+    initial ``Q X^T`` shared by every pair. Returns ``(T, fitted)``, both of shape
+    (n_pairs, n_classes, n_samples): the final relaxed labels (``Q_j = T_j C``) and
+    ``Q_j X^T``. Same iterations as ``solver.fit_fdlsr`` without the objective.
+    """
+    g, n = len(alphas), y.shape[0]
+    dtype = init_fitted.dtype
+    means = ClassMeans(y, n_classes, dtype)
+    H = one_hot(y, n_classes, dtype)
+    T = np.empty((g, n_classes, n), dtype=dtype)
+    T[:] = H
+    if max_iter == 0:
+        return T, np.broadcast_to(init_fitted, T.shape).copy()
+    fitted = np.empty_like(T)
+    fitted[:] = init_fitted
+    target = T.copy()
+    m = np.empty((g, n_classes, n_classes), dtype=dtype)
+    m[:] = means.of(H)
+    step = _STEPS[t_step]
+    rows = np.arange(n)
+    for iteration in range(max_iter):
+        if iteration:
+            fitted_op(T.reshape(g * n_classes, n), out=fitted.reshape(g * n_classes, n))
+        for j in range(g):
+            Tj, tj = T[j], target[j]
+            step(Tj, fitted[j], tj, m[j], means, alphas[j], lams[j])
+            # relaxed target H + B.S (Eq. 21), in place: see solver.relaxed_target
+            np.minimum(Tj, 0, out=tj)
+            tj[y, rows] = np.maximum(Tj[y, rows], 1)
+            m[j] = means.of(Tj)
+    fitted_op(T.reshape(g * n_classes, n), out=fitted.reshape(g * n_classes, n))
+    return T, fitted
+
+
+def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+    """:func:`fit_grid` with the pairs split over as many threads as BLAS would use,
+    each with single-threaded BLAS (see the module notes); same results."""
+    n_threads = min(blas_threads(), len(alphas))
+    if n_threads <= 1:
+        return fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
+    groups = np.array_split(np.arange(len(alphas)), n_threads)
+    with _single_threaded_lapack(), ThreadPoolExecutor(n_threads) as pool:
+        results = list(
+            pool.map(
+                lambda g: fit_grid(
+                    fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], **kwargs
+                ),
+                groups,
+            )
+        )
+    return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))

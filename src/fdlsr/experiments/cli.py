@@ -1,0 +1,260 @@
+"""The ``fdlsr`` command: run experiments, render reports and figures, list datasets.
+
+Only argument handling lives here; the work is done by ``fdlsr.protocol``,
+``fdlsr.results``, ``fdlsr.report``, ``fdlsr.figures`` and ``fdlsr.datasets``.
+"""
+
+import argparse
+import ast
+import sys
+
+from ..errors import FdlsrError
+
+DESCRIPTION = """\
+Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
+compared with, evaluated as in the paper: k random training samples per class, the
+rest for testing, 10 random splits, accuracy as mean +- std.
+
+Run with no arguments to try it: FDLSR and the scikit-learn baselines on the
+embedded digits dataset (under a minute), with a table at the end."""
+
+EXAMPLES = """\
+examples:
+  fdlsr                                   the quick demo on digits
+  fdlsr run --config feret --data-dir ../shared/data --out results/feret
+  fdlsr report results/feret --paper      the table, with the paper's numbers
+  fdlsr plot all --config feret --data-dir ../shared/data --out figures/
+  fdlsr run --dataset orl --data-dir ../shared/data -k 2 3 --methods FDLSR 1-NN
+  fdlsr datasets                          what can be loaded, and from where
+  fdlsr methods                           every method with its settings
+
+Each sub-command has its own --help."""
+
+
+def _param(text):
+    """``METHOD.name=value`` or ``name=value`` from the command line."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not NAME=VALUE, e.g. FDLSR.alpha=0.01"
+        )
+    key, value = text.split("=", 1)
+    try:
+        value = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        pass  # a plain string, e.g. t_step=exact
+    return key.strip(), value
+
+
+def _k(text):
+    if text == "fixed":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of samples per class (or 'fixed')"
+        ) from None
+
+
+def _dataset_args(parser):
+    group = parser.add_argument_group("data")
+    group.add_argument(
+        "--dataset", help="dataset name (see `fdlsr datasets`) or a file/folder path"
+    )
+    group.add_argument(
+        "--data-dir",
+        help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
+    )
+    group.add_argument(
+        "--x",
+        dest="x_var",
+        help="variable holding the samples, when a file has several",
+    )
+    group.add_argument(
+        "--y", dest="y_var", help="variable holding the labels, when a file has several"
+    )
+    group.add_argument(
+        "--samples",
+        choices=["rows", "columns"],
+        help="are samples the rows or columns of X",
+    )
+    group.add_argument(
+        "--config",
+        help="a shipped config name (e.g. feret) or a .toml file; flags override it",
+    )
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="fdlsr",
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    from .config import shipped_configs
+
+    run = sub.add_parser(
+        "run",
+        help="run an experiment (resumes an interrupted one)",
+        description="Evaluate methods on a dataset with the paper's protocol. Each finished "
+        "run is saved at once in OUT/results.jsonl; running the same command again skips "
+        "what is done, so an interrupted experiment resumes where it stopped.",
+        epilog="shipped configs: " + ", ".join(shipped_configs()),
+    )
+    _dataset_args(run)
+    group = run.add_argument_group("protocol")
+    group.add_argument(
+        "--methods",
+        nargs="+",
+        metavar="NAME",
+        help="methods to run (see `fdlsr methods`), or 'all'; default: the "
+        "config's (all, except the digits demo's four slowest)",
+    )
+    group.add_argument(
+        "-k",
+        type=_k,
+        nargs="+",
+        metavar="K",
+        help="training samples per class, one or more; 'fixed': the dataset's own "
+        "train/test split (the default when it has one)",
+    )
+    group.add_argument("--splits", type=int, help="random splits per k (default 10)")
+    group.add_argument("--seed", type=int, help="seed of the random splits (default 0)")
+    group.add_argument(
+        "--params",
+        type=_param,
+        nargs="+",
+        default=[],
+        metavar="M.NAME=VALUE",
+        help="fixed parameters, e.g. FDLSR.alpha=0.01 FDLSR.lam=0.1 (NAME=VALUE alone if one method)",
+    )
+    group.add_argument(
+        "--cv",
+        nargs="*",
+        metavar="NAME",
+        help="choose parameters by cross-validation on each training split (over the "
+        "method's grid) for these methods; no names: every method with a grid",
+    )
+    group.add_argument(
+        "--cv-folds", type=int, help="most inner folds (default 3; never more than k)"
+    )
+    group.add_argument(
+        "--raw", action="store_true", help="do not unit-normalise the samples"
+    )
+    group = run.add_argument_group("output")
+    group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")
+    group.add_argument(
+        "--paper",
+        nargs="?",
+        const="auto",
+        metavar="TABLE",
+        help="print the paper's numbers beside ours",
+    )
+    group.add_argument(
+        "--no-table", action="store_true", help="do not print the table at the end"
+    )
+
+    report = sub.add_parser(
+        "report",
+        help="render tables from a results folder",
+        description="Tables in the paper's layout from the results store.",
+    )
+    report.add_argument(
+        "results", nargs="+", help="results folder(s) written by `fdlsr run`"
+    )
+    report.add_argument("--format", choices=["md", "latex", "csv"], default="md")
+    report.add_argument(
+        "--paper",
+        nargs="?",
+        const="auto",
+        metavar="TABLE",
+        help="add the paper's numbers (its Table I-V; default: the config's table)",
+    )
+    report.add_argument(
+        "-o", "--output", help="write to this file instead of the screen"
+    )
+
+    plot = sub.add_parser(
+        "plot",
+        help="draw the paper's figures 1-4 for a dataset",
+        description="Fig. 1 convergence, Fig. 2 t-SNE, Fig. 3 alpha x lambda "
+        "sensitivity, Fig. 4 accuracy against lambda; PNG and PDF, with the data as JSON.",
+    )
+    plot.add_argument(
+        "kind", choices=["convergence", "tsne", "sensitivity", "lambda", "all"]
+    )
+    _dataset_args(plot)
+    plot.add_argument(
+        "-k",
+        type=int,
+        help="training samples per class (default: the config's figures.k)",
+    )
+    plot.add_argument(
+        "--params",
+        type=_param,
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="FDLSR parameters, e.g. alpha=0.01 beta=0.001 lam=0.1",
+    )
+    plot.add_argument("--seed", type=int, default=0, help="seed of the random split")
+    plot.add_argument(
+        "--splits",
+        type=int,
+        default=1,
+        help="random splits averaged in the lambda figure (default 1, as the paper)",
+    )
+    plot.add_argument(
+        "--classes",
+        type=int,
+        default=20,
+        help="classes shown by t-SNE (the first ones)",
+    )
+    plot.add_argument(
+        "--methods",
+        nargs="+",
+        help="t-SNE methods besides FDLSR (default DLSR ReLSR GReLSR when available)",
+    )
+    plot.add_argument(
+        "--out", default="figures", help="output folder (default figures/)"
+    )
+
+    data = sub.add_parser("datasets", help="list known datasets or describe one")
+    data.add_argument("action", nargs="?", choices=["list", "info"], default="list")
+    data.add_argument("name", nargs="?")
+    data.add_argument("--data-dir", help="folder holding the dataset files")
+
+    sub.add_parser("methods", help="list the methods with their settings")
+    return parser
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.argv = list(argv)  # the command line, recorded beside the results
+    try:
+        return _dispatch(args, parser)
+    except FdlsrError as error:
+        parser.exit(2, f"fdlsr: error: {error}\n")
+    except KeyboardInterrupt:
+        parser.exit(
+            130,
+            "fdlsr: interrupted; finished runs are saved: run the same command again to resume\n",
+        )
+
+
+def _dispatch(args, parser):
+    from . import commands
+
+    if args.command is None:
+        default = parser.parse_args(["run", "--config", "digits"])
+        default.argv = []
+        return commands.run(default)
+    return getattr(commands, args.command)(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

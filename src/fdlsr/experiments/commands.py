@@ -1,0 +1,334 @@
+"""The handlers of the ``fdlsr`` sub-commands: arguments in, library calls, text out.
+
+Part of the command-line layer (``fdlsr.cli`` builds the parser): each handler turns
+parsed arguments into calls to the protocol, report, figure and dataset modules.
+"""
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError
+from .config import Config, all_methods, load_config, shipped_configs
+from .protocol import Experiment, experiment_runs, run_experiment
+from .report import paper_results, render, summarise
+from .results import ResultStore, read_rows, row_key
+
+INFO = "experiment.json"
+
+
+def _split_params(pairs, methods):
+    """``[(key, value)]`` from ``--params`` as ``{method: {name: value}}``."""
+    out = {}
+    for key, value in pairs:
+        if "." in key:
+            method, name = key.rsplit(".", 1)
+        elif len(methods) == 1:
+            method, name = methods[0], key
+        else:
+            raise ConfigError(
+                f"--params {key}=...: write METHOD.{key}=VALUE (e.g. FDLSR.{key}) when "
+                "several methods are selected"
+            )
+        out.setdefault(method, {})[name] = value
+    return out
+
+
+def config_from_args(args):
+    """The experiment asked for: a config (shipped or file) overridden by the flags."""
+    if args.config:
+        config = load_config(args.config)
+        if args.dataset:
+            config.experiment.dataset = args.dataset
+    elif args.dataset and args.dataset in shipped_configs():
+        config = load_config(args.dataset)
+    elif args.dataset:
+        config = Config(Experiment(dataset=args.dataset, ks=[], methods=all_methods()))
+    else:
+        raise ConfigError(
+            "say what to run: --dataset NAME (see `fdlsr datasets`) or --config NAME "
+            f"(shipped: {', '.join(shipped_configs())})"
+        )
+    ex = config.experiment
+    if getattr(args, "methods", None):
+        every = [m.lower() for m in args.methods] == ["all"]
+        ex.methods = all_methods() if every else list(args.methods)
+        selected = {m.lower() for m in ex.methods}
+        ex.params = {m: p for m, p in ex.params.items() if m.lower() in selected}
+        ex.cv = [m for m in ex.cv if m.lower() in selected]
+    if args.data_dir:
+        ex.data_dir = args.data_dir
+    if getattr(args, "k", None):
+        ex.ks = [args.k] if isinstance(args.k, int) else list(args.k)
+    for name in ("splits", "seed", "cv_folds"):
+        if getattr(args, name, None) is not None:
+            setattr(ex, name, getattr(args, name))
+    for method, values in _split_params(args.params, ex.methods).items():
+        ex.params.setdefault(method, {}).update(values)
+    if getattr(args, "cv", None) is not None:
+        ex.cv = list(args.cv) if args.cv else list(ex.methods)
+    if getattr(args, "raw", False):
+        ex.normalise = False
+    return config
+
+
+def load(args, experiment):
+    """The dataset of the experiment, with the file-layout overrides of the flags."""
+    from .datasets import load_dataset
+
+    overrides = {
+        name: value
+        for name, value in (
+            ("x", args.x_var),
+            ("y", args.y_var),
+            ("samples", args.samples),
+        )
+        if value is not None
+    }
+    return load_dataset(experiment.dataset, data_dir=experiment.data_dir, **overrides)
+
+
+class Progress:
+    """A progress bar on a terminal (tqdm); silent when the output is a log file."""
+
+    def __init__(self, label):
+        self.label = label
+        self.bar = None
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, done, total, what):
+        if not self.enabled:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total, initial=done, desc=self.label, unit="run", leave=False
+            )
+        else:
+            self.bar.update(done - self.bar.n)
+        self.bar.set_postfix_str(what, refresh=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def run(args):
+    config = config_from_args(args)
+    ex = config.experiment
+    dataset = load(args, ex)
+    out = Path(args.out or Path("fdlsr-results") / Path(ex.dataset).stem)
+    runs = experiment_runs(ex, dataset)  # checks methods, parameters and k first
+    paper = _paper(
+        args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
+    )
+    with ResultStore(out) as store:
+        command = _command_line(args) or "fdlsr"
+        store.start_session(command)
+        stored = _stored(out)
+        info = {
+            "title": config.title or dataset.name,
+            "paper_table": config.paper_table,
+            "note": config.note,
+            "dataset": dataset.name,
+            "splits": ex.splits,
+            "params": {**stored.get("params", {}), **ex.params},
+            "source": config.source,
+            "commands": _commands(stored, command),
+        }
+        (out / INFO).write_text(json.dumps(info, indent=1) + "\n")
+        progress = Progress(dataset.name)
+        try:
+            computed = run_experiment(ex, dataset, store, progress)
+        finally:
+            progress.close()
+        keys = {run[0] for run in runs}
+        rows = [r for r in store.rows if row_key(r) in keys]
+    print(
+        f"{computed} runs computed, {len(runs) - computed} already in {out}/results.jsonl "
+        f"({len(dataset.y)} samples, {len(set(dataset.y.tolist()))} classes)",
+        file=sys.stderr,
+    )
+    if not args.no_table:
+        print(
+            render(
+                summarise(rows),
+                "md",
+                paper=paper,
+                title=info["title"],
+                notes=_notes(info, rows),
+            )
+        )
+    return 0
+
+
+def _paper(option, info):
+    if option is None:
+        return None
+    table = info.get("paper_table") if option == "auto" else option
+    if not table:
+        raise ConfigError(
+            f"the paper has no table for {info.get('dataset')!r}; name one with --paper I "
+            "(AR), II (PIE), III (FERET), IV (LFW) or V (COIL-100)"
+        )
+    return paper_results(table)
+
+
+def _stored(out):
+    """The experiment info already in the store ``out`` ({} for a new store)."""
+    path = out / INFO
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _command_line(args):
+    """The ``fdlsr ...`` command being run (``None`` for bare ``fdlsr``)."""
+    argv = getattr(args, "argv", sys.argv[1:])
+    return "fdlsr " + shlex.join(argv) if argv else None
+
+
+def _commands(old, command):
+    """Every distinct ``fdlsr run`` command that wrote to a store whose info was
+    ``old``, oldest first (a table may combine runs of different methods, k or
+    splits)."""
+    commands = old.get("commands") or ([old["command"]] if "command" in old else [])
+    return commands + ([command] if command not in commands else [])
+
+
+def _notes(info, rows, command=None):
+    n = max((r["split"] for r in rows), default=-1) + 1
+    params = info.get("params", {}).get("FDLSR")
+    notes = [
+        f"Accuracy (%) as mean ± sample std over {n} random splits (k training samples "
+        "per class, the rest for testing, unit-normalised samples); times in seconds are "
+        "means at the largest k, measured in the runs themselves (machine and load in "
+        "environment.json beside the results)."
+    ]
+    if params:
+        notes.append(
+            "FDLSR parameters: "
+            + ", ".join(f"{k}={v}" for k, v in params.items())
+            + "."
+        )
+    if info.get("note"):
+        notes.append(info["note"])
+    if command:
+        written = info.get("commands") or [info.get("command")]
+        notes.append(
+            f"Rendered by `{command}` from results written by "
+            + "; ".join(f"`{c}`" for c in written)
+            + "."
+        )
+    return notes
+
+
+def report(args):
+    outputs = []
+    for folder in args.results:
+        rows = read_rows(folder)
+        info = _stored(Path(folder))
+        command = _command_line(args)
+        paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
+        for dataset in sorted({r["dataset"] for r in rows}):
+            subset = [r for r in rows if r["dataset"] == dataset]
+            title = (
+                info.get("title", dataset)
+                if info.get("dataset", dataset) == dataset
+                else dataset
+            )
+            outputs.append(
+                render(
+                    summarise(subset),
+                    args.format,
+                    paper=paper,
+                    title=title,
+                    notes=_notes(info, subset, command),
+                )
+            )
+    text = "\n".join(outputs)
+    if args.output:
+        Path(args.output).write_text(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        print(text, end="")
+    return 0
+
+
+def plot(args):
+    from . import figures
+
+    cli_params = {key.rsplit(".", 1)[-1]: value for key, value in args.params}
+    args.params = []
+    config = config_from_args(args)
+    ex = config.experiment
+    dataset = load(args, ex)
+    k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
+    if k is None:
+        raise ConfigError("give the training size of the figures with -k K")
+    params = {**ex.params.get("FDLSR", {}), **cli_params}
+    out = Path(args.out)
+    kinds = (
+        ["convergence", "tsne", "sensitivity", "lambda"]
+        if args.kind == "all"
+        else [args.kind]
+    )
+    for kind in kinds:
+        paths = figures.make(
+            kind,
+            dataset,
+            k=k,
+            params=params,
+            seed=args.seed,
+            out=out,
+            n_classes=args.classes,
+            methods=args.methods,
+            normalise=ex.normalise,
+            sensitivity_beta=cli_params.get("beta", 1e-2),
+            lambda_splits=args.splits,
+        )
+        for path in paths:
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def datasets(args):
+    from .datasets import dataset_info, list_datasets
+
+    if args.action == "info":
+        if not args.name:
+            raise ConfigError("name the dataset: fdlsr datasets info NAME")
+        info = dataset_info(args.name, args.data_dir)
+        for key, value in info.items():
+            print(f"{key}: {value}")
+        return 0
+    print(f"{'name':<18} {'status':<10} description")
+    for entry in list_datasets():
+        if entry.get("loader") == "sklearn":
+            status = "embedded" if entry["name"] == "digits" else "fetched"
+        else:
+            info = dataset_info(entry["name"], args.data_dir)
+            status = "present" if info.get("present") else "missing"
+        print(f"{entry['name']:<18} {status:<10} {entry.get('description', '')}")
+    where = args.data_dir or "$FDLSR_DATA_DIR or ./data"
+    print(
+        f"\nfiles are looked for in {where}; `fdlsr datasets info NAME` says what a "
+        "file should contain and where to get it"
+    )
+    return 0
+
+
+def methods(args):
+    from ..methods import METHODS
+
+    for m in METHODS.values():
+        print(f"{m.name} ({m.family}): {m.summary}")
+        if m.rule:
+            print(f"    decides:  {m.rule}")
+        if m.params:
+            print("    settings: " + ", ".join(f"{k}={v}" for k, v in m.params.items()))
+        if m.grid:
+            print(
+                "    cv grid:  " + "; ".join(f"{k} in {v}" for k, v in m.grid.items())
+            )
+    return 0

@@ -1,0 +1,242 @@
+"""Classification data sets by name or by path, as samples-as-rows matrices.
+
+>>> from fdlsr.datasets import load_dataset
+>>> ds = load_dataset("digits")
+>>> ds.X.shape, ds.n_classes, ds.image_shape, ds.order
+((1797, 64), 10, (8, 8), 'C')
+
+``load_dataset`` takes a registry name (``list_datasets()``; files are looked for in
+``data_dir``, default ``$FDLSR_DATA_DIR`` or ``./data``) or the path of a MATLAB
+``.mat`` (v4 to v7.3), ``.npz``, CSV file or a folder of images with one
+sub-folder per class. Mistakes a user can fix raise
+:class:`fdlsr.errors.DatasetError` with a one-line message that names the fix.
+See ``docs/datasets.md`` for the registry and the layouts recognised.
+"""
+
+from pathlib import Path
+
+from ...errors import DatasetError
+from . import _registry
+from ._dataset import Dataset
+from ._files import read_csv, read_image_folder, read_npz
+from ._layout import resolve
+from ._matlab import HDF5_SIGNATURE, read_mat
+from ._sklearn import load_sklearn
+
+__all__ = ["Dataset", "load_dataset", "list_datasets", "dataset_info"]
+
+MAT, NPZ, CSV = {".mat"}, {".npz"}, {".csv", ".tsv", ".txt"}
+
+
+def load_dataset(
+    name_or_path,
+    *,
+    data_dir=None,
+    x=None,
+    y=None,
+    samples=None,
+    image_shape=None,
+    order=None,
+    verify=True,
+    label_column=None,
+    grey=True,
+    resize=None,
+    download=True,
+):
+    """Load a data set by registry name or from a file or folder.
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A registry name (``"feret"``, ``"digits"``, ...; see :func:`list_datasets`)
+        or the path of a ``.mat``, ``.npz``, ``.csv`` file or an image folder. A
+        registry name wins over a file of the same name: write ``./feret`` for
+        the file.
+    data_dir : str or path-like, optional
+        The folder that holds the registry's files (``feret/FERET.mat``, ...).
+        Default: the ``FDLSR_DATA_DIR`` environment variable, else ``./data``.
+    x, y : str, optional
+        The variables (``.mat``, ``.npz``) holding the samples and the labels, for
+        files whose layout is not recognised or is ambiguous; a struct's field
+        is ``"struct.field"``.
+    samples : {"rows", "columns"}, optional
+        Whether samples are the rows or the columns of ``x`` (needed only when
+        both have as many entries as there are labels).
+    image_shape : tuple of int, optional
+        ``(h, w)`` of the images the rows flatten.
+    order : {"F", "C"}, optional
+        How a row was flattened: ``"F"`` (MATLAB, column-major; the default for
+        ``.mat`` files) or ``"C"`` (row-major; the default otherwise).
+    verify : bool, default=True
+        For registry names: check the file's sha256 (when known; cached by size
+        and modification time) and its size, class count and label range.
+    label_column : int or str, optional
+        CSV only: the label column, an index or a header name (default: last).
+    grey : bool, default=True
+        Image folders only: convert to grey levels (else RGB, image_shape
+        ``(h, w, 3)``).
+    resize : tuple of int, optional
+        Image folders only: resize every image to ``(h, w)``.
+    download : bool, default=True
+        scikit-learn's fetched sets (``olivetti``, ``lfw_people``): download when
+        not cached. With False a missing cache is an error.
+
+    Returns
+    -------
+    Dataset
+        ``X`` (n_samples, n_features) float64 raw values, ``y`` labels as stored,
+        ``name``, ``image_shape``, ``order``, ``fixed_split``, ``description``.
+
+    Raises
+    ------
+    fdlsr.errors.DatasetError
+        A missing, unreadable or ambiguous file, labels that do not match the
+        samples, a checksum or content mismatch, or an unknown name.
+    """
+    _check_options(samples, image_shape, order, resize)
+    options = dict(
+        x=x, y=y, samples=samples, image_shape=image_shape, order=order,
+        label_column=label_column, grey=grey, resize=resize,
+    )  # fmt: skip
+    entry = _registry.lookup(name_or_path) if isinstance(name_or_path, str) else None
+    if entry is None:
+        path = Path(name_or_path).expanduser()
+        if not path.exists():
+            if isinstance(name_or_path, str) and not _looks_like_path(name_or_path):
+                _registry.require(name_or_path)  # raises: unknown name
+            raise DatasetError(
+                f"file not found: {path} (relative to {Path.cwd()}); check the path, "
+                f"or give a registry name ({', '.join(_registry.names())})"
+            )
+        return _load_path(path, path.name, "", **options)
+    if entry["loader"] == "sklearn":
+        X, labels, shape = load_sklearn(entry["name"], download=download)
+        if verify:
+            _registry.verify_contents(entry, X, labels)
+        return Dataset(
+            X, labels, entry["name"], image_shape or shape, order or entry["order"],
+            description=entry["description"],
+        )  # fmt: skip
+    path = _registry.locate(entry, data_dir)
+    if verify:
+        _registry.verify_checksum(entry, path)
+    if x is None and y is None:  # the user's variables replace the entry's pair
+        options.update(x=entry["x"], y=entry["y"])
+    for key in ("samples", "image_shape", "order"):
+        options[key] = options[key] or entry[key]
+    dataset = _load_path(path, entry["name"], entry["description"], **options)
+    if verify:
+        _registry.verify_contents(entry, dataset.X, dataset.y)
+    return dataset
+
+
+def list_datasets():
+    """The registry: one dict per data set (name, file, description, n_samples,
+    n_features, n_classes, image_shape, sha256, paper, obtain, ...)."""
+    return _registry.entries()
+
+
+def dataset_info(name, data_dir=None):
+    """A registry entry plus ``path``, ``present`` and ``verified`` (True: the
+    checksum matches; False: it does not; None: no checksum known or no file) and,
+    when something is wrong, ``problem`` (the message loading would raise)."""
+    return _registry.info(name, data_dir)
+
+
+def _load_path(path, name, description, **options):
+    try:
+        return _read(path, name, description, **options)
+    except OSError as exc:  # unreadable: permissions, a folder that vanished, ...
+        raise DatasetError(
+            f"cannot read {path} ({exc.strerror or exc}); check that the file "
+            "exists and that you may read it"
+        ) from None
+
+
+def _read(
+    path, name, description, *, x, y, samples, image_shape, order, label_column,
+    grey, resize,
+):  # fmt: skip
+    kind = _kind(path)
+    split, shape, default_order = None, None, "F" if kind == "mat" else "C"
+    if kind in ("csv", "images") and (x or y or samples):
+        raise DatasetError(
+            f"x=, y= and samples= apply to .mat and .npz files, not to {path}; "
+            + ("choose the label column with label_column=" if kind == "csv" else
+               "an image folder takes its labels from the sub-folder names")
+        )  # fmt: skip
+    if kind in ("mat", "npz"):
+        arrays = read_mat(path) if kind == "mat" else read_npz(path)
+        layout = resolve(arrays, str(path), x=x, y=y, samples=samples)
+        X, labels, split = layout.X, layout.y, layout.fixed_split
+        shape, default_order = layout.image_shape, layout.order or default_order
+        how = layout.description
+    elif kind == "csv":
+        X, labels, _ = read_csv(path, label_column=label_column)
+        how = "CSV, label column " + (
+            "last" if label_column is None else str(label_column)
+        )
+    else:
+        X, labels, shape = read_image_folder(path, grey=grey, resize=resize)
+        how = f"images, {'grey' if grey else 'RGB'}, one sub-folder per class"
+    if X.shape[0] == 0:
+        raise DatasetError(f"{path} holds no samples; check the file")
+    return Dataset(
+        X, labels, name,
+        image_shape=tuple(image_shape) if image_shape is not None else shape,
+        order=order or default_order,
+        fixed_split=split,
+        description=description or f"{path.name}: {how}",
+        path=str(path),
+    )  # fmt: skip
+
+
+def _kind(path):
+    if path.is_dir():
+        return "images"
+    suffix = path.suffix.lower()
+    if suffix in MAT:
+        return "mat"
+    if suffix in NPZ:
+        return "npz"
+    if suffix in CSV:
+        return "csv"
+    with open(path, "rb") as f:
+        head = f.read(1032)
+    if head.startswith(b"MATLAB") or HDF5_SIGNATURE in head:
+        return "mat"
+    if head.startswith(b"PK"):
+        return "npz"
+    raise DatasetError(
+        f"cannot tell the format of {path}; give a .mat, .npz, .csv file or a "
+        "folder of images with one sub-folder per class"
+    )
+
+
+def _looks_like_path(text):
+    return any(sep in text for sep in ("/", "\\")) or bool(Path(text).suffix)
+
+
+def _check_options(samples, image_shape, order, resize):
+    if samples not in (None, "rows", "columns"):
+        raise DatasetError(f"samples must be 'rows' or 'columns', got {samples!r}")
+    if order not in (None, "F", "C"):
+        raise DatasetError(
+            f"order must be 'F' (MATLAB, column-major) or 'C' (row-major), "
+            f"got {order!r}"
+        )
+    for label, shape in (("image_shape", image_shape), ("resize", resize)):
+        if shape is None:
+            continue
+        try:
+            values = [int(s) for s in shape]
+        except (TypeError, ValueError):
+            values = []
+        if (
+            len(values) not in (2, 3)
+            or min(values) < 1
+            or (label == "resize" and len(values) != 2)
+        ):
+            raise DatasetError(
+                f"{label} must be (height, width) in pixels, got {shape!r}"
+            )

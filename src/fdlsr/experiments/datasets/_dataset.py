@@ -1,0 +1,161 @@
+"""The loaded data set: samples as rows, labels, and how a row becomes an image."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import DatasetError
+
+
+def one_line(text):
+    """Collapse a (library) message onto one line for a user-facing error."""
+    return " ".join(str(text).split())
+
+
+def clean_labels(values, where):
+    """Labels as stored: integers as int64, strings as str, other numbers as float64.
+
+    MATLAB files keep integer labels in double (or uint8) arrays; integer-valued
+    floats become int64 so that ``1.0`` and ``1`` name the same class. Strings
+    that all spell integers (a CSV column) become integers too.
+    """
+    y = np.asarray(values).ravel()
+    if y.dtype.kind == "b":
+        return y.astype(np.int64)
+    if y.dtype.kind in "iu":
+        return y.astype(np.int64)
+    if y.dtype.kind == "f":
+        if not np.all(np.isfinite(y)):
+            raise DatasetError(
+                f"labels in {where} contain NaN or infinite values; "
+                "every sample needs a class label: fix or remove those samples"
+            )
+        if np.all(y == np.round(y)):
+            return y.astype(np.int64)
+        return y.astype(np.float64)
+    if y.dtype.kind in "USO":
+        y = np.array([str(v).strip() for v in y], dtype=str)
+        try:
+            as_int = np.array([int(v) for v in y], dtype=np.int64)
+        except ValueError:
+            return y
+        return as_int
+    raise DatasetError(
+        f"labels in {where} have an unsupported type ({y.dtype}); "
+        "store them as integers or strings"
+    )
+
+
+def as_samples(X, where):
+    """Samples as a C-contiguous float64 matrix, refusing NaN and infinity."""
+    try:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(
+            f"the samples in {where} are not numbers ({one_line(exc)}); "
+            "choose the numeric variable with x=NAME"
+        ) from None
+    bad = np.count_nonzero(~np.isfinite(X))
+    if bad:
+        raise DatasetError(
+            f"the samples in {where} contain {bad} NaN or infinite values; "
+            "fill or remove them before classification"
+        )
+    return X
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """A classification data set: samples as rows and one label per sample.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64
+        The raw feature values (not normalised).
+    y : ndarray of shape (n_samples,)
+        The class labels as stored: integers stay integers, image folders give
+        their sub-folder names as strings.
+    name : str
+        Registry name, or the file name for a file loaded by path.
+    image_shape : tuple of int or None
+        ``(h, w)`` (or ``(h, w, 3)`` for colour) when a row is an image.
+    order : {"F", "C"}
+        How a row reshapes to an image: ``row.reshape(image_shape, order=order)``;
+        ``"F"`` is MATLAB's column-major flattening.
+    fixed_split : tuple of ndarray or None
+        ``(train_index, test_index)`` for files that ship a fixed split.
+    description : str
+        One line saying what the data are.
+    path : str or None
+        The file or folder the data came from.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    name: str
+    image_shape: tuple | None = None
+    order: str = "C"
+    fixed_split: tuple | None = None
+    description: str = ""
+    path: str | None = None
+
+    def __post_init__(self):
+        n = self.X.shape[0]
+        if self.X.ndim != 2 or self.y.shape != (n,):
+            raise DatasetError(
+                f"{self.name}: {self.y.size} labels for {n} samples; "
+                "give exactly one label per sample"
+            )
+        if self.order not in ("F", "C"):
+            raise DatasetError(f"order must be 'F' or 'C', got {self.order!r}")
+        if self.image_shape is not None:
+            shape = tuple(int(s) for s in self.image_shape)
+            if int(np.prod(shape)) != self.X.shape[1]:
+                raise DatasetError(
+                    f"{self.name}: image_shape {shape} holds {int(np.prod(shape))} "
+                    f"pixels but the samples have {self.X.shape[1]} features; "
+                    "pass the image_shape whose product is the number of features"
+                )
+            object.__setattr__(self, "image_shape", shape)
+        if self.fixed_split is not None:
+            train, test = (np.asarray(i, dtype=np.intp) for i in self.fixed_split)
+            object.__setattr__(self, "fixed_split", (train, test))
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    @property
+    def classes(self):
+        """The distinct labels, sorted."""
+        return np.unique(self.y)
+
+    @property
+    def n_classes(self):
+        return self.classes.size
+
+    def images(self):
+        """The samples as an array of images, ``(n_samples, *image_shape)``."""
+        if self.image_shape is None:
+            raise DatasetError(
+                f"{self.name} has no image shape; pass image_shape=(h, w) when loading"
+            )
+        shape = self.image_shape
+        if self.order == "C":
+            return self.X.reshape((self.n_samples, *shape))
+        # Column-major rows: reshape to the reversed shape, then reverse the axes back.
+        k = len(shape)
+        flipped = self.X.reshape((self.n_samples, *shape[::-1]))
+        return flipped.transpose(0, *range(k, 0, -1))
+
+    def __repr__(self):
+        split = "" if self.fixed_split is None else ", fixed split"
+        shape = "" if self.image_shape is None else f", images {self.image_shape}"
+        return (
+            f"Dataset({self.name!r}: {self.n_samples} samples x {self.n_features} "
+            f"features, {self.n_classes} classes{shape}{split})"
+        )

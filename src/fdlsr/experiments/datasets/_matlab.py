@@ -1,0 +1,162 @@
+"""Read the variables of a MATLAB file, v4/v5/v7 (scipy) or v7.3 (HDF5, h5py).
+
+Both readers return the same thing: a flat ``{name: ndarray}`` in MATLAB's own
+shapes (a d x n matrix is ``(d, n)``), with the fields of a scalar struct named
+``struct.field``. Cell arrays of strings become string arrays; other cells,
+character arrays, empty arrays and object handles are left out, since no layout
+takes samples or labels from them. Working out which variables are the samples
+and the labels is ``_layout``'s job.
+"""
+
+import numpy as np
+import scipy.io
+import scipy.sparse
+
+from ...errors import DatasetError
+from ._dataset import one_line
+
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def read_mat(path):
+    """``{name: ndarray}`` of a MATLAB file of any version."""
+    with open(path, "rb") as f:
+        head = f.read(2048 + 8)
+    if not head:
+        raise DatasetError(f"{path} is empty; re-download or re-create the file")
+    if is_hdf5(head):
+        return _read_hdf5(path)
+    try:
+        raw = scipy.io.loadmat(path, struct_as_record=True, squeeze_me=False)
+    except NotImplementedError:  # scipy's answer to a v7.3 file it did not spot
+        return _read_hdf5(path)
+    except Exception as exc:  # scipy raises many types for damaged files
+        raise DatasetError(
+            f"cannot read {path} as a MATLAB file ({type(exc).__name__}: "
+            f"{one_line(exc)}); the file is damaged or not a .mat file: "
+            "re-download it or save it again with MATLAB's save"
+        ) from None
+    arrays = {}
+    for name, value in raw.items():
+        if not name.startswith("__"):
+            _add_v5(arrays, name, value)
+    return arrays
+
+
+def is_hdf5(head):
+    """HDF5 puts its signature at byte 0, 512, 1024, ...; MATLAB v7.3 at 512."""
+    return any(head[o : o + 8] == HDF5_SIGNATURE for o in (0, 512, 1024, 2048))
+
+
+def _add_v5(arrays, name, value):
+    if scipy.sparse.issparse(value):
+        arrays[name] = value.toarray()
+        return
+    if not isinstance(value, np.ndarray):
+        return
+    if value.dtype.names:  # a struct (array): only scalar structs hold data sets
+        if value.size == 1:
+            record = value.reshape(-1)[0]
+            for field in value.dtype.names:
+                _add_v5(arrays, f"{name}.{field}", record[field])
+        return
+    if value.dtype.kind == "O":
+        strings = _cellstr([_v5_string(v) for v in value.reshape(-1, order="F")])
+        if strings is not None:
+            arrays[name] = strings.reshape(value.shape, order="F")
+        return
+    if value.dtype.kind in "biuf" and value.size:
+        arrays[name] = value
+
+
+def _v5_string(cell):
+    if isinstance(cell, np.ndarray) and cell.dtype.kind == "U" and cell.size <= 1:
+        return str(cell.reshape(-1)[0]) if cell.size else ""
+    return None
+
+
+def _cellstr(items):
+    if items and all(isinstance(s, str) for s in items):
+        return np.array(items, dtype=str)
+    return None
+
+
+def _read_hdf5(path):
+    try:
+        import h5py
+    except ImportError:
+        raise DatasetError(
+            f"{path} is a MATLAB v7.3 (HDF5) file and reading it needs h5py: "
+            'pip install "fdlsr[data]"'
+        ) from None
+    arrays = {}
+    try:
+        with h5py.File(path, "r") as f:
+            _visit_hdf5(f, "", arrays, h5py)
+    except DatasetError:
+        raise
+    except Exception as exc:
+        raise DatasetError(
+            f"cannot read {path} as a MATLAB v7.3 (HDF5) file "
+            f"({type(exc).__name__}: {one_line(exc)}); the file is damaged: "
+            "re-download it or save it again with MATLAB's save"
+        ) from None
+    return arrays
+
+
+def _matlab_class(obj):
+    value = obj.attrs.get("MATLAB_class", b"")
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _visit_hdf5(group, prefix, arrays, h5py):
+    for key, obj in group.items():
+        if key.startswith("#"):  # '#refs#', '#subsystem#': MATLAB's internals
+            continue
+        name = prefix + key
+        if isinstance(obj, h5py.Group):
+            if "MATLAB_sparse" in obj.attrs:
+                arrays[name] = _hdf5_sparse(obj)
+            else:  # a struct: its fields are the group's members
+                _visit_hdf5(obj, name + ".", arrays, h5py)
+            continue
+        if obj.attrs.get("MATLAB_empty", 0):
+            continue
+        cls = _matlab_class(obj)
+        if cls == "cell":
+            strings = _hdf5_cellstr(obj, group.file, h5py)
+            if strings is not None:
+                arrays[name] = strings
+            continue
+        if cls == "char" or obj.dtype.kind not in "biuf":
+            continue
+        # HDF5 stores MATLAB's column-major arrays with the axes reversed.
+        value = np.asarray(obj[()]).T
+        arrays[name] = value.astype(bool) if cls == "logical" else value
+
+
+def _hdf5_sparse(group):
+    # MATLAB sparse: CSC arrays data/ir/jc; the group's MATLAB_sparse attribute is
+    # the number of rows.
+    n_rows = int(group.attrs["MATLAB_sparse"])
+    jc = np.asarray(group["jc"][()]).ravel()
+    n_cols = jc.size - 1
+    data = np.asarray(group["data"][()]).ravel() if "data" in group else np.zeros(0)
+    ir = np.asarray(group["ir"][()]).ravel() if "ir" in group else np.zeros(0, int)
+    matrix = scipy.sparse.csc_matrix((data, ir, jc), shape=(n_rows, n_cols))
+    return matrix.toarray()
+
+
+def _hdf5_cellstr(dataset, f, h5py):
+    """A cell array of strings (object references to uint16 char arrays)."""
+    refs = dataset[()]
+    items = []
+    for ref in refs.T.reshape(-1, order="F"):
+        target = f[ref]
+        if not isinstance(target, h5py.Dataset) or _matlab_class(target) != "char":
+            return None
+        if target.attrs.get("MATLAB_empty", 0):
+            items.append("")
+        else:
+            items.append("".join(map(chr, np.asarray(target[()]).T.ravel(order="F"))))
+    return np.array(items, dtype=str).reshape(refs.T.shape, order="F")

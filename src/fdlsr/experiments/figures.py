@@ -1,0 +1,254 @@
+"""The paper's figures 1-4 drawn with matplotlib (Agg backend), as PNG and PDF.
+
+Each ``make`` call computes its numbers with :mod:`fdlsr.curves`, saves them as JSON
+next to the figure (so a figure can be redrawn or checked without recomputing), and
+returns the paths written.
+"""
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ..errors import ConfigError  # noqa: E402
+from ..methods import METHODS  # noqa: E402
+from . import curves  # noqa: E402
+
+PAPER_TSNE_METHODS = ["DLSR", "ReLSR", "GReLSR"]
+
+
+def _save(fig, out, stem, data):
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        path = out / f"{stem}.{ext}"
+        fig.savefig(path, dpi=150 if ext == "png" else None, bbox_inches="tight")
+        paths.append(path)
+    plt.close(fig)
+    path = out / f"{stem}.json"
+    path.write_text(json.dumps(data, indent=1, default=str) + "\n")
+    return paths + [path]
+
+
+def _fmt(value):
+    return (
+        "0" if value == 0 else f"{value:.0e}".replace("e-0", "e-").replace("e+00", "")
+    )
+
+
+def _params_text(params, keys=("alpha", "beta", "lam")):
+    names = {"alpha": "α", "beta": "β", "lam": "λ"}
+    return ", ".join(f"{names[k]}={_fmt(params[k])}" for k in keys if k in params)
+
+
+def draw_convergence(data, title):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    it = data["iteration"]
+    ax.plot(
+        it, data["objective"], "o-", color="tab:blue", ms=3, label="objective (Eq. 10)"
+    )
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("objective value", color="tab:blue")
+    ax.tick_params(axis="y", labelcolor="tab:blue")
+    right = ax.twinx()
+    right.plot(
+        it,
+        100 * np.asarray(data["accuracy"]),
+        "s-",
+        color="tab:red",
+        ms=3,
+        label="test accuracy",
+    )
+    right.set_ylabel("test accuracy (%)", color="tab:red")
+    right.tick_params(axis="y", labelcolor="tab:red")
+    ax.set_title(f"{title}\n{_params_text(data['params'])}", fontsize=10)
+    lines = ax.get_lines() + right.get_lines()
+    ax.legend(
+        lines, [line.get_label() for line in lines], loc="center right", fontsize=8
+    )
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def draw_tsne(panels, y_train, y_test, title, seed=0):
+    from sklearn.manifold import TSNE
+    from threadpoolctl import threadpool_limits
+
+    names = list(panels)
+    fig, axes = plt.subplots(
+        2, len(names), figsize=(3.2 * len(names), 6.4), squeeze=False
+    )
+    cmap = plt.get_cmap("tab20")
+    embedded = {}
+    for col, name in enumerate(names):
+        for row, (Z, labels, part) in enumerate(
+            [(panels[name][0], y_train, "training"), (panels[name][1], y_test, "test")]
+        ):
+            perplexity = max(2.0, min(30.0, (Z.shape[0] - 1) / 3))
+            # one OpenMP thread: t-SNE's Barnes-Hut gradient on a few hundred points
+            # was 15x slower with threads spinning on a busy 2-core machine
+            with threadpool_limits(limits=1, user_api="openmp"):
+                E = TSNE(
+                    n_components=2, perplexity=perplexity, init="pca", random_state=seed
+                ).fit_transform(Z)
+            embedded[f"{name} / {part}"] = E.tolist()
+            ax = axes[row, col]
+            ax.scatter(
+                E[:, 0], E[:, 1], c=labels % 20, cmap=cmap, vmin=0, vmax=19, s=12
+            )
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_title(f"{name}\n{part} samples", fontsize=9)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig, embedded
+
+
+def draw_sensitivity(data, title):
+    acc = 100 * np.asarray(data["accuracy"])
+    fig, ax = plt.subplots(figsize=(7.5, 6.2))
+    image = ax.imshow(acc, origin="lower", cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(data["lam"])), [_fmt(v) for v in data["lam"]], rotation=45)
+    ax.set_yticks(range(len(data["alpha"])), [_fmt(v) for v in data["alpha"]])
+    ax.set_xlabel("λ (Fisher term)")
+    ax.set_ylabel("α (relaxed-label term)")
+    middle = (acc.max() + acc.min()) / 2
+    best = np.unravel_index(np.argmax(acc), acc.shape)
+    for (i, j), value in np.ndenumerate(acc):
+        ax.text(
+            j,
+            i,
+            f"{value:.1f}",
+            ha="center",
+            va="center",
+            fontsize=6.5,
+            color="black" if value > middle else "white",
+            fontweight="bold" if (i, j) == best else "normal",
+        )
+    ax.add_patch(
+        plt.Rectangle(
+            (best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, ec="red", lw=1.5
+        )
+    )
+    fig.colorbar(image, ax=ax, label="test accuracy (%)")
+    ax.set_title(
+        f"{title}\nβ={_fmt(data['params']['beta'])}; best (red box): {acc.max():.2f}%",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def draw_lambda(data, title):
+    acc = 100 * np.asarray(data["accuracy"])
+    lam = np.asarray(data["lam"])
+    mean = acc.mean(axis=0)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if acc.shape[0] > 1:
+        ax.errorbar(
+            lam[1:],
+            mean[1:],
+            yerr=acc.std(axis=0, ddof=1)[1:],
+            fmt="o-",
+            capsize=3,
+            label="FDLSR",
+        )
+    else:
+        ax.plot(lam[1:], mean[1:], "o-", label="FDLSR")
+    ax.axhline(
+        mean[0], color="gray", ls="--", label=f"λ = 0 (no Fisher term): {mean[0]:.2f}%"
+    )
+    ax.set_xscale("log")
+    ax.set_xlabel("λ")
+    ax.set_ylabel("test accuracy (%)")
+    splits = (
+        f"mean of {acc.shape[0]} splits" if acc.shape[0] > 1 else "one random split"
+    )
+    ax.set_title(
+        f"{title}\n{_params_text(data['params'], ('alpha', 'beta'))}; {splits}",
+        fontsize=10,
+    )
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def make(
+    kind,
+    dataset,
+    *,
+    k,
+    params,
+    out,
+    seed=0,
+    n_classes=20,
+    methods=None,
+    normalise=True,
+    sensitivity_beta=1e-2,
+    lambda_splits=1,
+):
+    """Compute and draw one figure; returns the paths written (PNG, PDF, JSON)."""
+    out = Path(out)
+    name = dataset.name
+    title = f"{name}, k={k} per class"
+    X, codes, train, test = curves.split_data(dataset, k, seed, normalise)
+    if kind == "convergence":
+        data = curves.convergence(X, codes, train, test, params)
+        return _save(
+            draw_convergence(data, f"FDLSR convergence on {title}"),
+            out,
+            f"{name}_fig1_convergence",
+            data,
+        )
+    if kind == "tsne":
+        if methods is None:
+            methods = [m for m in PAPER_TSNE_METHODS if m in METHODS]
+        panels, y_train, y_test, skipped = curves.projections(
+            X, codes, train, test, params, methods, n_classes, seed=seed
+        )
+        shown = min(n_classes, int(codes.max()) + 1)
+        fig, embedded = draw_tsne(
+            panels,
+            y_train,
+            y_test,
+            f"t-SNE of the first {shown} classes of {title}",
+            seed,
+        )
+        data = {
+            "panels": embedded,
+            "y_train": y_train.tolist(),
+            "y_test": y_test.tolist(),
+            "skipped": skipped,
+        }
+        return _save(fig, out, f"{name}_fig2_tsne", data)
+    if kind == "sensitivity":
+        data = curves.sensitivity(
+            X, codes, train, test, {**params, "beta": sensitivity_beta}
+        )
+        return _save(
+            draw_sensitivity(data, f"FDLSR accuracy over α and λ on {title}"),
+            out,
+            f"{name}_fig3_sensitivity",
+            data,
+        )
+    if kind == "lambda":
+        data = curves.lambda_curve(
+            dataset,
+            k,
+            params,
+            seeds=range(seed, seed + lambda_splits),
+            normalise=normalise,
+        )
+        return _save(
+            draw_lambda(data, f"FDLSR accuracy against λ on {title}"),
+            out,
+            f"{name}_fig4_lambda",
+            data,
+        )
+    raise ConfigError(
+        f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda"
+    )

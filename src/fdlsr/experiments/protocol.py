@@ -1,0 +1,388 @@
+"""The paper's evaluation protocol: splits, tuning, timing, one split at a time.
+
+*Splits.* ``k`` random training samples per class and every other sample for testing,
+repeated ``n_splits`` times (10 in the paper). Split ``i`` is drawn from
+``numpy.random.default_rng([seed, i])``, so it depends only on the labels, ``k``, the
+seed and ``i``: every method sees the same splits, in any process, in any order, and
+adding splits later keeps the first ones.
+
+*Samples.* Each sample is scaled to unit L2 norm before anything else, as in the paper
+(Algorithm 1 takes "normalized training samples"). This is per sample, so it uses no
+statistic of the test set.
+
+*Hyperparameters.* Either fixed (the paper's per-dataset values, from a shipped config)
+or chosen by cross-validation on the training split only, over the method's grid; the
+test split is never seen while choosing. With ``k`` training samples per class the inner
+cross-validation uses ``min(k, cv_folds)`` stratified folds, so every class keeps a
+training sample in every fold (``k = 2``: two halves of one sample per class each;
+``k = 3`` with 3 folds: leave one sample per class out). With ``k = 1`` no validation is
+possible (a held-out sample's class would have no training sample): the fixed values are
+used and the row says so.
+
+*Timing.* Training (``fit``) and test (``predict``) are timed separately with
+``time.perf_counter``, after one untimed warm-up fit per method and process; the
+parameter search is timed apart (``tune_time``).
+"""
+
+import json
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.preprocessing import normalize
+
+from ..errors import ConfigError
+from ..methods import get_method
+from .results import KEY_FIELDS
+
+DEFAULT_SPLITS = 10
+DEFAULT_CV_FOLDS = 3
+
+
+def per_class_split(y, k, seed, index):
+    """Training and test indices (sorted) of split ``index``: ``k`` per class for training.
+
+    Raises :class:`ConfigError` when a class has fewer than ``k + 1`` samples.
+    """
+    y = np.asarray(y)
+    classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    check_k(classes, counts, k)
+    rng = np.random.default_rng([seed, index])
+    train = np.concatenate(
+        [
+            rng.choice(np.flatnonzero(codes == c), k, replace=False)
+            for c in range(len(classes))
+        ]
+    )
+    train.sort()
+    mask = np.ones(y.shape[0], dtype=bool)
+    mask[train] = False
+    return train, np.flatnonzero(mask)
+
+
+def check_k(classes, counts, k):
+    """Refuse a ``k`` that leaves some class without a test sample."""
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ConfigError(
+            f"k must be a positive whole number of samples per class, got {k!r}"
+        )
+    short = np.flatnonzero(counts < k + 1)
+    if short.size:
+        worst = short[np.argmin(counts[short])]
+        raise ConfigError(
+            f"k={k} training samples per class leaves no test sample for class "
+            f"{classes[worst]!r}, which has {counts[worst]} samples"
+            + (f" ({short.size} classes are that small)" if short.size > 1 else "")
+            + f"; choose k <= {counts.min() - 1}"
+        )
+
+
+class PerClassSplit:
+    """Scikit-learn splitter: ``k`` random training samples per class, the rest for testing.
+
+    Parameters
+    ----------
+    k : int
+        Training samples per class.
+    n_splits : int, default=10
+        Number of random repetitions.
+    random_state : int, default=0
+        Seed; split ``i`` uses ``numpy.random.default_rng([random_state, i])``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from sklearn.datasets import load_digits
+    >>> from sklearn.neighbors import KNeighborsClassifier
+    >>> X, y = load_digits(return_X_y=True)
+    >>> cv = PerClassSplit(5, n_splits=3)
+    >>> scores = cross_val_score(KNeighborsClassifier(1), X, y, cv=cv)
+    >>> scores.shape
+    (3,)
+    """
+
+    def __init__(self, k, *, n_splits=DEFAULT_SPLITS, random_state=0):
+        self.k = k
+        self.n_splits = n_splits
+        self.random_state = random_state
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return self.n_splits
+
+    def split(self, X, y, groups=None):
+        for index in range(self.n_splits):
+            yield per_class_split(y, self.k, self.random_state, index)
+
+    def __repr__(self):
+        return (
+            f"PerClassSplit(k={self.k}, n_splits={self.n_splits}, "
+            f"random_state={self.random_state})"
+        )
+
+
+def inner_cv(k, seed, folds=DEFAULT_CV_FOLDS):
+    """The cross-validation splitter used inside a training split, or None for ``k = 1``."""
+    if k is None or k >= 2:
+        n = folds if k is None else min(k, folds)
+        return StratifiedKFold(n_splits=n, shuffle=True, random_state=seed)
+    return None
+
+
+def tune(method, X, y, cv, fixed):
+    """Parameters chosen by ``cv`` over ``method.grid`` (keys in ``fixed`` stay fixed)."""
+    grid = {
+        key: list(values) for key, values in method.grid.items() if key not in fixed
+    }
+    if not grid:
+        return dict(fixed)
+    if method.cv_factory is not None:
+        search = method.cv_factory(grid=grid, cv=cv, **{**method.params, **fixed})
+    else:
+        search = GridSearchCV(
+            method.build(**fixed), grid, cv=cv, scoring="accuracy", refit=False
+        )
+    search.fit(X, y)
+    return {**fixed, **{key: _plain(v) for key, v in search.best_params_.items()}}
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass
+class Experiment:
+    """What to run: a dataset, training sizes, methods and how to set their parameters.
+
+    ``params`` maps a method name to fixed overrides of its defaults; methods named in
+    ``cv`` have the rest of their grid chosen by inner cross-validation.
+    """
+
+    dataset: str
+    ks: list
+    methods: list
+    splits: int = DEFAULT_SPLITS
+    seed: int = 0
+    params: dict = field(default_factory=dict)
+    cv: list = field(default_factory=list)
+    cv_folds: int = DEFAULT_CV_FOLDS
+    normalise: bool = True
+    data_dir: str | None = None
+
+    def resolved(self):
+        """Methods resolved by name with validated overrides: ``[(Method, params, cv)]``."""
+        if not self.methods:
+            raise ConfigError(
+                "no methods selected; name at least one, e.g. --methods FDLSR"
+            )
+        methods = [get_method(name) for name in self.methods]
+        names = {m.name.lower(): m for m in methods}
+        for name in list(self.params) + list(self.cv):
+            if name.lower() not in names:
+                raise ConfigError(
+                    f"parameters or --cv given for {name!r}, which is not among the "
+                    f"selected methods ({', '.join(m.name for m in methods)})"
+                )
+        out = []
+        for m in methods:
+            params = {
+                key: value
+                for name, values in self.params.items()
+                if name.lower() == m.name.lower()
+                for key, value in values.items()
+            }
+            known = m.build().get_params()
+            unknown = sorted(set(params) - set(known))
+            if unknown:
+                raise ConfigError(
+                    f"{m.name} has no parameter {unknown[0]!r}; its parameters are "
+                    + ", ".join(sorted(known))
+                )
+            tuned = any(name.lower() == m.name.lower() for name in self.cv)
+            out.append((m, params, tuned and bool(m.grid)))
+        return out
+
+
+def setting_key(method, params, tuned, cv_folds, normalise):
+    """A stable string naming how a method was configured (part of a row's identity)."""
+    spec = {"params": {**method.params, **params}}
+    if tuned:
+        spec["cv"] = {
+            "folds": cv_folds,
+            "grid": {k: method.grid[k] for k in sorted(method.grid) if k not in params},
+        }
+    if not normalise:
+        spec["normalise"] = False
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
+def evaluate_split(method, X, y, train, test, *, params, tuned, seed, cv_folds):
+    """Tune (if asked), fit and test one method on one split; a result row (a dict)."""
+    k = int(np.bincount(np.unique(y[train], return_inverse=True)[1]).min())
+    note = ""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.perf_counter()
+        chosen = {**method.params, **params}
+        if tuned:
+            cv = inner_cv(k, seed, cv_folds)
+            if cv is None:
+                note = "k=1: no inner cross-validation possible, fixed parameters used"
+            else:
+                chosen = {
+                    **method.params,
+                    **tune(method, X[train], y[train], cv, params),
+                }
+        tune_time = time.perf_counter() - start
+        estimator = method.build(**chosen)
+        start = time.perf_counter()
+        estimator.fit(X[train], y[train])
+        fit_time = time.perf_counter() - start
+        start = time.perf_counter()
+        predicted = estimator.predict(X[test])
+        predict_time = time.perf_counter() - start
+    messages = sorted(
+        {
+            f"{w.category.__name__}: {str(w.message).splitlines()[0][:120]}"
+            for w in caught
+        }
+    )
+    return {
+        "accuracy": float(np.mean(predicted == y[test])),
+        "fit_time": fit_time,
+        "predict_time": predict_time,
+        "tune_time": tune_time if tuned else 0.0,
+        "params": {key: _plain(v) for key, v in chosen.items()},
+        "n_train": int(train.size),
+        "n_test": int(test.size),
+        "warnings": messages,
+        "note": note,
+    }
+
+
+def warm_up(method, X, y, train, test, params):
+    """One untimed fit and predict, so the first timed run pays no start-up costs."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        method.build(**{**method.params, **params}).fit(X[train], y[train]).predict(
+            X[test[:50]]
+        )
+
+
+def prepare(dataset, normalise=True):
+    """The samples the methods see: float64, unit L2 norm per sample when ``normalise``."""
+    X = np.asarray(dataset.X, dtype=np.float64)
+    return normalize(X) if normalise else X
+
+
+FIXED = "fixed"
+
+
+def plan(experiment, dataset):
+    """All ``(k, split_index)`` pairs of the experiment, with ``k`` checked on the labels.
+
+    ``k = "fixed"`` (the default for a dataset that comes with a train/test split, such
+    as MNIST) is that split, run once.
+    """
+    classes, counts = np.unique(dataset.y, return_counts=True)
+    fixed = getattr(dataset, "fixed_split", None)
+    ks = experiment.ks or ([FIXED] if fixed is not None else [])
+    if not ks:
+        raise ConfigError(
+            "no training size given; pass -k with samples per class, e.g. -k 2 3"
+        )
+    pairs = []
+    for k in ks:
+        if k == FIXED:
+            if fixed is None:
+                raise ConfigError(
+                    f"{dataset.name} has no fixed train/test split; give -k with a "
+                    "number of training samples per class"
+                )
+            pairs.append((FIXED, 0))
+            continue
+        check_k(classes, counts, k)
+        if experiment.splits < 1:
+            raise ConfigError(f"--splits must be at least 1, got {experiment.splits}")
+        pairs += [(k, index) for index in range(experiment.splits)]
+    return pairs
+
+
+def split_indices(dataset, y, k, seed, index):
+    """Training and test indices of one run: a random per-class split or the fixed one."""
+    if k == FIXED:
+        train, test = dataset.fixed_split
+        return np.asarray(train), np.asarray(test)
+    return per_class_split(y, k, seed, index)
+
+
+def experiment_runs(experiment, dataset):
+    """Every run of the experiment as ``(key, k, split, method, params, tuned)``.
+
+    ``key`` is the row identity used by the results store (see ``fdlsr.results``).
+    """
+    methods = experiment.resolved()
+    runs = []
+    for k, index in plan(experiment, dataset):
+        for method, params, tuned in methods:
+            setting = setting_key(
+                method, params, tuned, experiment.cv_folds, experiment.normalise
+            )
+            key = (dataset.name, method.name, k, index, experiment.seed, setting)
+            runs.append((key, k, index, method, params, tuned))
+    return runs
+
+
+def run_experiment(experiment, dataset, store, progress=None):
+    """Run every (method, k, split) of ``experiment`` not yet in ``store``.
+
+    Rows are appended to ``store`` one by one as they finish, so an interrupted run
+    resumes where it stopped. ``progress(n_done, n_total, label)`` is called after
+    each row (and once at the start). Returns the number of rows computed.
+    """
+    runs = experiment_runs(experiment, dataset)
+    X = prepare(dataset, experiment.normalise)
+    y = np.asarray(dataset.y)
+    done = store.done_keys()
+    todo = [run for run in runs if run[0] not in done]
+    n_done = len(runs) - len(todo)
+    if progress:
+        progress(n_done, len(runs), "")
+    warmed = set()
+    split = (None, None, None)
+    for key, k, index, method, params, tuned in todo:
+        if split[0] != (k, index):
+            split = ((k, index), *split_indices(dataset, y, k, experiment.seed, index))
+        _, train, test = split
+        row = dict(zip(KEY_FIELDS, key, strict=True))
+        row["family"] = method.family
+        row["tuning"] = "cv" if tuned else "fixed"
+        try:
+            if method.name not in warmed:
+                warm_up(method, X, y, train, test, params)
+                warmed.add(method.name)
+            row.update(
+                evaluate_split(
+                    method,
+                    X,
+                    y,
+                    train,
+                    test,
+                    params=params,
+                    tuned=tuned,
+                    seed=experiment.seed + index,
+                    cv_folds=experiment.cv_folds,
+                )
+            )
+        except Exception as error:  # a method that cannot handle this setting
+            # e.g. LDA with one sample per class; recorded, so the table can say so
+            row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
+        row["n_classes"] = int(np.unique(y).size)
+        row["n_features"] = int(X.shape[1])
+        store.append(row)
+        n_done += 1
+        if progress:
+            progress(n_done, len(runs), f"{method.name} k={k} split {index + 1}")
+    return len(todo)

@@ -1,0 +1,374 @@
+"""Tables in the paper's layout, rendered from the results store (never typed by hand).
+
+Methods are rows grouped by family in the paper's order (representation, dictionary
+learning, least-squares regression, FDLSR; then the scikit-learn baselines); training
+sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviation
+(``ddof=1``) over the random splits; the last two columns are the mean training and
+test times in seconds at the largest ``k`` (the paper prints one time per method
+without saying for which ``k``). With ``paper`` the paper's row for the same method is
+printed under ours, marked "(paper)".
+"""
+
+import csv
+import io
+import json
+from collections import defaultdict
+from importlib import resources
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..methods import METHODS, family_rank
+
+FAMILY_TITLES = {
+    "representation": "Representation-based",
+    "dictionary": "Dictionary learning",
+    "relaxed": "Least squares regression",
+    "proposed": "Proposed",
+    "scikit-learn": "scikit-learn baselines",
+}
+PAPER_TABLES = {
+    "I": "AR",
+    "II": "CMU PIE",
+    "III": "FERET",
+    "IV": "LFW",
+    "V": "COIL-100",
+}
+
+
+def paper_results(table):
+    """Rows of the paper's Table ``table`` (I-V) from the shipped transcription.
+
+    ``data/paper_results.csv`` was transcribed from the paper's LaTeX source: accuracy
+    mean and std in %, and one training and test time in seconds per method (repeated
+    on each of its rows; empty where the paper prints "None"). Two decimal commas in the
+    source ("47,61", "1,03") are read as points; values are as printed, typos included.
+    """
+    if table not in PAPER_TABLES:
+        raise ConfigError(
+            f"unknown paper table {table!r}; choose from {', '.join(PAPER_TABLES)}"
+        )
+    text = (
+        resources.files("fdlsr.experiments") / "data" / "paper_results.csv"
+    ).read_text()
+    rows = [r for r in csv.DictReader(io.StringIO(text)) if r["table"] == table]
+    for r in rows:
+        r["k"] = int(r["k"])
+        for key in ("mean", "std", "train_time", "test_time"):
+            r[key] = float(r[key]) if r[key] else None
+    return rows
+
+
+def _label_settings(rows):
+    """A display label per (method, setting): the method, plus what differs if needed."""
+    settings = defaultdict(dict)
+    for r in rows:
+        settings[r["method"]][r["setting"]] = r
+    labels = {}
+    for method, by_setting in settings.items():
+        if len(by_setting) == 1:
+            (setting,) = by_setting
+            labels[method, setting] = method
+            continue
+        specs = {s: json.loads(s) for s in by_setting}
+        keys = set().union(*(spec["params"] for spec in specs.values()))
+        varying = sorted(
+            key
+            for key in keys
+            if len({json.dumps(spec["params"].get(key)) for spec in specs.values()}) > 1
+        )
+        for setting, spec in specs.items():
+            parts = ["cv"] if "cv" in spec else []
+            if "cv" not in spec:
+                parts += [f"{key}={spec['params'].get(key)}" for key in varying]
+            if spec.get("normalise") is False:
+                parts.append("raw")
+            labels[method, setting] = f"{method} ({', '.join(parts) or 'fixed'})"
+    return labels
+
+
+def summarise(rows):
+    """Aggregate result rows: one dict per dataset x method setting x k."""
+    labels = _label_settings(rows)
+    groups = defaultdict(list)
+    for r in rows:
+        groups[r["dataset"], r["method"], r["setting"], r["k"]].append(r)
+    out = []
+    for (dataset, method, setting, k), all_runs in groups.items():
+        group = [r for r in all_runs if r.get("accuracy") is not None]
+        failed = [r for r in all_runs if r.get("accuracy") is None]
+        if not group:  # the method could not run in this setting (see the rows' error)
+            out.append(
+                {
+                    "dataset": dataset,
+                    "method": method,
+                    "label": labels[method, setting],
+                    "family": _family(all_runs[0]),
+                    "source": "ours",
+                    "k": k,
+                    "n_splits": 0,
+                    "n_failed": len(failed),
+                    "mean": None,
+                    "std": None,
+                    "train_time": None,
+                    "test_time": None,
+                    "tune_time": None,
+                    "error": failed[0].get("error", ""),
+                }
+            )
+            continue
+        acc = 100 * np.array([r["accuracy"] for r in group])
+        out.append(
+            {
+                "dataset": dataset,
+                "method": method,
+                "label": labels[method, setting],
+                "family": _family(group[0]),
+                "source": "ours",
+                "k": k,
+                "n_splits": len(group),
+                "mean": float(acc.mean()),
+                "std": float(acc.std(ddof=1)) if acc.size > 1 else None,
+                "train_time": float(np.mean([r["fit_time"] for r in group])),
+                "test_time": float(np.mean([r["predict_time"] for r in group])),
+                "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
+                "n_failed": len(failed),
+            }
+        )
+    return out
+
+
+def _norm(name):
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def table_rows(summary, paper=None):
+    """Ordered table rows ``{label, family, source, cells: {k: (mean, std, n)}, times}``."""
+    ks = sorted(
+        {s["k"] for s in summary} | {p["k"] for p in paper or []},
+        key=lambda k: (isinstance(k, str), str(k) if isinstance(k, str) else k),
+    )
+    order = {_norm(name): i for i, name in enumerate(METHODS)}
+    paper_order = {}
+    for p in paper or []:
+        paper_order.setdefault(_norm(p["method"]), len(paper_order))
+    rows = {}
+    for s in summary:
+        row = rows.setdefault(
+            (s["method"], s["label"], "ours"),
+            {
+                "method": s["method"],
+                "label": s["label"],
+                "family": s["family"],
+                "source": "ours",
+                "cells": {},
+            },
+        )
+        row["cells"][s["k"]] = (s["mean"], s["std"], s["n_splits"])
+    for row in rows.values():
+        ran = [k for k, cell in row["cells"].items() if cell[0] is not None]
+        at = [
+            s
+            for s in summary
+            if s["label"] == row["label"] and ran and s["k"] == max(ran)
+        ]
+        row["train_time"] = at[0]["train_time"] if at else None
+        row["test_time"] = at[0]["test_time"] if at else None
+    ours_by_norm = {_norm(m) for m, _, _ in rows}
+    for p in paper or []:
+        matched = _norm(p["method"]) in ours_by_norm
+        label = f"{p['method']} (paper)" if matched else f"{p['method']} (paper only)"
+        row = rows.setdefault(
+            (p["method"], label, "paper"),
+            {
+                "method": p["method"],
+                "label": label,
+                "family": p["family"],
+                "source": "paper",
+                "cells": {},
+                "train_time": p["train_time"],
+                "test_time": p["test_time"],
+            },
+        )
+        row["cells"][p["k"]] = (p["mean"], p["std"], None)
+
+    def sort_key(row):
+        name = _norm(row["method"])
+        within = paper_order.get(name, len(paper_order) + order.get(name, len(order)))
+        return (
+            family_rank(row["family"]),
+            within,
+            row["method"],
+            row["source"] != "ours",
+            row["label"],
+        )
+
+    return ks, sorted(rows.values(), key=sort_key)
+
+
+def _family(row):
+    """A stored row's family; the registry's for a registered method (stores written
+    before a family was renamed keep their old name)."""
+    method = METHODS.get(row["method"])
+    return method.family if method is not None else row["family"]
+
+
+def _cell(value, n_max, best=False, fmt="md"):
+    if value is None:
+        return "—" if fmt == "md" else ("--" if fmt == "latex" else "")
+    mean, std, n = value
+    if mean is None:
+        return "failed"
+    pm = " ± " if fmt == "md" else r"$\pm$"
+    text = f"{mean:.2f}" + (f"{pm}{std:.2f}" if std is not None else "")
+    if n is not None and n_max is not None and n < n_max:
+        text += f" (n={n})"
+    if best:
+        text = f"**{text}**" if fmt == "md" else rf"\textbf{{{text}}}"
+    return text
+
+
+def _time(value):
+    return (
+        "None" if value is None else (f"{value:.4f}" if value < 100 else f"{value:.1f}")
+    )
+
+
+def _best(ks, rows):
+    """Per k, the labels of our best mean, ties included (bold, as in the paper)."""
+    best = {}
+    for k in ks:
+        ours = [
+            (r["cells"][k][0], r["label"])
+            for r in rows
+            if r["source"] == "ours" and r["cells"].get(k, (None,))[0] is not None
+        ]
+        if len(ours) > 1:
+            top = round(max(mean for mean, _ in ours), 2)
+            best[k] = {label for mean, label in ours if round(mean, 2) == top}
+    return best
+
+
+def render(summary, fmt="md", *, paper=None, title="", notes=()):
+    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``)."""
+    ks, rows = table_rows(summary, paper)
+    if fmt == "csv":
+        return _csv(summary, paper)
+    n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
+    notes = list(notes) + [
+        f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
+        for s in summary
+        if s["mean"] is None
+    ]
+    best = _best(ks, rows)
+    if fmt == "md":
+        lines = [f"### {title}", ""] if title else []
+        lines += [f"> {note}" for note in notes] + ([""] if notes else [])
+        head = (
+            ["Method"] + [f"k={k}" for k in ks] + ["Training time (s)", "Test time (s)"]
+        )
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        family = None
+        for r in rows:
+            if r["family"] != family:
+                family = r["family"]
+                lines.append(
+                    f"| *{FAMILY_TITLES.get(family, family)}* |"
+                    + " |" * (len(head) - 1)
+                )
+            cells = [
+                _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
+                for k in ks
+            ]
+            label = r["label"] if r["source"] == "ours" else f"*{r['label']}*"
+            lines.append(
+                "| "
+                + " | ".join(
+                    [label, *cells, _time(r["train_time"]), _time(r["test_time"])]
+                )
+                + " |"
+            )
+        return "\n".join(lines) + "\n"
+    if fmt == "latex":
+        return _latex(ks, rows, n_max, best, title, notes)
+    raise ConfigError(f"unknown report format {fmt!r}; choose md, latex or csv")
+
+
+def _tex(text):
+    return (
+        text.replace("\\", r"\textbackslash{}")
+        .replace("_", r"\_")
+        .replace("%", r"\%")
+        .replace("&", r"\&")
+        .replace("#", r"\#")
+    )
+
+
+def _latex(ks, rows, n_max, best, title, notes):
+    cols = "l" + "c" * len(ks) + "rr"
+    lines = [
+        "% Requires \\usepackage{booktabs}. Rendered by fdlsr report from a results store.",
+        r"\begin{table*}[t]",
+        r"\centering",
+        r"\scriptsize",
+    ]
+    if title:
+        lines.append(rf"\caption{{{_tex(title)}}}")
+    lines += [rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
+    lines.append(
+        " & ".join(
+            ["Train No."] + [str(k) for k in ks] + ["Training time", "Test time"]
+        )
+        + r" \\"
+    )
+    family = None
+    for r in rows:
+        if r["family"] != family:
+            lines.append(r"\midrule")
+            family = r["family"]
+        cells = [
+            _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()), "latex")
+            for k in ks
+        ]
+        label = (
+            _tex(r["label"])
+            if r["source"] == "ours"
+            else rf"\textit{{{_tex(r['label'])}}}"
+        )
+        lines.append(
+            " & ".join([label, *cells, _time(r["train_time"]), _time(r["test_time"])])
+            + r" \\"
+        )
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [rf"\par\smallskip {_tex(note)}" for note in notes]
+    lines.append(r"\end{table*}")
+    return "\n".join(lines) + "\n"
+
+
+def _csv(summary, paper):
+    fields = [
+        "source",
+        "dataset",
+        "method",
+        "label",
+        "family",
+        "k",
+        "n_splits",
+        "mean",
+        "std",
+        "train_time",
+        "test_time",
+        "tune_time",
+    ]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(
+        buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n"
+    )
+    writer.writeheader()
+    for s in sorted(
+        summary, key=lambda s: (family_rank(s["family"]), s["label"], s["k"])
+    ):
+        writer.writerow(s)
+    for p in paper or []:
+        writer.writerow({**p, "source": "paper", "label": p["method"], "n_splits": 10})
+    return buffer.getvalue()

@@ -1,0 +1,162 @@
+"""The scikit-learn front-end shared by FDDL and LRSDL (validation and dispatch)."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ...common.compat import Interval, StrOptions
+from ...common.validation import NON_NEGATIVE, encode_labels
+from ._class_blocks import ClassBlocks
+from ._fisher_predict import global_scores, local_scores
+from ._lrsdl_solver import Penalties, fit_lrsdl
+
+
+def _canonical_order(X, codes):
+    """Sort samples by class, then lexicographically by their features.
+
+    The learnt model then does not depend on the order of the training samples:
+    atoms start as samples and are visited in this order.
+    """
+    keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)]
+    return np.lexsort([*keys, codes])
+
+
+class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
+    """Common fit/predict of FDDL and LRSDL; subclasses fix the model's parameters."""
+
+    _parameter_constraints: dict = {
+        "n_atoms_per_class": [Interval(Integral, 1, None, closed="left"), None],
+        "lambda1": [NON_NEGATIVE],
+        "lambda2": [NON_NEGATIVE],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "init_iter": [Interval(Integral, 0, None, closed="left")],
+        "coding_iter": [Interval(Integral, 1, None, closed="left")],
+        "predict_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [NON_NEGATIVE],
+        "decision_rule": [StrOptions({"global", "local"})],
+        "gamma": [NON_NEGATIVE, None],
+        "weight": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    # Set by the subclasses.
+    _local_rule_is_fddl = True
+
+    def _n_shared(self):
+        return 0
+
+    def _eta(self):
+        return 0.0
+
+    def _fit(self, X, y):
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        codes = encode_labels(self, y)
+        n_classes = len(self.classes_)
+        counts = np.bincount(codes, minlength=n_classes)
+        if self.n_atoms_per_class is None:
+            atoms = counts
+        else:
+            smallest = int(np.argmin(counts))
+            if self.n_atoms_per_class > counts[smallest]:
+                raise ValueError(
+                    f"n_atoms_per_class={self.n_atoms_per_class} exceeds the "
+                    f"{counts[smallest]} training sample(s) of class "
+                    f"{self.classes_[smallest]!r}: atoms start as training samples. "
+                    "Lower n_atoms_per_class or leave it None (one atom per sample)."
+                )
+            atoms = np.full(n_classes, self.n_atoms_per_class)
+        n_shared = self._n_shared()
+        if n_shared > X.shape[0]:
+            raise ValueError(
+                f"n_shared_atoms={n_shared} exceeds the {X.shape[0]} training "
+                "samples: shared atoms start as training samples. Lower it."
+            )
+        order = _canonical_order(X, codes)
+        rng = check_random_state(self.random_state)
+        # Shared atoms start from random samples, drawn from an order that does not
+        # depend on the class labels either.
+        by_features = _canonical_order(X[order], np.zeros_like(codes))
+        shared = np.sort(by_features[rng.choice(X.shape[0], n_shared, replace=False)])
+        blocks = ClassBlocks(counts, atoms)
+        penalties = Penalties(float(self.lambda1), float(self.lambda2), self._eta())
+        model = fit_lrsdl(
+            np.ascontiguousarray(X[order].T),
+            blocks,
+            shared,
+            penalties,
+            max_iter=self.max_iter,
+            coding_iter=self.coding_iter,
+            tol=self.tol,
+            rng=rng,
+            init_iter=self.init_iter,
+        )
+        self._blocks = blocks
+        self.components_ = np.ascontiguousarray(model.D.T)
+        self.shared_components_ = np.ascontiguousarray(model.D0.T)
+        self.atom_labels_ = self.classes_[blocks.atom_class]
+        self.mean_codes_ = np.ascontiguousarray(blocks.class_means(model.X).T)
+        self.mean_shared_code_ = model.X0.mean(axis=1)
+        self.objective_ = model.objective
+        self.n_iter_ = model.n_iter
+        return self
+
+    def _class_errors(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        Yt = np.ascontiguousarray(X.T)
+        D, D0 = self.components_.T, self.shared_components_.T
+        means = self.mean_codes_.T
+        gamma = self.lambda1 if self.gamma is None else self.gamma
+        if self.decision_rule == "global":
+            errors = global_scores(
+                Yt,
+                self._blocks,
+                D,
+                D0,
+                means,
+                self.mean_shared_code_,
+                gamma=gamma,
+                mu=self.lambda2,
+                weight=self.weight,
+                max_iter=self.predict_iter,
+            )
+        else:
+            errors = local_scores(
+                Yt,
+                self._blocks,
+                D,
+                D0,
+                means,
+                gamma=gamma,
+                weight=self.weight,
+                max_iter=self.predict_iter,
+                fddl=self._local_rule_is_fddl,
+            )
+        return errors.T
+
+    def decision_function(self, X):
+        """Negated class-wise errors ``-e_c``: the argmax is the prediction.
+
+        For two classes, ``e_0 - e_1`` (positive means ``classes_[1]``).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        scores = -self._class_errors(X)
+        if scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict(self, X):
+        """Label of the class with the smallest error ``e_c``.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        errors = self._class_errors(X)
+        return self.classes_[np.argmin(errors, axis=1)]
