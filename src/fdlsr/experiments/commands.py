@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..methods import get_method
 from .config import Config, all_methods, load_config, shipped_configs
 from .protocol import Experiment, experiment_runs, run_experiment
 from .report import paper_results, render, summarise
@@ -258,15 +259,16 @@ def report(args):
 def plot(args):
     from . import figures
 
-    cli_params = {key.rsplit(".", 1)[-1]: value for key, value in args.params}
+    cli_params = _fdlsr_params(args.params)
     args.params = []
     config = config_from_args(args)
     ex = config.experiment
+    params = {**ex.params.get("FDLSR", {}), **cli_params}
+    get_method("FDLSR").check(params)  # before loading or drawing anything
     dataset = load(args, ex)
     k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
-    params = {**ex.params.get("FDLSR", {}), **cli_params}
     out = Path(args.out)
     kinds = (
         ["convergence", "tsne", "sensitivity", "lambda"]
@@ -290,6 +292,20 @@ def plot(args):
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _fdlsr_params(pairs):
+    """``plot --params``: FDLSR's parameters, as ``name=value`` or ``FDLSR.name=value``."""
+    params = {}
+    for key, value in pairs:
+        method, _, name = key.rpartition(".")
+        if method and method.lower() != "fdlsr":
+            raise ConfigError(
+                f"--params {key}=...: the figures are FDLSR's; write {name}=VALUE or "
+                f"FDLSR.{name}=VALUE"
+            )
+        params[name] = value
+    return params
 
 
 def datasets(args):
