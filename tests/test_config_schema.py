@@ -222,3 +222,42 @@ def test_a_bad_config_through_the_command_is_exit_2_without_traceback(tmp_path, 
     path = tmp_path / "c.toml"
     path.write_bytes(b"\xff\xfe dataset = 1")
     assert "c.toml" in error_of(capsys, ["run", "--config", str(path)])
+
+
+class Accepted(Exception):
+    """The command got past every check and was about to run."""
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(key=st.sampled_from(sorted(SCHEMA)), value=values, raw=st.binary(max_size=32))
+def test_the_command_runs_or_exits_2_with_one_line(
+    tmp_path, monkeypatch, capsys, key, value, raw
+):
+    """End to end: any value for any key (or any bytes) either reaches the run or
+    is exit status 2 with one line on stderr, never a traceback."""
+    from fdlsr.experiments import commands
+
+    def accepted(*args, **kwargs):
+        raise Accepted
+
+    monkeypatch.setattr(commands, "run_experiment", accepted)
+    head = "" if key == "dataset" else 'dataset = "digits"\nk = 2\n'
+    texts = [f"{head}{key} = {toml_value(value)}\n".encode(), raw]
+    for text in texts:
+        path = tmp_path / "c.toml"
+        path.write_bytes(text)
+        try:
+            main(["run", "--config", str(path), "--out", str(tmp_path / "out")])
+        except Accepted:
+            capsys.readouterr()
+            continue
+        except SystemExit as exit_info:
+            assert exit_info.code == 2
+            lines = capsys.readouterr().err.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
+            continue
+        raise AssertionError("neither ran nor refused")

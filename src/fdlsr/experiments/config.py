@@ -175,7 +175,7 @@ def _show(value):
     elif isinstance(value, str):
         text = json.dumps(value, ensure_ascii=False)
     elif isinstance(value, dict):
-        text = "a table"
+        text = "{" + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + "}"
     elif isinstance(value, list):
         text = (
             "["

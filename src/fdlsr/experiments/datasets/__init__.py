@@ -166,7 +166,7 @@ def _read(
     if kind == "csv" and y is not None:  # y names the labels: here, a column
         if label_column is not None and str(label_column) != str(y):
             raise DatasetError(
-                f"label_column={label_column!r} and y={y!r} disagree for {path}; "
+                f"label_column={label_column} and y={y} disagree for {path}; "
                 "give the label column once"
             )
         label_column, y = y, None
