@@ -20,6 +20,11 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
 
     [figures]                    # settings of `fdlsr plot`
     k = 5
+
+Every key is checked against :data:`SCHEMA` (what it must be, in words and as a
+check) before anything is built; a wrong type or value raises :class:`ConfigError`
+with one line naming the key, what it expects and an example. A name is a shipped
+config only if it is one (:func:`shipped_configs`); anything else is a path.
 """
 
 import json
