@@ -11,7 +11,14 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .config import Config, all_methods, load_config, shipped_configs
-from .protocol import Experiment, experiment_runs, run_experiment
+from .protocol import (
+    FIXED,
+    POOLED,
+    Experiment,
+    data_warnings,
+    experiment_runs,
+    run_experiment,
+)
 from .report import paper_results, render, summarise
 from .results import ResultStore, read_rows, row_key
 
@@ -124,6 +131,8 @@ def run(args):
     paper = _paper(
         args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
     )
+    for message in data_warnings(ex, dataset):
+        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)
     with ResultStore(out) as store:
         command = _command_line(args) or "fdlsr"
         store.start_session(command)
@@ -176,6 +185,11 @@ def _paper(option, info):
     return paper_results(table)
 
 
+def _reason(error):
+    """An ``OSError`` in words, e.g. 'Is a directory'."""
+    return error.strerror or str(error)
+
+
 def _stored(out):
     """The experiment info already in the store ``out`` ({} for a new store)."""
     path = out / INFO
@@ -197,14 +211,25 @@ def _commands(old, command):
 
 
 def _notes(info, rows, command=None):
-    n = max((r["split"] for r in rows), default=-1) + 1
+    drawn = [r for r in rows if r["k"] != FIXED]
+    n = max((r["split"] for r in drawn), default=-1) + 1
     params = info.get("params", {}).get("FDLSR")
+    how = [
+        f"over {n} random split{'s' if n != 1 else ''} (k training samples per class, "
+        "the rest for testing)"
+    ] * bool(drawn)
+    if len(drawn) < len(rows):
+        how.append("on the dataset's own train/test split (column 'fixed', one run)")
+    measure = "mean ± sample std" if n > 1 else "mean"
+    raw = any('"normalise": false' in r.get("setting", "") for r in rows)
+    samples = "raw samples (--raw)" if raw else "unit-normalised samples"
     notes = [
-        f"Accuracy (%) as mean ± sample std over {n} random splits (k training samples "
-        "per class, the rest for testing, unit-normalised samples); times in seconds are "
-        "means at the largest k, measured in the runs themselves (machine and load in "
-        "environment.json beside the results)."
+        f"Accuracy (%) as {measure} {' and '.join(how)}, {samples}; "
+        "times in seconds are means at the largest k, measured in the runs themselves "
+        "(machine and load in environment.json beside the results)."
     ]
+    if any(POOLED in (r.get("note") or "") for r in drawn):
+        notes.append(f"Note: {POOLED}.")
     if params:
         notes.append(
             "FDLSR parameters: "
@@ -248,7 +273,13 @@ def report(args):
             )
     text = "\n".join(outputs)
     if args.output:
-        Path(args.output).write_text(text)
+        try:
+            Path(args.output).write_text(text)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot write the report to {args.output}: {_reason(error)}; give "
+                "the path of a file in an existing folder with -o FILE"
+            ) from None
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         print(text, end="")
@@ -268,6 +299,13 @@ def plot(args):
         raise ConfigError("give the training size of the figures with -k K")
     params = {**ex.params.get("FDLSR", {}), **cli_params}
     out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot create the figures folder {out}: {_reason(error)}; choose "
+            "another with --out DIR"
+        ) from None
     kinds = (
         ["convergence", "tsne", "sensitivity", "lambda"]
         if args.kind == "all"
@@ -297,7 +335,9 @@ def datasets(args):
 
     if args.action == "info":
         if not args.name:
-            raise ConfigError("name the dataset: fdlsr datasets info NAME")
+            raise ConfigError(
+                "name the dataset: fdlsr datasets info NAME (or the path of a file)"
+            )
         info = dataset_info(args.name, args.data_dir)
         for key, value in info.items():
             print(f"{key}: {value}")
