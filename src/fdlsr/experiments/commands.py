@@ -219,12 +219,12 @@ def _notes(info, rows, command=None):
         "the rest for testing)"
     ] * bool(drawn)
     if len(drawn) < len(rows):
-        how.append("on the dataset's own train/test split (column 'fixed', one run)")
-    measure = "mean ± sample std" if n > 1 else "mean"
+        how.append("on the dataset's own train/test split (column k=fixed, one run)")
+    measure = "as mean ± sample std " if n > 1 else ""
     raw = any('"normalise": false' in r.get("setting", "") for r in rows)
     samples = "raw samples (--raw)" if raw else "unit-normalised samples"
     notes = [
-        f"Accuracy (%) as {measure} {' and '.join(how)}, {samples}; "
+        f"Accuracy (%) {measure}{' and '.join(how)}, {samples}; "
         "times in seconds are means at the largest k, measured in the runs themselves "
         "(machine and load in environment.json beside the results)."
     ]
@@ -252,6 +252,11 @@ def report(args):
     outputs = []
     for folder in args.results:
         rows = read_rows(folder)
+        if not rows:
+            raise ConfigError(
+                f"{folder} holds no finished runs; give the folder of a `fdlsr run` "
+                "that finished at least one run"
+            )
         info = _stored(Path(folder))
         command = _command_line(args)
         paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
@@ -333,6 +338,11 @@ def plot(args):
 def datasets(args):
     from .datasets import dataset_info, list_datasets
 
+    if args.data_dir and not Path(args.data_dir).is_dir():
+        raise ConfigError(
+            f"--data-dir {args.data_dir} is not a folder; give the folder that holds "
+            "the dataset files (e.g. ../shared/data)"
+        )
     if args.action == "info":
         if not args.name:
             raise ConfigError(

@@ -374,8 +374,9 @@ def data_warnings(experiment, dataset):
 
 FIXED = "fixed"
 POOLED = (
-    "the dataset comes with its own train/test split; these k training samples per "
-    "class were drawn from its training and test samples together (-k fixed: its split)"
+    "the dataset comes with its own train/test split, but these k training samples "
+    "per class were drawn from its training and test samples together (-k fixed "
+    "runs its own split)"
 )
 
 
