@@ -254,7 +254,9 @@ def build_parser():
 
     data = sub.add_parser("datasets", help="list known datasets or describe one")
     data.add_argument("action", nargs="?", choices=["list", "info"], default="list")
-    data.add_argument("name", nargs="?")
+    data.add_argument(
+        "name", nargs="?", help="with info: a registry name or a file or folder path"
+    )
     data.add_argument("--data-dir", help="folder holding the dataset files")
 
     sub.add_parser("methods", help="list the methods with their settings")

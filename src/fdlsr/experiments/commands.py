@@ -131,8 +131,7 @@ def run(args):
     paper = _paper(
         args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
     )
-    for message in data_warnings(ex, dataset):
-        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)
+    _warn(data_warnings(dataset, ex.ks), dataset)
     with ResultStore(out) as store:
         command = _command_line(args) or "fdlsr"
         store.start_session(command)
@@ -185,6 +184,11 @@ def _paper(option, info):
     return paper_results(table)
 
 
+def _warn(messages, dataset):
+    for message in messages:
+        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)
+
+
 def _reason(error):
     """An ``OSError`` in words, e.g. 'Is a directory'."""
     return error.strerror or str(error)
@@ -214,10 +218,12 @@ def _notes(info, rows, command=None):
     drawn = [r for r in rows if r["k"] != FIXED]
     n = max((r["split"] for r in drawn), default=-1) + 1
     params = info.get("params", {}).get("FDLSR")
-    how = [
-        f"over {n} random split{'s' if n != 1 else ''} (k training samples per class, "
-        "the rest for testing)"
-    ] * bool(drawn)
+    how = []
+    if drawn:
+        how.append(
+            f"over {n} random split{'s' if n != 1 else ''} (k training samples per "
+            "class, the rest for testing)"
+        )
     if len(drawn) < len(rows):
         how.append("on the dataset's own train/test split (column k=fixed, one run)")
     measure = "as mean ± sample std " if n > 1 else ""
@@ -303,6 +309,7 @@ def plot(args):
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
     params = {**ex.params.get("FDLSR", {}), **cli_params}
+    _warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)

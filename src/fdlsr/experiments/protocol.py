@@ -359,15 +359,15 @@ def zero_warning(zero, train, test):
     return f"DataWarning: {_zero_text(zero)} ({n_train} training, {n_test} test)"
 
 
-def data_warnings(experiment, dataset):
+def data_warnings(dataset, ks):
     """What the user should hear before the runs start: all-zero samples (stored as a
-    warning in every row) and a ``k`` that ignores the dataset's own split."""
+    warning in every row) and a ``k`` in ``ks`` that ignores the dataset's own split."""
     out = []
     zero = zero_samples(np.asarray(dataset.X))
     if zero.size:
         shown = ", ".join(str(i) for i in zero[:5]) + (", ..." if zero.size > 5 else "")
         out.append(f"{_zero_text(zero)} (0-based index {shown})")
-    if any(pools_fixed_split(dataset, k) for k in experiment.ks):
+    if any(pools_fixed_split(dataset, k) for k in ks):
         out.append(POOLED)
     return out
 
