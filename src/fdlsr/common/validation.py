@@ -26,9 +26,15 @@ def encode_labels(estimator, y, min_classes=2):
         raise ValueError(
             f"{type(estimator).__name__} needs samples from at least {min_classes} "
             f"classes; got {n_classes} class "
-            f"({encoder.classes_[0]!r}). Provide training samples of other classes."
+            f"({label_repr(encoder.classes_[0])}). Provide training samples of other "
+            "classes."
         )
     return encoder.transform(y)
+
+
+def label_repr(label):
+    """A class label as a user wrote it: ``77`` or ``'cat'``, not ``np.int64(77)``."""
+    return repr(label.item() if isinstance(label, np.generic) else label)
 
 
 def is_dask_array(X):

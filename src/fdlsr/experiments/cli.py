@@ -48,12 +48,31 @@ def _param(text):
 def _k(text):
     if text == "fixed":
         return text
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a number of samples per class (or 'fixed')"
-        ) from None
+    return _whole(1, "a number of samples per class (or 'fixed')")(text)
+
+
+def _whole(minimum, what):
+    """An argument type: a whole number >= ``minimum``, described as ``what``."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {what}: give a whole number >= {minimum}"
+            )
+        return value
+
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are reported on one line (usage: --help)."""
+
+    def error(self, message):
+        self.exit(2, f"fdlsr: error: {message} (see `{self.prog} --help`)\n")
 
 
 def _dataset_args(parser):
@@ -90,7 +109,7 @@ def _dataset_args(parser):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fdlsr",
         description=DESCRIPTION,
         epilog=EXAMPLES,
@@ -125,8 +144,16 @@ def build_parser():
         help="training samples per class, one or more; 'fixed': the dataset's own "
         "train/test split (the default when it has one)",
     )
-    group.add_argument("--splits", type=int, help="random splits per k (default 10)")
-    group.add_argument("--seed", type=int, help="seed of the random splits (default 0)")
+    group.add_argument(
+        "--splits",
+        type=_whole(1, "a number of splits"),
+        help="random splits per k (default 10)",
+    )
+    group.add_argument(
+        "--seed",
+        type=_whole(0, "a seed"),
+        help="seed of the random splits and of the methods' random states (default 0)",
+    )
     group.add_argument(
         "--params",
         type=_param,
@@ -143,7 +170,9 @@ def build_parser():
         "method's grid) for these methods; no names: every method with a grid",
     )
     group.add_argument(
-        "--cv-folds", type=int, help="most inner folds (default 3; never more than k)"
+        "--cv-folds",
+        type=_whole(2, "a number of folds"),
+        help="most inner folds (default 3; never more than k)",
     )
     group.add_argument(
         "--raw", action="store_true", help="do not unit-normalise the samples"
@@ -193,7 +222,7 @@ def build_parser():
     _dataset_args(plot)
     plot.add_argument(
         "-k",
-        type=int,
+        type=_whole(1, "a number of samples per class"),
         help="training samples per class (default: the config's figures.k)",
     )
     plot.add_argument(
@@ -204,16 +233,18 @@ def build_parser():
         metavar="NAME=VALUE",
         help="FDLSR parameters, e.g. alpha=0.01 beta=0.001 lam=0.1",
     )
-    plot.add_argument("--seed", type=int, default=0, help="seed of the random split")
+    plot.add_argument(
+        "--seed", type=_whole(0, "a seed"), default=0, help="seed of the random split"
+    )
     plot.add_argument(
         "--splits",
-        type=int,
+        type=_whole(1, "a number of splits"),
         default=1,
         help="random splits averaged in the lambda figure (default 1, as the paper)",
     )
     plot.add_argument(
         "--classes",
-        type=int,
+        type=_whole(1, "a number of classes"),
         default=20,
         help="classes shown by t-SNE (the first ones)",
     )
@@ -228,7 +259,9 @@ def build_parser():
 
     data = sub.add_parser("datasets", help="list known datasets or describe one")
     data.add_argument("action", nargs="?", choices=["list", "info"], default="list")
-    data.add_argument("name", nargs="?")
+    data.add_argument(
+        "name", nargs="?", help="with info: a registry name or a file or folder path"
+    )
     data.add_argument("--data-dir", help="folder holding the dataset files")
 
     sub.add_parser("methods", help="list the methods with their settings")
@@ -244,6 +277,13 @@ def main(argv=None):
         return _dispatch(args, parser)
     except FdlsrError as error:
         parser.exit(2, f"fdlsr: error: {error}\n")
+    except OSError as error:  # a file or folder the system refused: say which
+        where = f" ({error.filename})" if error.filename else ""
+        parser.exit(
+            2,
+            f"fdlsr: error: {error.strerror or error}{where}; check the paths given "
+            "and that you may read and write there\n",
+        )
     except KeyboardInterrupt:
         parser.exit(
             130,

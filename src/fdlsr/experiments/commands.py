@@ -12,7 +12,14 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..methods import get_method
 from .config import Config, all_methods, load_config, shipped_configs
-from .protocol import Experiment, experiment_runs, run_experiment
+from .protocol import (
+    FIXED,
+    POOLED,
+    Experiment,
+    data_warnings,
+    experiment_runs,
+    run_experiment,
+)
 from .report import paper_results, render, summarise
 from .results import ResultStore, read_rows, row_key
 
@@ -125,6 +132,7 @@ def run(args):
     paper = _paper(
         args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
     )
+    _warn(data_warnings(dataset, ex.ks), dataset)
     with ResultStore(out) as store:
         command = _command_line(args) or "fdlsr"
         store.start_session(command)
@@ -177,6 +185,16 @@ def _paper(option, info):
     return paper_results(table)
 
 
+def _warn(messages, dataset):
+    for message in messages:
+        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)
+
+
+def _reason(error):
+    """An ``OSError`` in words, e.g. 'Is a directory'."""
+    return error.strerror or str(error)
+
+
 def _stored(out):
     """The experiment info already in the store ``out`` ({} for a new store)."""
     path = out / INFO
@@ -198,14 +216,27 @@ def _commands(old, command):
 
 
 def _notes(info, rows, command=None):
-    n = max((r["split"] for r in rows), default=-1) + 1
+    drawn = [r for r in rows if r["k"] != FIXED]
+    n = max((r["split"] for r in drawn), default=-1) + 1
     params = info.get("params", {}).get("FDLSR")
+    how = []
+    if drawn:
+        how.append(
+            f"over {n} random split{'s' if n != 1 else ''} (k training samples per "
+            "class, the rest for testing)"
+        )
+    if len(drawn) < len(rows):
+        how.append("on the dataset's own train/test split (column k=fixed, one run)")
+    measure = "as mean ± sample std " if n > 1 else ""
+    raw = any('"normalise": false' in r.get("setting", "") for r in rows)
+    samples = "raw samples (--raw)" if raw else "unit-normalised samples"
     notes = [
-        f"Accuracy (%) as mean ± sample std over {n} random splits (k training samples "
-        "per class, the rest for testing, unit-normalised samples); times in seconds are "
-        "means at the largest k, measured in the runs themselves (machine and load in "
-        "environment.json beside the results)."
+        f"Accuracy (%) {measure}{' and '.join(how)}, {samples}; "
+        "times in seconds are means at the largest k, measured in the runs themselves "
+        "(machine and load in environment.json beside the results)."
     ]
+    if any(POOLED in (r.get("note") or "") for r in drawn):
+        notes.append(f"Note: {POOLED}.")
     if params:
         notes.append(
             "FDLSR parameters: "
@@ -228,6 +259,11 @@ def report(args):
     outputs = []
     for folder in args.results:
         rows = read_rows(folder)
+        if not rows:
+            raise ConfigError(
+                f"{folder} holds no finished runs; give the folder of a `fdlsr run` "
+                "that finished at least one run"
+            )
         info = _stored(Path(folder))
         command = _command_line(args)
         paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
@@ -249,7 +285,13 @@ def report(args):
             )
     text = "\n".join(outputs)
     if args.output:
-        Path(args.output).write_text(text)
+        try:
+            Path(args.output).write_text(text)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot write the report to {args.output}: {_reason(error)}; give "
+                "the path of a file in an existing folder with -o FILE"
+            ) from None
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         print(text, end="")
@@ -269,7 +311,15 @@ def plot(args):
     k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
+    _warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
     out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot create the figures folder {out}: {_reason(error)}; choose "
+            "another with --out DIR"
+        ) from None
     kinds = (
         ["convergence", "tsne", "sensitivity", "lambda"]
         if args.kind == "all"
@@ -311,9 +361,16 @@ def _fdlsr_params(pairs):
 def datasets(args):
     from .datasets import dataset_info, list_datasets
 
+    if args.data_dir and not Path(args.data_dir).is_dir():
+        raise ConfigError(
+            f"--data-dir {args.data_dir} is not a folder; give the folder that holds "
+            "the dataset files (e.g. ../shared/data)"
+        )
     if args.action == "info":
         if not args.name:
-            raise ConfigError("name the dataset: fdlsr datasets info NAME")
+            raise ConfigError(
+                "name the dataset: fdlsr datasets info NAME (or the path of a file)"
+            )
         info = dataset_info(args.name, args.data_dir)
         for key, value in info.items():
             print(f"{key}: {value}")

@@ -8,7 +8,13 @@ adding splits later keeps the first ones.
 
 *Samples.* Each sample is scaled to unit L2 norm before anything else, as in the paper
 (Algorithm 1 takes "normalized training samples"). This is per sample, so it uses no
-statistic of the test set.
+statistic of the test set. The scaling divides by the largest entry first, so samples
+of any finite size (1e200 as well as 1e-200) keep their direction. A sample that is all
+zero has no direction: it stays zero, and every row it takes part in carries a warning.
+
+*Randomness.* A method with a ``random_state`` that no setting fixes gets one derived
+from the seed and the split (:func:`run_random_state`), so a seeded experiment gives the
+same numbers every time.
 
 *Hyperparameters.* Either fixed (the paper's per-dataset values, from a shipped config)
 or chosen by cross-validation on the training split only, over the method's grid; the
@@ -31,7 +37,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
-from sklearn.preprocessing import normalize
 
 from ..errors import ConfigError
 from ..methods import get_method
@@ -49,6 +54,7 @@ def per_class_split(y, k, seed, index):
     y = np.asarray(y)
     classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
     check_k(classes, counts, k)
+    check_seed(seed)
     rng = np.random.default_rng([seed, index])
     train = np.concatenate(
         [
@@ -71,12 +77,45 @@ def check_k(classes, counts, k):
     short = np.flatnonzero(counts < k + 1)
     if short.size:
         worst = short[np.argmin(counts[short])]
+        others = (
+            f" ({short.size} of the {classes.size} classes have {k} samples or fewer)"
+            if short.size > 1
+            else ""
+        )
         raise ConfigError(
             f"k={k} training samples per class leaves no test sample for class "
-            f"{classes[worst]!r}, which has {counts[worst]} samples"
-            + (f" ({short.size} classes are that small)" if short.size > 1 else "")
-            + f"; choose k <= {counts.min() - 1}"
+            f"{_plain(classes[worst])!r}, which has {counts[worst]} samples{others}; "
+            f"choose k <= {counts.min() - 1}"
         )
+
+
+def check_seed(seed):
+    """Refuse a seed that ``numpy.random.default_rng`` cannot take."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigError(
+            f"the seed must be a whole number >= 0 (--seed), got {_plain(seed)!r}"
+        )
+
+
+def run_random_state(seed, index):
+    """The ``random_state`` of the estimators of split ``index`` under ``seed``.
+
+    Drawn from ``numpy.random.SeedSequence([seed, index, 1])``: a stream apart from the
+    split's own (``[seed, index]``), the same in every process.
+    """
+    check_seed(seed)
+    return int(np.random.SeedSequence([seed, index, 1]).generate_state(1)[0] >> 1)
+
+
+def seeded(method, params, random_state):
+    """``params`` plus ``random_state`` when the method's estimator takes one that
+    neither its defaults nor ``params`` fix (otherwise it would draw from the global
+    NumPy generator and differ from run to run)."""
+    if random_state is None or "random_state" not in method.build().get_params():
+        return params
+    if {**method.params, **params}.get("random_state") is not None:
+        return params
+    return {**params, "random_state": random_state}
 
 
 class PerClassSplit:
@@ -212,9 +251,16 @@ def setting_key(method, params, tuned, cv_folds, normalise):
     return json.dumps(spec, sort_keys=True, default=str)
 
 
-def evaluate_split(method, X, y, train, test, *, params, tuned, seed, cv_folds):
-    """Tune (if asked), fit and test one method on one split; a result row (a dict)."""
+def evaluate_split(
+    method, X, y, train, test, *, params, tuned, seed, cv_folds, random_state=None
+):
+    """Tune (if asked), fit and test one method on one split; a result row (a dict).
+
+    ``random_state`` is given to an estimator whose own is not fixed by ``params`` or
+    the method's defaults (see :func:`seeded`); ``seed`` shuffles the inner folds.
+    """
     k = int(np.bincount(np.unique(y[train], return_inverse=True)[1]).min())
+    params = seeded(method, params, random_state)
     note = ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -268,10 +314,69 @@ def warm_up(method, X, y, train, test, params):
 def prepare(dataset, normalise=True):
     """The samples the methods see: float64, unit L2 norm per sample when ``normalise``."""
     X = np.asarray(dataset.X, dtype=np.float64)
-    return normalize(X) if normalise else X
+    return unit_rows(X) if normalise else X
+
+
+def unit_rows(X):
+    """Each row of ``X`` divided by its L2 norm, without overflow or underflow.
+
+    A row is first divided by its largest absolute entry, so its norm is computed from
+    numbers in [-1, 1] (``sklearn.preprocessing.normalize`` squares the raw entries:
+    rows above about 1e154 overflow to zero rows, rows below 1e-154 stay unscaled).
+    An all-zero row stays zero.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    largest = np.max(np.abs(X), axis=1, keepdims=True, initial=0.0)
+    largest[largest == 0] = 1.0
+    X = X / largest
+    norms = np.linalg.norm(X, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return X / norms
+
+
+def zero_samples(X):
+    """Indices of the samples (rows) that are all zero."""
+    return np.flatnonzero(~np.any(X, axis=1))
+
+
+def _zero_text(zero):
+    some = "1 sample is" if zero.size == 1 else f"{zero.size} samples are"
+    return (
+        f"{some} all zero; such a sample has no direction to normalise and no class "
+        "information (a method labels it arbitrarily): remove it from the data"
+    )
+
+
+def zero_warning(zero, train, test):
+    """The warning stored in a row whose data holds the all-zero samples ``zero``."""
+    n_train, n_test = int(np.isin(zero, train).sum()), int(np.isin(zero, test).sum())
+    return f"DataWarning: {_zero_text(zero)} ({n_train} training, {n_test} test)"
+
+
+def data_warnings(dataset, ks):
+    """What the user should hear before the runs start: all-zero samples (stored as a
+    warning in every row) and a ``k`` in ``ks`` that ignores the dataset's own split."""
+    out = []
+    zero = zero_samples(np.asarray(dataset.X))
+    if zero.size:
+        shown = ", ".join(str(i) for i in zero[:5]) + (", ..." if zero.size > 5 else "")
+        out.append(f"{_zero_text(zero)} (0-based index {shown})")
+    if any(pools_fixed_split(dataset, k) for k in ks):
+        out.append(POOLED)
+    return out
 
 
 FIXED = "fixed"
+POOLED = (
+    "the dataset comes with its own train/test split, but these k training samples "
+    "per class were drawn from its training and test samples together (-k fixed "
+    "runs its own split)"
+)
+
+
+def pools_fixed_split(dataset, k):
+    """Whether a run with ``k`` per class ignores the dataset's own split (``POOLED``)."""
+    return k != FIXED and getattr(dataset, "fixed_split", None) is not None
 
 
 def plan(experiment, dataset):
@@ -280,6 +385,7 @@ def plan(experiment, dataset):
     ``k = "fixed"`` (the default for a dataset that comes with a train/test split, such
     as MNIST) is that split, run once.
     """
+    check_seed(experiment.seed)
     classes, counts = np.unique(dataset.y, return_counts=True)
     fixed = getattr(dataset, "fixed_split", None)
     ks = experiment.ks or ([FIXED] if fixed is not None else [])
@@ -339,6 +445,7 @@ def run_experiment(experiment, dataset, store, progress=None):
     runs = experiment_runs(experiment, dataset)
     X = prepare(dataset, experiment.normalise)
     y = np.asarray(dataset.y)
+    zero = zero_samples(X)
     done = store.done_keys()
     todo = [run for run in runs if run[0] not in done]
     n_done = len(runs) - len(todo)
@@ -355,7 +462,7 @@ def run_experiment(experiment, dataset, store, progress=None):
         row["tuning"] = "cv" if tuned else "fixed"
         try:
             if method.name not in warmed:
-                warm_up(method, X, y, train, test, params)
+                warm_up(method, X, y, train, test, seeded(method, params, 0))
                 warmed.add(method.name)
             row.update(
                 evaluate_split(
@@ -368,11 +475,16 @@ def run_experiment(experiment, dataset, store, progress=None):
                     tuned=tuned,
                     seed=experiment.seed + index,
                     cv_folds=experiment.cv_folds,
+                    random_state=run_random_state(experiment.seed, index),
                 )
             )
         except Exception as error:  # a method that cannot handle this setting
             # e.g. LDA with one sample per class; recorded, so the table can say so
             row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
+        if zero.size:
+            row.setdefault("warnings", []).append(zero_warning(zero, train, test))
+        if pools_fixed_split(dataset, k):
+            row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
         row["n_classes"] = int(np.unique(y).size)
         row["n_features"] = int(X.shape[1])
         store.append(row)

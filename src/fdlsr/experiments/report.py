@@ -142,12 +142,14 @@ def _norm(name):
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
+def _k_order(k):
+    """Columns in order: numbers of samples per class, then "fixed" (a dataset's split)."""
+    return (isinstance(k, str), str(k) if isinstance(k, str) else k)
+
+
 def table_rows(summary, paper=None):
     """Ordered table rows ``{label, family, source, cells: {k: (mean, std, n)}, times}``."""
-    ks = sorted(
-        {s["k"] for s in summary} | {p["k"] for p in paper or []},
-        key=lambda k: (isinstance(k, str), str(k) if isinstance(k, str) else k),
-    )
+    ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=_k_order)
     order = {_norm(name): i for i, name in enumerate(METHODS)}
     paper_order = {}
     for p in paper or []:
@@ -170,7 +172,7 @@ def table_rows(summary, paper=None):
         at = [
             s
             for s in summary
-            if s["label"] == row["label"] and ran and s["k"] == max(ran)
+            if s["label"] == row["label"] and ran and s["k"] == max(ran, key=_k_order)
         ]
         row["train_time"] = at[0]["train_time"] if at else None
         row["test_time"] = at[0]["test_time"] if at else None

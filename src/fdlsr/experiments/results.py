@@ -37,13 +37,13 @@ def row_key(row):
 
 def read_rows(path):
     """Rows of a ``results.jsonl`` file, skipping a torn last line."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS
-    if not path.exists():
+    given = Path(path)
+    path = given / RESULTS if given.is_dir() else given
+    if not path.is_file():
+        folder = given if given.is_dir() or given.name != RESULTS else given.parent
         raise ConfigError(
-            f"no results in {path.parent}: run an experiment first (fdlsr run --out "
-            f"{path.parent}) or point at the folder that has {RESULTS}"
+            f"no results in {folder}: run an experiment first (fdlsr run --out "
+            f"{folder}) or point at the folder that has {RESULTS}"
         )
     rows = []
     with open(path, encoding="utf-8") as handle:

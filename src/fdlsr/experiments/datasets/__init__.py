@@ -15,6 +15,8 @@ See ``docs/datasets.md`` for the registry and the layouts recognised.
 
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import DatasetError
 from . import _registry
 from ._dataset import Dataset
@@ -143,8 +145,32 @@ def list_datasets():
 def dataset_info(name, data_dir=None):
     """A registry entry plus ``path``, ``present`` and ``verified`` (True: the
     checksum matches; False: it does not; None: no checksum known or no file) and,
-    when something is wrong, ``problem`` (the message loading would raise)."""
-    return _registry.info(name, data_dir)
+    when something is wrong, ``problem`` (the message loading would raise).
+
+    For the path of a file or folder (a name the registry does not know) what
+    :func:`load_dataset` reads from it: sizes, classes, layout and any fixed split.
+    """
+    if _registry.lookup(name) is not None or not (
+        Path(name).expanduser().exists() or _looks_like_path(str(name))
+    ):
+        return _registry.info(name, data_dir)
+    ds = load_dataset(name)
+    counts = np.unique(ds.y, return_counts=True)[1]
+    info = {
+        "path": ds.path,
+        "description": ds.description,
+        "n_samples": ds.n_samples,
+        "n_features": ds.n_features,
+        "n_classes": ds.n_classes,
+        "per_class_min": int(counts.min()),
+        "per_class_max": int(counts.max()),
+        "image_shape": ds.image_shape,
+        "order": ds.order,
+    }
+    if ds.fixed_split is not None:
+        train, test = ds.fixed_split
+        info["fixed_split"] = f"{train.size} training, {test.size} test samples"
+    return info
 
 
 def _load_path(path, name, description, **options):

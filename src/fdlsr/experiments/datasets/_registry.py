@@ -86,8 +86,8 @@ def verify_checksum(entry, path):
         raise DatasetError(
             f"{entry['name']}: checksum mismatch for {path} (sha256 {actual[:12]}..., "
             f"expected {expected[:12]}...): the file is damaged or another version; "
-            f"get it again ({entry['obtain']}), or pass verify=False "
-            "(--no-verify) to load it anyway"
+            f"get it again ({entry['obtain']}), or load the file by its path "
+            f"(--dataset {path}; verify=False in Python) to skip the registry's checks"
         )
     return True
 

@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ...common.compat import Interval, StrOptions
-from ...common.validation import NON_NEGATIVE, encode_labels
+from ...common.validation import NON_NEGATIVE, encode_labels, label_repr
 from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
 from ._lrsdl_solver import Penalties, fit_lrsdl
@@ -64,7 +64,7 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(
                     f"n_atoms_per_class={self.n_atoms_per_class} exceeds the "
                     f"{counts[smallest]} training sample(s) of class "
-                    f"{self.classes_[smallest]!r}: atoms start as training samples. "
+                    f"{label_repr(self.classes_[smallest])}: atoms start as training samples. "
                     "Lower n_atoms_per_class or leave it None (one atom per sample)."
                 )
             atoms = np.full(n_classes, self.n_atoms_per_class)

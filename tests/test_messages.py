@@ -1,0 +1,119 @@
+"""What the command says: labels as the user wrote them, counts that are true, fixes
+that exist, and captions that describe the runs they caption."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.io
+
+from fdlsr.errors import ConfigError
+from fdlsr.experiments.cli import main
+from fdlsr.experiments.protocol import per_class_split
+from fdlsr.methods import get_method
+
+
+def one_line_error(capsys, argv):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    "labels, shown",
+    [
+        (np.array([77] * 3 + [5] * 9, dtype=np.int64), "class 77,"),
+        (np.array(["13.0"] * 3 + ["2.0"] * 9), "class '13.0',"),
+    ],
+)
+def test_k_too_large_names_the_label_as_written(labels, shown):
+    with pytest.raises(ConfigError) as excinfo:
+        per_class_split(labels, 4, 0, 0)
+    text = str(excinfo.value)
+    assert shown in text and "np." not in text, text
+
+
+def test_k_too_large_counts_the_small_classes_truly():
+    # 99 classes of 14 samples and one of 13: k = 14 leaves all 100 without a test
+    # sample, but they are not all as small as the smallest
+    y = np.concatenate([np.repeat(np.arange(99), 14), np.full(13, 99)])
+    with pytest.raises(ConfigError) as excinfo:
+        per_class_split(y, 14, 0, 0)
+    text = str(excinfo.value)
+    assert "class 99, which has 13 samples" in text
+    assert "100 of the 100 classes have 14 samples or fewer" in text
+    assert "that small" not in text and "k <= 12" in text
+
+
+def test_method_errors_name_the_label_as_written():
+    X = np.random.default_rng(0).standard_normal((12, 4))
+    y = np.array([7] * 2 + [8] * 10, dtype=np.int64)
+    with pytest.raises(ValueError) as excinfo:
+        get_method("LRSDL").build(n_atoms_per_class=3).fit(X, y)
+    assert "of class 7:" in str(excinfo.value) and "np." not in str(excinfo.value)
+
+
+def test_checksum_mismatch_offers_a_fix_that_exists(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FDLSR_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "orl" / "ORL_32x32.mat"
+    path.parent.mkdir()
+    scipy.io.savemat(path, {"fea": np.ones((6, 10)), "gnd": np.repeat([1, 2], 3)})
+    argv = ["run", "--dataset", "orl", "--data-dir", str(tmp_path), "-k", "1"]
+    line = one_line_error(capsys, argv)
+    assert "checksum mismatch" in line and "--no-verify" not in line
+    assert f"--dataset {path}" in line
+    # the fix it names works
+    assert main(["datasets", "info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "n_samples: 6" in out and "n_classes: 2" in out
+
+
+def split_file(tmp_path):
+    """An .npz with its own train/test split (Keras's names): 3 classes, 4 + 4 each."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 4)
+    x = np.eye(3)[y] * 5 + rng.uniform(0, 0.1, (12, 3))
+    path = tmp_path / "split.npz"
+    np.savez(path, x_train=x, y_train=y, x_test=x + 0.01, y_test=y)
+    return path
+
+
+def test_datasets_info_describes_a_file(tmp_path, capsys):
+    assert main(["datasets", "info", str(split_file(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    assert "n_samples: 24" in out and "fixed_split: 12 training, 12 test" in out
+
+
+def test_caption_of_a_fixed_split_says_so(tmp_path, capsys):
+    out = tmp_path / "res"
+    argv = ["run", "--dataset", str(split_file(tmp_path)), "--methods", "1-NN"]
+    assert main([*argv, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "own train/test split" in captured.out
+    assert "random split" not in captured.out and "warning" not in captured.err
+
+
+def test_k_on_a_file_with_its_own_split_says_it_pools(tmp_path, capsys):
+    out = tmp_path / "res"
+    argv = ["run", "--dataset", str(split_file(tmp_path)), "--methods", "1-NN"]
+    assert main([*argv, "-k", "3", "fixed", "--splits", "2", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    warned = [x for x in captured.err.splitlines() if x.startswith("fdlsr: warning")]
+    assert len(warned) == 1 and "training and test samples together" in warned[0]
+    assert "training and test samples together" in captured.out  # the caption
+    assert "over 2 random splits" in captured.out
+    assert "own train/test split (column k=fixed" in captured.out
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    pooled = {r["k"]: "samples together" in r["note"] for r in rows}
+    assert pooled == {3: True, "fixed": False}
+
+
+def test_caption_of_one_random_split_is_singular(tmp_path, capsys):
+    out = tmp_path / "res"
+    argv = ["run", "--dataset", "digits", "--methods", "1-NN", "-k", "2"]
+    assert main([*argv, "--splits", "1", "--out", str(out)]) == 0
+    caption = capsys.readouterr().out
+    assert "over 1 random split " in caption and "1 random splits" not in caption
