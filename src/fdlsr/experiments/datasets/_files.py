@@ -1,6 +1,7 @@
 """Readers for NumPy ``.npz`` archives, CSV tables and folders of images."""
 
 import csv
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def read_csv(path, *, label_column=None):
     def column(index):
         if index not in read:
             try:
-                read[index] = np.loadtxt(path, usecols=[index], dtype=str, **options)
+                read[index] = _loadtxt(path, usecols=[index], dtype=str, **options)
             except ValueError as exc:
                 raise _bad_rows(path, exc) from None
         return read[index]
@@ -114,7 +115,7 @@ def read_csv(path, *, label_column=None):
         _refuse_row_numbers(path, column(0))
     features = [i for i in range(n_columns) if i not in (label, index_column)]
     try:
-        X = np.loadtxt(path, usecols=features, dtype=np.float64, **options)
+        X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
     except ValueError as exc:
         raise _bad_rows(path, exc) from None
     y = column(label)
@@ -123,6 +124,13 @@ def read_csv(path, *, label_column=None):
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
     return as_samples(X, str(path)), clean_labels(y, f"{path} column {label}"), how
+
+
+def _loadtxt(path, **options):
+    """``numpy.loadtxt`` without its notes on blank lines (which it skips)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return np.loadtxt(path, **options)
 
 
 def _bad_rows(path, exc):
