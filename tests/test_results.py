@@ -22,11 +22,14 @@ def row(i, **extra):
     return {
         "dataset": "d",
         "method": "m",
+        "family": "f",
         "k": 1,
         "split": i,
         "seed": 0,
-        "setting": "s",
+        "setting": '{"params": {}}',
         "accuracy": 0.5,
+        "fit_time": 0.1,
+        "predict_time": 0.1,
         **extra,
     }
 

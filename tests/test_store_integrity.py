@@ -74,7 +74,7 @@ def lsr_cell(text):
 
 
 def skipped_line(err):
-    found = [line for line in err.splitlines() if "skipped" in line]
+    found = [line for line in err.splitlines() if re.search(r"skipped \d+ of", line)]
     assert len(found) == 1, err
     return found[0]
 

@@ -35,6 +35,7 @@ from sklearn.preprocessing import normalize
 
 from ..errors import ConfigError
 from ..methods import get_method
+from .identity import stored_runs
 from .results import KEY_FIELDS
 
 DEFAULT_SPLITS = 10
@@ -345,7 +346,7 @@ def run_experiment(experiment, dataset, store, progress=None):
     runs = experiment_runs(experiment, dataset)
     X = prepare(dataset, experiment.normalise)
     y = np.asarray(dataset.y)
-    done = store.done_keys()
+    done, data, fingerprints = stored_runs(experiment, dataset, runs, store)
     todo = [run for run in runs if run[0] not in done]
     n_done = len(runs) - len(todo)
     if progress:
@@ -381,6 +382,8 @@ def run_experiment(experiment, dataset, store, progress=None):
             row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
         row["n_classes"] = int(np.unique(y).size)
         row["n_features"] = int(X.shape[1])
+        row["data_sha256"] = data
+        row["fingerprint"] = fingerprints[key]
         store.append(row)
         n_done += 1
         if progress:
