@@ -43,7 +43,9 @@ def stored(folder):
     return (folder / "results.jsonl").read_text().splitlines()
 
 
-def test_same_base_name_other_data_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+def test_same_base_name_other_data_is_refused_in_one_line(
+    tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     a = faces(tmp_path / "a" / "faces.npz", seed=0)
     b = faces(tmp_path / "b" / "faces.npz", seed=1)
@@ -119,7 +121,9 @@ def test_a_row_computed_differently_under_the_same_name_is_refused(tmp_path, cap
     rows = [json.loads(line) for line in stored(out)]
     rows[0]["fingerprint"] = "0" * 64  # e.g. an estimator default changed since
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert "computed differently" in refusal(capsys, "--dataset", path, "--out", str(out))
+    assert "computed differently" in refusal(
+        capsys, "--dataset", path, "--out", str(out)
+    )
 
 
 def legacy(folder):
@@ -130,9 +134,7 @@ def legacy(folder):
     (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def test_legacy_rows_count_as_done_unless_something_shows_they_differ(
-    tmp_path, capsys
-):
+def test_legacy_rows_count_as_done_unless_something_shows_they_differ(tmp_path, capsys):
     out = tmp_path / "r"
     path = faces(tmp_path / "faces.npz")
     run(capsys, "--dataset", path, "--out", str(out))
@@ -149,3 +151,23 @@ def test_legacy_rows_count_as_done_unless_something_shows_they_differ(
     wider.parent.mkdir()
     np.savez(wider, X=np.random.default_rng(0).random((24, 12)), y=np.arange(24) % 4)
     assert "other data" in refusal(capsys, "--dataset", str(wider), "--out", str(out))
+
+
+def test_a_store_merged_by_hand_reports_each_data_apart(tmp_path, capsys):
+    """Rows of two data under one name (two stores concatenated): two tables."""
+    a = faces(tmp_path / "a" / "faces.npz", seed=0)
+    b = faces(tmp_path / "b" / "faces.npz", seed=1)
+    run(capsys, "--dataset", a, "--out", str(tmp_path / "ra"))
+    run(capsys, "--dataset", b, "--out", str(tmp_path / "rb"), "--splits", "3")
+    merged = tmp_path / "merged"
+    merged.mkdir()
+    (merged / "results.jsonl").write_text(
+        (tmp_path / "ra" / "results.jsonl").read_text()
+        + (tmp_path / "rb" / "results.jsonl").read_text()
+    )
+    assert main(["report", str(merged)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("### faces.npz (data sha256 ") == 2
+    assert "2 different data sets are named 'faces.npz'" in captured.err
+    assert "(n=" not in captured.out  # each table has all of its own splits
+    assert "skipped" not in captured.err  # b's splits 0 and 1 are not a's

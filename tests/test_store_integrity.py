@@ -227,8 +227,10 @@ JSON = st.recursive(
     | st.integers(-5, 5)
     | st.floats(allow_nan=True)
     | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 ROW = {
@@ -249,7 +251,9 @@ ROW = {
 @st.composite
 def row_like(draw):
     """A valid row with some fields replaced by arbitrary JSON, or removed."""
-    row = dict(ROW, split=draw(st.integers(0, 3)), method=draw(st.sampled_from(["LSR", "X"])))
+    row = dict(
+        ROW, split=draw(st.integers(0, 3)), method=draw(st.sampled_from(["LSR", "X"]))
+    )
     for key in draw(st.lists(st.sampled_from(sorted(ROW)), max_size=3)):
         if draw(st.booleans()):
             row[key] = draw(JSON)
@@ -303,7 +307,9 @@ def test_any_store_content_gives_a_report_or_one_line(
         )
         assert_report_or_one_line_error(*cli(["report", str(store)]))
         for fmt in ("latex", "csv"):
-            assert_report_or_one_line_error(*cli(["report", str(store), "--format", fmt]))
+            assert_report_or_one_line_error(
+                *cli(["report", str(store), "--format", fmt])
+            )
 
 
 @settings(

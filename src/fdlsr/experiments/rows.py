@@ -200,7 +200,7 @@ def read_store(path):
     """Every line of a store's ``results.jsonl`` through :func:`validate_row`.
 
     A line that is not UTF-8, not JSON, fails the schema, repeats a run already read
-    (the first is kept), or is the last one cut short by an interruption, is skipped and
+    (the first is kept; see ``_repeats``), or is the last one cut short by an interruption, is skipped and
     counted in ``skipped`` by reason.
     """
     path = results_path(path)
@@ -232,19 +232,24 @@ def _read_line(line, store, seen):
     else:
         reason = validate_row(row)
         if reason is None:
-            key = row_key(row)
-            if key not in seen:
-                seen[key] = row
-                store.rows.append(row)
-                return
-            same = seen[key].get("fingerprint") == row.get("fingerprint")
-            reason = (
-                "repeat a run already read"
-                if same
-                else "give another result for a run already read (other data or "
-                "settings; the first is used)"
-            )
+            reason = _repeats(row, seen)
+        if reason is None:
+            seen.setdefault(row_key(row), []).append(row)
+            store.rows.append(row)
+            return
     store.skipped[reason] += 1
+
+
+def _repeats(row, seen):
+    """Why ``row`` is a run already read (same name, and same data or data not
+    recorded), or None. Rows of one name and other data are other runs."""
+    data = row.get("data_sha256")
+    for other in seen.get(row_key(row), ()):
+        if data is None or other.get("data_sha256") in (None, data):
+            if other.get("fingerprint") == row.get("fingerprint"):
+                return "repeat a run already read"
+            return "give another result for a run already read (the first is used)"
+    return None
 
 
 def read_rows(path):
