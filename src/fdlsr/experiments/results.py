@@ -58,7 +58,7 @@ def _whole(value):
 
 
 def write_atomic(path, text):
-    """Replace ``path`` by ``text`` whole: a temporary file beside it, renamed over it."""
+    """Replace ``path`` by ``text`` whole: a temporary file beside it, renamed."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -210,9 +210,10 @@ class ResultStore:
         same_name = [row for row in self.rows if row["dataset"] == name]
         other = [r for r in same_name if r.get("data_sha256", data) != data]
         if other:
+            theirs = other[0]["data_sha256"][:12]
             raise ConfigError(
                 f"{self.directory} holds {n_rows(len(other))} of other data named "
-                f"{name!r} (arrays with sha256 {other[0]['data_sha256'][:12]}..., these "
+                f"{name!r} (arrays with sha256 {theirs}..., these "
                 f"have {data[:12]}...: another file of that name, another --x/--y, or "
                 "the file changed since); give this run its own folder with --out DIR"
             )

@@ -185,8 +185,8 @@ class StoreRows:
         if self.n_legacy:
             out.append(
                 f"{self.path}: {n_rows(self.n_legacy)} without a fingerprint (written "
-                "before fdlsr recorded the data of each run): reported as stored, "
-                "their data not checked"
+                "before fdlsr recorded the data of each run): used as stored; a run "
+                "checks only their sizes against its data"
             )
         return out
 
@@ -200,8 +200,8 @@ def read_store(path):
     """Every line of a store's ``results.jsonl`` through :func:`validate_row`.
 
     A line that is not UTF-8, not JSON, fails the schema, repeats a run already read
-    (the first is kept; see ``_repeats``), or is the last one cut short by an interruption, is skipped and
-    counted in ``skipped`` by reason.
+    (the first is kept; see ``_repeats``), or is a last line cut short by an
+    interruption, is skipped and counted in ``skipped`` by reason.
     """
     path = results_path(path)
     try:
