@@ -3,12 +3,11 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ...common.compat import Interval, StrOptions
-from ...common.validation import NON_NEGATIVE, encode_labels
+from ...common.base import ScoreClassifier
+from ...common.compat import Interval, StrOptions, _fit_context
+from ...common.validation import N_ITER, NON_NEGATIVE
 from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
 from ._lrsdl_solver import Penalties, fit_lrsdl
@@ -24,15 +23,18 @@ def _canonical_order(X, codes):
     return np.lexsort([*keys, codes])
 
 
-class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
-    """Common fit/predict of FDDL and LRSDL; subclasses fix the model's parameters."""
+class FisherDictionaryClassifier(ScoreClassifier):
+    """Common fit/predict of FDDL and LRSDL; subclasses fix the model's parameters.
+
+    The class scores are the negated class-wise errors ``-e_c``.
+    """
 
     _parameter_constraints: dict = {
         "n_atoms_per_class": [Interval(Integral, 1, None, closed="left"), None],
         "lambda1": [NON_NEGATIVE],
         "lambda2": [NON_NEGATIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "init_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
+        "init_iter": [N_ITER],
         "coding_iter": [Interval(Integral, 1, None, closed="left")],
         "predict_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [NON_NEGATIVE],
@@ -51,9 +53,22 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
     def _eta(self):
         return 0.0
 
-    def _fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        codes = encode_labels(self, y)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Learn the class-specific (and shared) dictionaries from samples ``X`` and
+        labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels of any hashable, sortable type.
+
+        Returns
+        -------
+        self : object
+        """
+        X, codes = self._training_data(X, y)
         n_classes = len(self.classes_)
         counts = np.bincount(codes, minlength=n_classes)
         if self.n_atoms_per_class is None:
@@ -103,9 +118,7 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = model.n_iter
         return self
 
-    def _class_errors(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+    def _class_scores(self, X):
         Yt = np.ascontiguousarray(X.T)
         D, D0 = self.components_.T, self.shared_components_.T
         means = self.mean_codes_.T
@@ -135,28 +148,4 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
                 max_iter=self.predict_iter,
                 fddl=self._local_rule_is_fddl,
             )
-        return errors.T
-
-    def decision_function(self, X):
-        """Negated class-wise errors ``-e_c``: the argmax is the prediction.
-
-        For two classes, ``e_0 - e_1`` (positive means ``classes_[1]``).
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
-        """
-        scores = -self._class_errors(X)
-        if scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def predict(self, X):
-        """Label of the class with the smallest error ``e_c``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        errors = self._class_errors(X)
-        return self.classes_[np.argmin(errors, axis=1)]
+        return -errors.T
