@@ -10,17 +10,8 @@ from ...common.compat import Interval, StrOptions, _fit_context
 from ...common.validation import N_ITER, NON_NEGATIVE
 from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
+from ._ksvd import canonical_order
 from ._lrsdl_solver import Penalties, fit_lrsdl
-
-
-def _canonical_order(X, codes):
-    """Sort samples by class, then lexicographically by their features.
-
-    The learnt model then does not depend on the order of the training samples:
-    atoms start as samples and are visited in this order.
-    """
-    keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)]
-    return np.lexsort([*keys, codes])
 
 
 class FisherDictionaryClassifier(ScoreClassifier):
@@ -89,11 +80,11 @@ class FisherDictionaryClassifier(ScoreClassifier):
                 f"n_shared_atoms={n_shared} exceeds the {X.shape[0]} training "
                 "samples: shared atoms start as training samples. Lower it."
             )
-        order = _canonical_order(X, codes)
+        order = canonical_order(X, codes)
         rng = check_random_state(self.random_state)
         # Shared atoms start from random samples, drawn from an order that does not
         # depend on the class labels either.
-        by_features = _canonical_order(X[order], np.zeros_like(codes))
+        by_features = canonical_order(X[order], np.zeros_like(codes))
         shared = np.sort(by_features[rng.choice(X.shape[0], n_shared, replace=False)])
         blocks = ClassBlocks(counts, atoms)
         penalties = Penalties(float(self.lambda1), float(self.lambda2), self._eta())
