@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .compat import (
     _convert_to_numpy,
+    _fit_context,
     check_same_namespace,
     get_namespace_and_device,
 )
@@ -37,10 +38,29 @@ DECISION_RULES = {"nearest_neighbor", "linear"}
 class ScoreClassifier(ClassifierMixin, BaseEstimator):
     """Base class: a classifier that scores every class of a test sample.
 
-    Subclasses learn in ``fit`` (starting from :meth:`_training_data`) and implement
+    Subclasses implement ``_fit_encoded(X, codes, n_classes)``, which learns from
+    validated samples and integer class codes and returns ``self``, and
     ``_class_scores(X)``: the scores of validated test samples, shape
     (n_samples, n_classes), the largest for the predicted class.
     """
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Learn the model from training samples ``X`` and their labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels of any hashable, sortable type.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
+        X, codes = self._training_data(X, y)
+        return self._fit_encoded(X, codes, self.classes_.shape[0])
 
     def _training_data(self, X, y, dtype=np.float64):
         """Validated samples and integer class codes; sets ``classes_``."""

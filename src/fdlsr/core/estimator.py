@@ -184,7 +184,8 @@ class FDLSR(ProjectionClassifier):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like, Dask array or array-API array of shape (n_samples, n_features)
+            A Dask array is fitted chunk by chunk (see Notes).
         y : array-like of shape (n_samples,)
             Labels of any hashable, sortable type.
 
@@ -194,10 +195,16 @@ class FDLSR(ProjectionClassifier):
         """
         if is_dask_array(X):
             return self._fit_dask(X, y)
+        return super().fit(X, y)
+
+    def _training_data(self, X, y):
+        # Any array namespace; float32 stays float32, the codes go to X's device.
+        xp = get_namespace_and_device(X)[0]
+        X, codes = super()._training_data(X, y, dtype=[xp.float64, xp.float32])
+        return X, on_device(codes, X)
+
+    def _fit_encoded(self, X, codes, n_classes):
         xp, _, dev = get_namespace_and_device(X)
-        X, codes = self._training_data(X, y, dtype=[xp.float64, xp.float32])
-        codes = on_device(codes, X)
-        n_classes = self.classes_.shape[0]
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(

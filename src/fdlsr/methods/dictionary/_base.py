@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ...common.base import ScoreClassifier
-from ...common.compat import Interval, _fit_context
+from ...common.compat import Interval
 from ...common.linalg import _single_threaded_lapack
 
 N_ATOMS = [Interval(Integral, 1, None, closed="left"), None]
@@ -38,21 +38,8 @@ class DictionaryClassifier(ScoreClassifier):
 
     _result_attributes = ()
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the model from samples ``X`` and labels ``y`` of any type.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self : object
-        """
-        X, codes = self._training_data(X, y)
-        result = self._fit_core(X, codes, len(self.classes_))
+    def _fit_encoded(self, X, codes, n_classes):
+        result = self._fit_core(X, codes, n_classes)
         for name in self._result_attributes:
             setattr(self, name + "_", getattr(result, name))
         return self

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.base import ScoreClassifier
-from ...common.compat import Interval, StrOptions, _fit_context
+from ...common.compat import Interval, StrOptions
 from ...common.validation import N_ITER, NON_NEGATIVE
 from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
@@ -44,23 +44,7 @@ class FisherDictionaryClassifier(ScoreClassifier):
     def _eta(self):
         return 0.0
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the class-specific (and shared) dictionaries from samples ``X`` and
-        labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Labels of any hashable, sortable type.
-
-        Returns
-        -------
-        self : object
-        """
-        X, codes = self._training_data(X, y)
-        n_classes = len(self.classes_)
+    def _fit_encoded(self, X, codes, n_classes):
         counts = np.bincount(codes, minlength=n_classes)
         if self.n_atoms_per_class is None:
             atoms = counts

@@ -11,7 +11,7 @@ projecting and L2-normalising (``"nearest_neighbor"``, LRDLSR and FDLSR).
 import numpy as np
 
 from ...common.base import DECISION_RULES, ProjectionClassifier
-from ...common.compat import StrOptions, _fit_context
+from ...common.compat import StrOptions
 from ...common.neighbors import NearestProjection
 from ...common.validation import POSITIVE
 
@@ -31,21 +31,7 @@ class RelaxedRegressionClassifier(ProjectionClassifier):
         "solver": [StrOptions({"auto", "primal", "dual"})],
     }
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the projection from samples ``X`` and labels ``y`` of any type.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        X, codes = self._training_data(X, y)
-        n_classes = len(self.classes_)
+    def _fit_encoded(self, X, codes, n_classes):
         coef, intercept = self._fit_core(X, codes, n_classes)
         self.coef_ = coef
         self.intercept_ = np.zeros(n_classes) if intercept is None else intercept

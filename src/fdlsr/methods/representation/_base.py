@@ -11,7 +11,7 @@ from sklearn.preprocessing import normalize as l2_normalize
 from sklearn.utils import gen_batches
 
 from ...common.base import ScoreClassifier
-from ...common.compat import _fit_context, get_chunk_n_rows
+from ...common.compat import get_chunk_n_rows
 from .residuals import ClassResiduals
 
 
@@ -29,25 +29,12 @@ class RepresentationClassifier(ScoreClassifier):
     # Temporaries per test sample, in units of n_atoms floats (codes, products, ...).
     _rows_per_sample = 6
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Store the training samples as the dictionary and precompute the coding.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Labels of any hashable, sortable type.
-
-        Returns
-        -------
-        self : object
-        """
-        X, codes = self._training_data(X, y)
+    def _fit_encoded(self, X, codes, n_classes):
+        # The (normalised) training samples are the dictionary.
         dictionary = l2_normalize(X) if self.normalize else np.array(X, order="C")
         self.dictionary_ = dictionary
         self.dictionary_labels_ = codes
-        self._class_residuals = ClassResiduals(dictionary, codes, len(self.classes_))
+        self._class_residuals = ClassResiduals(dictionary, codes, n_classes)
         self._prepare(dictionary, codes)
         return self
 
