@@ -1,8 +1,10 @@
 """What LC-KSVD2, LCLE, DPL and DRA-DPL share as scikit-learn classifiers.
 
-Each estimator validates its input here, learns from integer class codes with a pure
-function of its own module, and scores test samples per class; the class of largest
-score is the prediction.
+Validation, labels and the step from class scores to predictions are
+:class:`~fdlsr.common.base.ScoreClassifier`'s; here each estimator learns from integer
+class codes with a pure function of its own module (its parameters, less ``n_atoms``,
+are that function's keyword arguments) and keeps fields of its result as fitted
+attributes.
 """
 
 from numbers import Integral

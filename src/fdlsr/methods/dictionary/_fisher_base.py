@@ -1,4 +1,4 @@
-"""The scikit-learn front-end shared by FDDL and LRSDL (validation and dispatch)."""
+"""The scikit-learn front-end shared by FDDL and LRSDL (atom checks and dispatch)."""
 
 from numbers import Integral, Real
 
