@@ -151,11 +151,22 @@ class ProjectionClassifier(
         """
         return self._project(self._test_data(X, "transform"))
 
+    def decision_function(self, X):
+        """Class scores whose argmax is the prediction.
+
+        ``decision_rule="linear"``: the projections. ``"nearest_neighbor"``: per
+        class, the largest cosine similarity between the projected sample and that
+        class's projected training samples (scores within ``sqrt(eps)`` of the best
+        are reported equal to it, so ties go to the first class). For two classes,
+        the second score minus the first (positive means ``classes_[1]``).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        return super().decision_function(X)
+
     def _class_scores(self, X):
-        """``"linear"``: the projections. ``"nearest_neighbor"``: per class, the
-        largest cosine similarity between the projected sample and that class's
-        projected training samples (scores within ``sqrt(eps)`` of the best are
-        reported equal to it, so ties go to the first class)."""
         Z = self._project(X)
         if self.decision_rule == "nearest_neighbor":
             return self.neighbors_.scores(Z)
