@@ -37,7 +37,7 @@ CASES = [
     (["report"], "required: results"),
     (["report", "DIR/nothing"], "no results in DIR/nothing:"),
     (["report", "DIR"], "no results in DIR:"),
-    (["report", "FILE"], "holds no finished runs"),
+    (["report", "FILE"], "is not a results store"),
     (["report", "RESULTS", "-o", "DIR"], "Is a directory"),
     (["report", "RESULTS", "-o", "DIR/no/such.md"], "No such file or directory"),
     (["report", "RESULTS", "--format", "doc"], "invalid choice: 'doc'"),

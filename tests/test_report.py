@@ -150,3 +150,17 @@ def test_stored_family_names_follow_the_registry():
     (summary,) = summarise(rows)
     assert summary["family"] == "relaxed"
     assert "Least squares regression" in render(summarise(rows))
+
+
+def test_missing_times_are_a_dash_not_none():
+    rows = rows_for("LDA", "scikit-learn", 1, [None, None], error="ValueError: too few")
+    rows += rows_for("FDLSR", "proposed", 1, [0.3, 0.4])
+    for fmt, dash in (("md", "| — |"), ("latex", "& -- &")):
+        text = render(summarise(rows), fmt, paper=paper_results("III"))
+        assert "None" not in text
+        src = next(line for line in text.splitlines() if "SRC (paper" in line)
+        assert dash in src  # the paper prints no training time for SRC
+        lda = next(
+            line for line in text.splitlines() if line.startswith(("| LDA", "LDA"))
+        )
+        assert dash in lda

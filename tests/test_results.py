@@ -22,11 +22,14 @@ def row(i, **extra):
     return {
         "dataset": "d",
         "method": "m",
+        "family": "f",
         "k": 1,
         "split": i,
         "seed": 0,
-        "setting": "s",
+        "setting": '{"params": {}}',
         "accuracy": 0.5,
+        "fit_time": 0.1,
+        "predict_time": 0.1,
         **extra,
     }
 
@@ -94,3 +97,21 @@ def test_same_splits_for_every_method(tmp_path):
     assert {r["method"] for r in rows} == {"RidgeClassifier", "1-NN", "FDLSR"}
     for r in rows:
         assert 0 <= r["accuracy"] <= 1 and r["fit_time"] > 0 and r["predict_time"] > 0
+
+
+def test_side_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
+    import os
+
+    from fdlsr.experiments.results import write_atomic
+
+    path = tmp_path / "experiment.json"
+    write_atomic(path, '{"title": "old"}\n')
+
+    def fail(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError):
+        write_atomic(path, '{"title": "new"}\n')
+    assert path.read_text() == '{"title": "old"}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["experiment.json"]

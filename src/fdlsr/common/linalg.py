@@ -130,13 +130,20 @@ class RidgeSystem:
         return np.ascontiguousarray(solved.T, dtype=self.dtype)
 
 
-class PrimalRidge:
-    """Ridge solves in the feature space, with the d x d system ``X^T X + ridge I``."""
+class _RidgeForm:
+    """The samples, the ridge and the factorised system of one form of the solve.
 
-    def __init__(self, X, ridge, G, repeated=True):
+    ``gram`` is the form's Gram matrix: ``X^T X`` (primal) or ``X X^T`` (dual).
+    """
+
+    def __init__(self, X, ridge, gram, repeated=True):
         self.X = X
         self.ridge = ridge
-        self.system = RidgeSystem(G, ridge, repeated)
+        self.system = RidgeSystem(gram, ridge, repeated)
+
+
+class PrimalRidge(_RidgeForm):
+    """Ridge solves in the feature space, with the d x d system ``X^T X + ridge I``."""
 
     def solve(self, T):
         """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = Q``."""
@@ -152,13 +159,8 @@ class PrimalRidge:
         return inner(state, state)
 
 
-class DualRidge:
+class DualRidge(_RidgeForm):
     """Ridge solves in the sample space, with the n x n system ``X X^T + ridge I``."""
-
-    def __init__(self, X, ridge, K, repeated=True):
-        self.X = X
-        self.ridge = ridge
-        self.system = RidgeSystem(K, ridge, repeated)
 
     def solve(self, T):
         """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = R``, Q = R X."""

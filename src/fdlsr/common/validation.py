@@ -1,6 +1,6 @@
 """Input checks shared by every estimator of the package."""
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
@@ -10,6 +10,8 @@ from .compat import Interval
 
 NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+# An iteration count where 0 means "no iterations": the initial solution.
+N_ITER = Interval(Integral, 0, None, closed="left")
 
 
 def encode_labels(estimator, y, min_classes=2):

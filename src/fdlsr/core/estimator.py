@@ -4,21 +4,13 @@ from numbers import Integral
 
 import numpy as np
 from sklearn import get_config
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-)
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..common.base import DECISION_RULES, ProjectionClassifier, on_device
 from ..common.compat import (
     Interval,
     StrOptions,
-    _convert_to_numpy,
     _fit_context,
     _max_precision_float_dtype,
-    check_same_namespace,
     get_namespace_and_device,
 )
 from ..common.neighbors import NearestProjection
@@ -27,9 +19,7 @@ from .solver import fit_fdlsr
 from .streaming import fit_blocked
 
 
-class FDLSR(
-    ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClassifierMixin, BaseEstimator
-):
+class FDLSR(ProjectionClassifier):
     """Fisher Discriminative Least Squares Regression (Chen, Wu & Kittler).
 
     Learns a projection ``Q`` of the features onto ``n_classes`` dimensions by regressing
@@ -160,9 +150,10 @@ class FDLSR(
         "tol": [NON_NEGATIVE, None],
         "init_ridge": [POSITIVE],
         "t_step": [StrOptions({"paper", "exact"})],
-        "decision_rule": [StrOptions({"nearest_neighbor", "linear"})],
+        "decision_rule": [StrOptions(DECISION_RULES)],
         "solver": [StrOptions({"auto", "primal", "dual"})],
     }
+    _array_api = True
 
     def __init__(
         self,
@@ -193,7 +184,8 @@ class FDLSR(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like, Dask array or array-API array of shape (n_samples, n_features)
+            A Dask array is fitted chunk by chunk (see Notes).
         y : array-like of shape (n_samples,)
             Labels of any hashable, sortable type.
 
@@ -203,55 +195,46 @@ class FDLSR(
         """
         if is_dask_array(X):
             return self._fit_dask(X, y)
+        return super().fit(X, y)
+
+    def _training_data(self, X, y):
+        # Any array namespace; float32 stays float32, the codes go to X's device.
+        xp = get_namespace_and_device(X)[0]
+        X, codes = super()._training_data(X, y, dtype=[xp.float64, xp.float32])
+        return X, on_device(codes, X)
+
+    def _fit_encoded(self, X, codes, n_classes):
         xp, _, dev = get_namespace_and_device(X)
-        X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
-        codes = _on_device(encode_labels(self, y), X)
-        n_classes = self.classes_.shape[0]
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
-            X,
-            codes,
-            self.classes_.shape[0],
-            alpha=self.alpha,
-            beta=self.beta,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
-            solver=self.solver,
+            X, codes, n_classes, **self._iteration_params(), solver=self.solver
         )
-        self.coef_ = result.coef
-        self.n_iter_ = result.n_iter
-        self.objective_ = xp.asarray(
+        objective = xp.asarray(
             result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
         )
-        self.neighbors_ = NearestProjection(
-            result.fitted.T, codes, self.classes_.shape[0]
-        )
-        self._n_features_out = self.classes_.shape[0]
+        neighbors = NearestProjection(result.fitted.T, codes, n_classes)
+        return self._set_fitted(result.coef, objective, result.n_iter, neighbors)
+
+    def _iteration_params(self):
+        """The parameters every form of the iteration takes."""
+        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
+        return {name: getattr(self, name) for name in names}
+
+    def _set_fitted(self, coef, objective, n_iter, neighbors):
+        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
+        self.neighbors_ = neighbors
+        self._n_features_out = coef.shape[0]
         return self
 
     def _fit_blocked(self, X, codes, n_classes):
         """Many samples: one pass over blocks of samples per iteration (primal form,
         see ``fdlsr.streaming``); same result, bounded memory."""
         coef, objective, n_iter = fit_blocked(
-            X,
-            codes,
-            n_classes,
-            alpha=self.alpha,
-            beta=self.beta,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
+            X, codes, n_classes, **self._iteration_params()
         )
-        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
-        self.neighbors_ = NearestProjection.from_features(X, coef, codes, n_classes)
-        self._n_features_out = n_classes
-        return self
+        neighbors = NearestProjection.from_features(X, coef, codes, n_classes)
+        return self._set_fitted(coef, objective, n_iter, neighbors)
 
     def _fit_dask(self, X, y):
         """A Dask array: the blocked primal iteration as a Dask graph (fdlsr.dask)."""
@@ -277,21 +260,10 @@ class FDLSR(
         n_classes = self.classes_.shape[0]
         self.n_features_in_ = X.shape[1]
         coef, objective, n_iter = fit_fdlsr_dask(
-            X,
-            codes,
-            n_classes,
-            alpha=self.alpha,
-            beta=self.beta,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
+            X, codes, n_classes, **self._iteration_params()
         )
-        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
-        self.neighbors_ = NearestProjection(projections(X, coef), codes, n_classes)
-        self._n_features_out = n_classes
-        return self
+        neighbors = NearestProjection(projections(X, coef), codes, n_classes)
+        return self._set_fitted(coef, objective, n_iter, neighbors)
 
     def transform(self, X):
         """Project ``X`` with ``Q``: the regression features ``Q x``.
@@ -304,34 +276,7 @@ class FDLSR(
             X = X.rechunk({1: -1})
             chunks = (X.chunks[0], (self.coef_.shape[0],))
             return X.map_blocks(self.transform, chunks=chunks, dtype=X.dtype)
-        return self._project(X, "transform")
-
-    def _project(self, X, method):
-        check_is_fitted(self)
-        check_same_namespace(X, self, attribute="coef_", method=method)
-        xp, _ = get_namespace_and_device(X)[:2]
-        X = validate_data(self, X, reset=False, dtype=[xp.float64, xp.float32])
-        return X @ self.coef_.T
-
-    def decision_function(self, X):
-        """Class scores whose argmax is the prediction.
-
-        With ``decision_rule="nearest_neighbor"`` the score of a class is the largest
-        cosine similarity between the projected sample and that class's training
-        projections; with ``"linear"`` it is ``Q x``. For two classes the difference of
-        the two scores is returned (positive means ``classes_[1]``), as in scikit-learn.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
-        """
-        Z = self._project(X, "decision_function")
-        scores = (
-            self.neighbors_.scores(Z) if self.decision_rule == "nearest_neighbor" else Z
-        )
-        if scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
+        return super().transform(X)
 
     def predict(self, X):
         """Predict class labels (the paper's 1-NN rule by default).
@@ -348,29 +293,7 @@ class FDLSR(
         if is_dask_array(X):  # chunk by chunk, on the workers
             X = X.rechunk({1: -1})
             return X.map_blocks(self.predict, drop_axis=1, dtype=self.classes_.dtype)
-        Z = self._project(X, "predict")
-        if self.decision_rule == "nearest_neighbor":
-            return self._label(self.neighbors_.predict(Z))
-        return self._label(get_namespace_and_device(Z)[0].argmax(Z, axis=1))
-
-    def _label(self, codes):
-        """``classes_[codes]`` in the namespace of the codes (that of ``X``); labels
-        that only NumPy holds (strings, objects) come back as NumPy."""
-        classes = self.classes_
-        if isinstance(classes, np.ndarray) and (
-            isinstance(codes, np.ndarray) or classes.dtype.kind not in "biuf"
-        ):
-            if not isinstance(codes, np.ndarray):
-                codes = _convert_to_numpy(codes, get_namespace_and_device(codes)[0])
-            return classes[codes]
-        xp = get_namespace_and_device(codes)[0]
-        return xp.take(_on_device(classes, codes), codes, axis=0)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        tags.array_api_support = True
-        return tags
+        return super().predict(X)
 
 
 def _needs_blocks(X, n_classes, solver):
@@ -383,16 +306,3 @@ def _needs_blocks(X, n_classes, solver):
         return False
     state_bytes = 4 * n * n_classes * X.dtype.itemsize
     return state_bytes > get_config()["working_memory"] * 2**20
-
-
-def _on_device(a, like):
-    """``a`` in the namespace and on the device of ``like`` (labels of mixed inputs)."""
-    xp, _, dev = get_namespace_and_device(like)
-    a_xp, _, a_dev = get_namespace_and_device(a)
-    if a_xp is xp and a_dev == dev:
-        return a
-    if not isinstance(a, np.ndarray):
-        a = _convert_to_numpy(a, a_xp)
-    if isinstance(like, np.ndarray):
-        return a
-    return xp.asarray(a, device=dev)

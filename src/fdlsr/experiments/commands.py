@@ -4,7 +4,6 @@ Part of the command-line layer (``fdlsr.cli`` builds the parser): each handler t
 parsed arguments into calls to the protocol, report, figure and dataset modules.
 """
 
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..methods import get_method
 from .config import Config, all_methods, load_config, shipped_configs
+from .identity import stored_runs
 from .protocol import (
     FIXED,
     POOLED,
@@ -21,9 +21,15 @@ from .protocol import (
     run_experiment,
 )
 from .report import paper_results, render, summarise
-from .results import ResultStore, read_rows, row_key
-
-INFO = "experiment.json"
+from .results import (
+    ResultStore,
+    by_data,
+    read_info,
+    read_store,
+    row_key,
+    write_atomic,
+    write_info,
+)
 
 
 def _split_params(pairs, methods):
@@ -134,9 +140,13 @@ def run(args):
     )
     _warn(data_warnings(dataset, ex.ks), dataset)
     with ResultStore(out) as store:
+        # refuses other data under this name before anything is written
+        stored_runs(ex, dataset, runs, store)
         command = _command_line(args) or "fdlsr"
         store.start_session(command)
-        stored = _stored(out)
+        stored, problem = read_info(out)
+        for notice in [*store.notices, *([problem] if problem else [])]:
+            print(f"fdlsr: {notice}", file=sys.stderr)
         info = {
             "title": config.title or dataset.name,
             "paper_table": config.paper_table,
@@ -147,7 +157,7 @@ def run(args):
             "source": config.source,
             "commands": _commands(stored, command),
         }
-        (out / INFO).write_text(json.dumps(info, indent=1) + "\n")
+        write_info(out, info)
         progress = Progress(dataset.name)
         try:
             computed = run_experiment(ex, dataset, store, progress)
@@ -195,12 +205,6 @@ def _reason(error):
     return error.strerror or str(error)
 
 
-def _stored(out):
-    """The experiment info already in the store ``out`` ({} for a new store)."""
-    path = out / INFO
-    return json.loads(path.read_text()) if path.exists() else {}
-
-
 def _command_line(args):
     """The ``fdlsr ...`` command being run (``None`` for bare ``fdlsr``)."""
     argv = getattr(args, "argv", sys.argv[1:])
@@ -245,35 +249,54 @@ def _notes(info, rows, command=None):
         )
     if info.get("note"):
         notes.append(info["note"])
-    if command:
-        written = info.get("commands") or [info.get("command")]
+    written = info.get("commands") or ([info["command"]] if "command" in info else [])
+    if command and written:
         notes.append(
             f"Rendered by `{command}` from results written by "
             + "; ".join(f"`{c}`" for c in written)
             + "."
         )
+    elif command:
+        notes.append(f"Rendered by `{command}`.")
     return notes
 
 
 def report(args):
-    outputs = []
+    outputs, notices = [], []
     for folder in args.results:
-        rows = read_rows(folder)
-        if not rows:
+        store = read_store(folder)
+        if not store.rows:
+            skipped = store.skipped_text()
             raise ConfigError(
-                f"{folder} holds no finished runs; give the folder of a `fdlsr run` "
-                "that finished at least one run"
+                f"{store.path} has no result rows"
+                + (f": {skipped}" if skipped else "")
+                + "; run an experiment into it with fdlsr run --out "
+                + str(store.path.parent)
             )
-        info = _stored(Path(folder))
+        info, problem = read_info(store.path.parent)
+        groups = by_data(store.rows)
+        names = [name for name, _ in groups]
+        notices += [*store.notices(), *([problem] if problem else [])]
+        notices += [
+            f"{store.path}: {names.count(name)} different data sets are named "
+            f"{name!r}: each in its own table"
+            for name in sorted(set(names))
+            if names.count(name) > 1
+        ]
         command = _command_line(args)
         paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
-        for dataset in sorted({r["dataset"] for r in rows}):
-            subset = [r for r in rows if r["dataset"] == dataset]
+        for (dataset, data), subset in sorted(
+            groups.items(), key=lambda item: (item[0][0], item[0][1] or "")
+        ):
             title = (
                 info.get("title", dataset)
                 if info.get("dataset", dataset) == dataset
                 else dataset
             )
+            if names.count(dataset) > 1:
+                title = f"{title or dataset} (data sha256 " + (
+                    f"{data[:12]}...)" if data else "not recorded)"
+                )
             outputs.append(
                 render(
                     summarise(subset),
@@ -283,10 +306,12 @@ def report(args):
                     notes=_notes(info, subset, command),
                 )
             )
+    for notice in notices:  # after every check: an error stays one line
+        print(f"fdlsr: {notice}", file=sys.stderr)
     text = "\n".join(outputs)
     if args.output:
         try:
-            Path(args.output).write_text(text)
+            write_atomic(args.output, text)
         except OSError as error:
             raise ConfigError(
                 f"cannot write the report to {args.output}: {_reason(error)}; give "

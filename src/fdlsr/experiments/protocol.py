@@ -40,6 +40,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from ..errors import ConfigError
 from ..methods import get_method
+from .identity import stored_runs
 from .results import KEY_FIELDS
 
 DEFAULT_SPLITS = 10
@@ -446,7 +447,7 @@ def run_experiment(experiment, dataset, store, progress=None):
     X = prepare(dataset, experiment.normalise)
     y = np.asarray(dataset.y)
     zero = zero_samples(X)
-    done = store.done_keys()
+    done, data, fingerprints = stored_runs(experiment, dataset, runs, store)
     todo = [run for run in runs if run[0] not in done]
     n_done = len(runs) - len(todo)
     if progress:
@@ -487,6 +488,8 @@ def run_experiment(experiment, dataset, store, progress=None):
             row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
         row["n_classes"] = int(np.unique(y).size)
         row["n_features"] = int(X.shape[1])
+        row["data_sha256"] = data
+        row["fingerprint"] = fingerprints[key]
         store.append(row)
         n_done += 1
         if progress:

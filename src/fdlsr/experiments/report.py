@@ -230,10 +230,12 @@ def _cell(value, n_max, best=False, fmt="md"):
     return text
 
 
-def _time(value):
-    return (
-        "None" if value is None else (f"{value:.4f}" if value < 100 else f"{value:.1f}")
-    )
+def _time(value, fmt="md"):
+    """A time in seconds; a dash where there is none (a method that failed, or a
+    paper that prints "None")."""
+    if value is None:
+        return "—" if fmt == "md" else "--"
+    return f"{value:.4f}" if value < 100 else f"{value:.1f}"
 
 
 def _best(ks, rows):
@@ -338,7 +340,14 @@ def _latex(ks, rows, n_max, best, title, notes):
             else rf"\textit{{{_tex(r['label'])}}}"
         )
         lines.append(
-            " & ".join([label, *cells, _time(r["train_time"]), _time(r["test_time"])])
+            " & ".join(
+                [
+                    label,
+                    *cells,
+                    _time(r["train_time"], "latex"),
+                    _time(r["test_time"], "latex"),
+                ]
+            )
             + r" \\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]

@@ -1,4 +1,4 @@
-"""The results store: one JSON line per finished run, with the environment beside it.
+"""The results store: one JSON line per finished run, with its side files beside it.
 
 A results directory holds
 
@@ -6,55 +6,136 @@ A results directory holds
   flushed to disk (``fsync``) as each run finishes;
 * ``environment.json``: one entry per session that wrote rows (package versions, BLAS
   and its threads, CPU, Python, platform, date, command line); each row names its
-  session.
+  session;
+* ``experiment.json``: what the reports need besides the rows (title, notes, the
+  commands that wrote the store).
 
 Why JSON Lines rather than CSV: a row carries nested data (the chosen parameters, the
 warnings raised) without an escaping scheme or a fixed set of columns, each line stands
 alone, and a line cut short by ``kill -9`` is recognisable (no final newline, not valid
 JSON) and dropped on the next start. That row was not finished, so it is computed again;
 nothing finished is lost or computed twice.
+
+Rows are read through one schema (``fdlsr.experiments.rows``): a line that fails it is
+skipped and counted. A store never holds two data sets under one name
+(:meth:`ResultStore.stored_runs` refuses the second), and side files are replaced whole
+(a temporary file renamed over the old one).
 """
 
+import contextlib
 import datetime
 import fcntl
 import json
 import os
 import platform
 import sys
+import tempfile
 from pathlib import Path
 
 from ..errors import ConfigError
+from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
+    KEY_FIELDS,
+    RESULTS,
+    StoreRows,
+    by_data,
+    n_rows,
+    read_rows,
+    read_store,
+    results_path,
+    row_key,
+    validate_row,
+)
 
-RESULTS = "results.jsonl"
 ENVIRONMENT = "environment.json"
-KEY_FIELDS = ("dataset", "method", "k", "split", "seed", "setting")
+INFO = "experiment.json"
 
 
-def row_key(row):
-    """The identity of a row: what was run, not what it gave."""
-    return tuple(row[name] for name in KEY_FIELDS)
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
-def read_rows(path):
-    """Rows of a ``results.jsonl`` file, skipping a torn last line."""
-    given = Path(path)
-    path = given / RESULTS if given.is_dir() else given
-    if not path.is_file():
-        folder = given if given.is_dir() or given.name != RESULTS else given.parent
-        raise ConfigError(
-            f"no results in {folder}: run an experiment first (fdlsr run --out "
-            f"{folder}) or point at the folder that has {RESULTS}"
-        )
-    rows = []
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            if not line.endswith("\n"):
-                break  # cut short by an interruption: never finished
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-    return rows
+# -- side files ---------------------------------------------------------------------
+
+
+def write_atomic(path, text):
+    """Replace ``path`` by ``text`` whole: a temporary file beside it, renamed."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _optional_text(value):
+    return value is None or isinstance(value, str)
+
+
+INFO_FIELDS = {
+    "title": _optional_text,
+    "paper_table": _optional_text,
+    "note": _optional_text,
+    "source": _optional_text,
+    "dataset": lambda value: isinstance(value, str),
+    "splits": _whole,
+    "params": lambda value: (
+        isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
+    ),
+    "commands": lambda value: (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    ),
+    "command": lambda value: isinstance(value, str),
+}
+
+
+def _read_json(path):
+    """The JSON object in ``path``, or ``(None, why not)``."""
+    try:
+        value = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as error:
+        return None, f"cannot be read ({error.strerror})"
+    except (ValueError, RecursionError):
+        return None, "is empty or not valid JSON"
+    if not isinstance(value, dict):
+        return None, "is not a JSON object"
+    return value, None
+
+
+def read_info(directory):
+    """``(info, notice)``: the store's ``experiment.json`` with its fields checked.
+
+    A file that cannot be read gives ``{}``; a field of the wrong type is left out; the
+    notice (one line, or None) says which.
+    """
+    path = Path(directory) / INFO
+    if not path.exists():
+        return {}, None
+    info, problem = _read_json(path)
+    if info is None:
+        return {}, f"{path} {problem}: ignored (a run rewrites it)"
+    wrong = [
+        name for name, ok in INFO_FIELDS.items() if name in info and not ok(info[name])
+    ]
+    if not wrong:
+        return info, None
+    for name in wrong:
+        del info[name]
+    names = ", ".join(f"'{name}'" for name in wrong)
+    return info, f"{path}: ignored {names} (of the wrong type)"
+
+
+def write_info(directory, info):
+    write_atomic(Path(directory) / INFO, json.dumps(info, indent=1) + "\n")
+
+
+# -- the store ----------------------------------------------------------------------
 
 
 class ResultStore:
@@ -62,6 +143,8 @@ class ResultStore:
 
     Opening the store takes an exclusive lock on the folder (released when the process
     ends, even by ``kill -9``), so two runs cannot interleave rows in one file.
+    ``notices`` collects one line per problem found in the store (skipped lines, rows
+    without a fingerprint, a side file that could not be read).
     """
 
     def __init__(self, directory):
@@ -83,32 +166,116 @@ class ResultStore:
                 f"another fdlsr run is writing to {self.directory}; wait for it or "
                 "choose another folder with --out DIR"
             ) from None
-        self._drop_torn_line()
-        self.rows = read_rows(self.path) if self.path.exists() else []
+        try:
+            self._drop_torn_line()
+            contents = read_store(self.path) if self.path.exists() else None
+        except BaseException:
+            self._lock.close()
+            raise
+        self.rows = contents.rows if contents else []
+        self.notices = contents.notices() if contents else []
         self.session = None
 
     def _drop_torn_line(self):
         """Truncate a last line without its newline (a write cut by a kill)."""
         if not self.path.exists():
             return
-        with open(self.path, "rb+") as handle:
-            data = handle.read()
-            if data and not data.endswith(b"\n"):
-                handle.truncate(data.rfind(b"\n") + 1)
+        try:
+            with open(self.path, "rb+") as handle:
+                data = handle.read()
+                if data and not data.endswith(b"\n"):
+                    handle.truncate(data.rfind(b"\n") + 1)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot write to {self.path}: {error.strerror}; "
+                "choose another folder with --out DIR"
+            ) from None
 
     def done_keys(self):
+        """The names (``row_key``) of the runs in the store."""
         return {row_key(row) for row in self.rows}
 
+    def stored_runs(self, name, data, fingerprints, facts):
+        """Which of the runs ``fingerprints`` (``{row_key: fingerprint}``) are stored.
+
+        ``name`` and ``data`` are the dataset's name and ``data_sha256``; ``facts``
+        its ``n_samples``, ``n_features`` and ``n_classes``. A run is stored when a row
+        of its name has its fingerprint, or has none (a row from before fingerprints)
+        and nothing in it contradicts ``facts``.
+
+        Raises :class:`ConfigError` when the store holds rows of other data under
+        ``name``, or one of these runs computed differently: its rows are never mixed
+        with these.
+        """
+        same_name = [row for row in self.rows if row["dataset"] == name]
+        other = [r for r in same_name if r.get("data_sha256", data) != data]
+        if other:
+            theirs = other[0]["data_sha256"][:12]
+            raise ConfigError(
+                f"{self.directory} holds {n_rows(len(other))} of other data named "
+                f"{name!r} (arrays with sha256 {theirs}..., these "
+                f"have {data[:12]}...: another file of that name, another --x/--y, or "
+                "the file changed since); give this run its own folder with --out DIR"
+            )
+        for row in same_name:
+            if "data_sha256" not in row:
+                clash = _contradiction(row, facts)
+                if clash:
+                    raise ConfigError(
+                        f"{self.directory} holds rows of other data named {name!r} "
+                        f"(a row written before fingerprints has {clash}); give this "
+                        "run its own folder with --out DIR"
+                    )
+        stored = {row_key(row): row for row in same_name}
+        done, differ = set(), []
+        for key, fingerprint in fingerprints.items():
+            row = stored.get(key)
+            if row is None:
+                continue
+            if row.get("fingerprint", fingerprint) != fingerprint:
+                differ.append(row)
+            else:
+                done.add(key)
+        if differ:
+            row = differ[0]
+            raise ConfigError(
+                f"{self.directory} holds {n_rows(len(differ))} of these runs computed "
+                f"differently (e.g. {row['method']} k={row['k']} split {row['split']}: "
+                "same data and setting, other parameters or preprocessing, as after an "
+                "upgrade that changed a default); give this run its own folder with "
+                "--out DIR"
+            )
+        return done
+
     def start_session(self, command=None):
-        """Record the environment of this process; later rows point to it."""
+        """Record the environment of this process; later rows point to it.
+
+        An ``environment.json`` that cannot be read is kept as
+        ``environment.json.unreadable`` (with a notice) and a new one is started;
+        session numbers continue after those the rows name.
+        """
         env = environment(command)
         path = self.directory / ENVIRONMENT
-        sessions = json.loads(path.read_text())["sessions"] if path.exists() else []
-        env["session"] = len(sessions)
+        sessions = []
+        if path.exists():
+            stored, problem = _read_json(path)
+            if stored is not None and not isinstance(stored.get("sessions"), list):
+                stored, problem = None, "has no list of sessions"
+            if stored is None:
+                os.replace(path, path.with_name(ENVIRONMENT + ".unreadable"))
+                self.notices.append(
+                    f"{path} {problem}: kept as {ENVIRONMENT}.unreadable, a new one "
+                    "started"
+                )
+            else:
+                sessions = stored["sessions"]
+        used = [s.get("session") for s in sessions if isinstance(s, dict)]
+        used += [row.get("session") for row in self.rows]
+        env["session"] = 1 + max(
+            [len(sessions) - 1, *(n for n in used if _whole(n))], default=-1
+        )
         sessions.append(env)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"sessions": sessions}, indent=1) + "\n")
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps({"sessions": sessions}, indent=1) + "\n")
         self.session = env["session"]
         return env
 
@@ -134,6 +301,18 @@ class ResultStore:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _contradiction(row, facts):
+    """What in a row without fingerprint shows other data than ``facts``, or ``""``."""
+    for name in ("n_features", "n_classes"):
+        if name in row and row[name] != facts[name]:
+            return f"{name}={row[name]} where these data have {facts[name]}"
+    if row["k"] != "fixed" and "n_train" in row and "n_test" in row:
+        n = row["n_train"] + row["n_test"]
+        if n != facts["n_samples"]:
+            return f"{n} samples where these data have {facts['n_samples']}"
+    return ""
 
 
 def _now():

@@ -1,20 +1,20 @@
 """What LC-KSVD2, LCLE, DPL and DRA-DPL share as scikit-learn classifiers.
 
-Each estimator validates its input here, learns from integer class codes with a pure
-function of its own module, and scores test samples per class; the class of largest
-score is the prediction.
+Validation, labels and the step from class scores to predictions are
+:class:`~fdlsr.common.base.ScoreClassifier`'s; here each estimator learns from integer
+class codes with a pure function of its own module (its parameters, less ``n_atoms``,
+are that function's keyword arguments) and keeps fields of its result as fitted
+attributes.
 """
 
 from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ...common.base import ScoreClassifier
 from ...common.compat import Interval
 from ...common.linalg import _single_threaded_lapack
-from ...common.validation import encode_labels
 
 N_ATOMS = [Interval(Integral, 1, None, closed="left"), None]
 
@@ -29,48 +29,35 @@ def single_threaded_lapack():
     return _single_threaded_lapack()
 
 
-class DictionaryClassifier(ClassifierMixin, BaseEstimator):
-    """Base class: input checks, labels, atoms per class, predict from scores."""
+class DictionaryClassifier(ScoreClassifier):
+    """Base class: fit through the method's numerical core, atoms per class.
 
-    def _training_data(self, X, y):
-        """Validated float64 samples, integer class codes and atoms per class."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        codes = encode_labels(self, y)
+    Subclasses have an ``n_atoms`` parameter, implement ``_fit_core(X, codes,
+    n_classes)`` returning the core's result, name in ``_result_attributes`` the
+    fields of that result kept as fitted attributes (with a trailing underscore),
+    and implement ``_class_scores``.
+    """
+
+    _result_attributes = ()
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = self._fit_core(X, codes, n_classes)
+        for name in self._result_attributes:
+            setattr(self, name + "_", getattr(result, name))
+        return self
+
+    def _core_params(self):
+        """The parameters, less ``n_atoms``: the core's keyword arguments."""
+        params = self.get_params(deep=False)
+        del params["n_atoms"]
+        return params
+
+    def _atoms_per_class(self, codes):
+        """``n_atoms`` for every class, or with None one atom per training sample."""
         counts = np.bincount(codes, minlength=len(self.classes_))
         if self.n_atoms is None:
-            atoms = counts.copy()
-        else:
-            atoms = np.full(len(counts), self.n_atoms)
-        return X, codes, atoms
-
-    def _test_data(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64)
-
-    def decision_function(self, X):
-        """Class scores whose argmax is the prediction.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes), or (n_samples,) for two
-            classes (positive means ``classes_[1]``, as in scikit-learn).
-        """
-        scores = self._class_scores(self._test_data(X))
-        if scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def predict(self, X):
-        """Predict class labels.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+            return counts
+        return np.full(len(counts), self.n_atoms)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -79,7 +66,16 @@ class DictionaryClassifier(ClassifierMixin, BaseEstimator):
 
 
 class ClassResidualClassifier(DictionaryClassifier):
-    """Base of the dictionary-pair methods, which classify by class-wise residuals."""
+    """Base of the dictionary-pair methods, which classify by class-wise residuals.
+
+    The core's result holds the synthesis dictionaries ``D_c`` and the stacked
+    analysis dictionary ``P``; the score of class c is ``-||x - D_c P_c x||``.
+    """
+
+    _result_attributes = ("synthesis", "analysis", "objective", "n_iter")
+
+    def _class_scores(self, X):
+        return class_residual_scores(X, self.analysis_, self.synthesis_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -1,38 +1,31 @@
-"""The scikit-learn front-end shared by FDDL and LRSDL (validation and dispatch)."""
+"""The scikit-learn front-end shared by FDDL and LRSDL (atom checks and dispatch)."""
 
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ...common.base import ScoreClassifier
 from ...common.compat import Interval, StrOptions
-from ...common.validation import NON_NEGATIVE, encode_labels, label_repr
+from ...common.validation import N_ITER, NON_NEGATIVE, label_repr
 from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
+from ._ksvd import canonical_order
 from ._lrsdl_solver import Penalties, fit_lrsdl
 
 
-def _canonical_order(X, codes):
-    """Sort samples by class, then lexicographically by their features.
+class FisherDictionaryClassifier(ScoreClassifier):
+    """Common fit/predict of FDDL and LRSDL; subclasses fix the model's parameters.
 
-    The learnt model then does not depend on the order of the training samples:
-    atoms start as samples and are visited in this order.
+    The class scores are the negated class-wise errors ``-e_c``.
     """
-    keys = [X[:, j] for j in range(X.shape[1] - 1, -1, -1)]
-    return np.lexsort([*keys, codes])
-
-
-class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
-    """Common fit/predict of FDDL and LRSDL; subclasses fix the model's parameters."""
 
     _parameter_constraints: dict = {
         "n_atoms_per_class": [Interval(Integral, 1, None, closed="left"), None],
         "lambda1": [NON_NEGATIVE],
         "lambda2": [NON_NEGATIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "init_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
+        "init_iter": [N_ITER],
         "coding_iter": [Interval(Integral, 1, None, closed="left")],
         "predict_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [NON_NEGATIVE],
@@ -51,10 +44,7 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
     def _eta(self):
         return 0.0
 
-    def _fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        codes = encode_labels(self, y)
-        n_classes = len(self.classes_)
+    def _fit_encoded(self, X, codes, n_classes):
         counts = np.bincount(codes, minlength=n_classes)
         if self.n_atoms_per_class is None:
             atoms = counts
@@ -74,11 +64,11 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
                 f"n_shared_atoms={n_shared} exceeds the {X.shape[0]} training "
                 "samples: shared atoms start as training samples. Lower it."
             )
-        order = _canonical_order(X, codes)
+        order = canonical_order(X, codes)
         rng = check_random_state(self.random_state)
         # Shared atoms start from random samples, drawn from an order that does not
         # depend on the class labels either.
-        by_features = _canonical_order(X[order], np.zeros_like(codes))
+        by_features = canonical_order(X[order], np.zeros_like(codes))
         shared = np.sort(by_features[rng.choice(X.shape[0], n_shared, replace=False)])
         blocks = ClassBlocks(counts, atoms)
         penalties = Penalties(float(self.lambda1), float(self.lambda2), self._eta())
@@ -103,9 +93,7 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = model.n_iter
         return self
 
-    def _class_errors(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+    def _class_scores(self, X):
         Yt = np.ascontiguousarray(X.T)
         D, D0 = self.components_.T, self.shared_components_.T
         means = self.mean_codes_.T
@@ -135,28 +123,4 @@ class FisherDictionaryClassifier(ClassifierMixin, BaseEstimator):
                 max_iter=self.predict_iter,
                 fddl=self._local_rule_is_fddl,
             )
-        return errors.T
-
-    def decision_function(self, X):
-        """Negated class-wise errors ``-e_c``: the argmax is the prediction.
-
-        For two classes, ``e_0 - e_1`` (positive means ``classes_[1]``).
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
-        """
-        scores = -self._class_errors(X)
-        if scores.shape[1] == 2:
-            return scores[:, 1] - scores[:, 0]
-        return scores
-
-    def predict(self, X):
-        """Label of the class with the smallest error ``e_c``.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        errors = self._class_errors(X)
-        return self.classes_[np.argmin(errors, axis=1)]
+        return -errors.T

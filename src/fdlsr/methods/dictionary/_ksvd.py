@@ -222,6 +222,15 @@ def atoms_from_samples(Y, y, n_classes, n_atoms):
     return counts
 
 
+def ordered_training_data(Y, y, n_classes, n_atoms):
+    """``(Y, y, n_classes, atoms_per_class)`` as LC-KSVD2 and LCLE fit them: samples
+    and codes in :func:`canonical_order`, atoms per class from
+    :func:`atoms_from_samples`."""
+    atoms = atoms_from_samples(Y, y, n_classes, n_atoms)
+    order = canonical_order(Y, y)
+    return Y[order], y[order], n_classes, atoms
+
+
 def lcksvd_initialization(
     Y, y, n_classes, atoms_per_class, n_nonzero_coefs, n_iter, basis=None
 ):

@@ -1,19 +1,12 @@
 """DPL: projective dictionary pair learning (Gu, Zhang, Zuo & Feng, NIPS 2014)."""
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...common.compat import Interval, _fit_context
-from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import (
-    N_ATOMS,
-    ClassResidualClassifier,
-    class_residual_scores,
-    single_threaded_lapack,
-)
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ._base import N_ATOMS, ClassResidualClassifier, single_threaded_lapack
 from ._class_stacks import PaddedClasses, sample_space_solve
 
 
@@ -238,7 +231,7 @@ class DPL(ClassResidualClassifier):
         "tau": [POSITIVE],
         "lam": [NON_NEGATIVE],
         "gamma": [POSITIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
         "random_state": ["random_state"],
     }
 
@@ -259,32 +252,7 @@ class DPL(ClassResidualClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the dictionary pairs from samples ``X`` and labels ``y``.
-
-        Returns
-        -------
-        self : DPL
-        """
-        X, codes, atoms = self._training_data(X, y)
+    def _fit_core(self, X, codes, n_classes):
+        atoms = self._atoms_per_class(codes)
         with single_threaded_lapack():
-            result = fit_dpl(
-                X,
-                codes,
-                len(self.classes_),
-                atoms,
-                tau=self.tau,
-                lam=self.lam,
-                gamma=self.gamma,
-                max_iter=self.max_iter,
-                random_state=self.random_state,
-            )
-        self.synthesis_ = result.synthesis
-        self.analysis_ = result.analysis
-        self.objective_ = result.objective
-        self.n_iter_ = result.n_iter
-        return self
-
-    def _class_scores(self, X):
-        return class_residual_scores(X, self.analysis_, self.synthesis_)
+            return fit_dpl(X, codes, n_classes, atoms, **self._core_params())

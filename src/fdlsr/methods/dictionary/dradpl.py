@@ -1,19 +1,13 @@
 """DRA-DPL: discriminative robust adaptive dictionary pair learning (Sun et al.)."""
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...common.compat import Interval, StrOptions, _fit_context
-from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import (
-    N_ATOMS,
-    ClassResidualClassifier,
-    class_residual_scores,
-    single_threaded_lapack,
-)
+from ...common.compat import StrOptions
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ._base import N_ATOMS, ClassResidualClassifier, single_threaded_lapack
 from ._class_stacks import PaddedClasses
 from ._dradpl_steps import (
     adaptive_weights,
@@ -228,7 +222,7 @@ class DRADPL(ClassResidualClassifier):
         "alpha": [NON_NEGATIVE],
         "beta": [NON_NEGATIVE],
         "lam": [NON_NEGATIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
         "analysis_penalty": [StrOptions({"code", "l21"})],
         "code_update": [StrOptions({"multiplicative", "exact"})],
         "random_state": ["random_state"],
@@ -257,35 +251,7 @@ class DRADPL(ClassResidualClassifier):
         self.code_update = code_update
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the dictionary pairs from samples ``X`` and labels ``y``.
-
-        Returns
-        -------
-        self : DRADPL
-        """
-        X, codes, atoms = self._training_data(X, y)
+    def _fit_core(self, X, codes, n_classes):
+        atoms = self._atoms_per_class(codes)
         with single_threaded_lapack():
-            result = fit_dradpl(
-                X,
-                codes,
-                len(self.classes_),
-                atoms,
-                tau=self.tau,
-                alpha=self.alpha,
-                beta=self.beta,
-                lam=self.lam,
-                max_iter=self.max_iter,
-                analysis_penalty=self.analysis_penalty,
-                code_update=self.code_update,
-                random_state=self.random_state,
-            )
-        self.synthesis_ = result.synthesis
-        self.analysis_ = result.analysis
-        self.objective_ = result.objective
-        self.n_iter_ = result.n_iter
-        return self
-
-    def _class_scores(self, X):
-        return class_residual_scores(X, self.analysis_, self.synthesis_)
+            return fit_dradpl(X, codes, n_classes, atoms, **self._core_params())

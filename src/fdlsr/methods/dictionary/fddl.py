@@ -1,6 +1,5 @@
 """Fisher discrimination dictionary learning (FDDL) as a scikit-learn classifier."""
 
-from ...common.compat import _fit_context
 from ._fisher_base import FisherDictionaryClassifier
 
 
@@ -163,19 +162,3 @@ class FDDL(FisherDictionaryClassifier):
         self.gamma = gamma
         self.weight = weight
         self.random_state = random_state
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the class-specific dictionaries from samples ``X`` and labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Labels of any hashable, sortable type.
-
-        Returns
-        -------
-        self : FDDL
-        """
-        return self._fit(X, y)

@@ -5,16 +5,15 @@ from numbers import Integral
 
 import numpy as np
 
-from ...common.compat import Interval, StrOptions, _fit_context
-from ...common.validation import NON_NEGATIVE, POSITIVE
+from ...common.compat import Interval, StrOptions
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ._base import N_ATOMS, DictionaryClassifier, single_threaded_lapack
 from ._ksvd import (
-    atoms_from_samples,
-    canonical_order,
     ksvd,
     lcksvd_initialization,
     normalize_rows,
     omp_codes,
+    ordered_training_data,
     row_space_basis,
 )
 
@@ -196,7 +195,7 @@ class LCKSVD2(DictionaryClassifier):
         "alpha": [NON_NEGATIVE],
         "beta": [POSITIVE],
         "n_nonzero_coefs": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
         "init_iter": [Interval(Integral, 1, None, closed="left")],
         "atom_update": [StrOptions({"approximate", "exact"})],
     }
@@ -220,36 +219,21 @@ class LCKSVD2(DictionaryClassifier):
         self.init_iter = init_iter
         self.atom_update = atom_update
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the dictionary and classifier from samples ``X`` and labels ``y``.
+    _result_attributes = (
+        "dictionary",
+        "classifier",
+        "transform",
+        "atom_labels",
+        "objective",
+        "n_iter",
+    )
 
-        Returns
-        -------
-        self : LCKSVD2
-        """
-        X, codes, _ = self._training_data(X, y)
-        atoms = atoms_from_samples(X, codes, len(self.classes_), self.n_atoms)
-        order = canonical_order(X, codes)
-        result = fit_lcksvd2(
-            X[order],
-            codes[order],
-            len(self.classes_),
-            atoms,
-            alpha=self.alpha,
-            beta=self.beta,
-            n_nonzero_coefs=self.n_nonzero_coefs,
-            max_iter=self.max_iter,
-            init_iter=self.init_iter,
-            exact=self.atom_update == "exact",
+    def _fit_core(self, X, codes, n_classes):
+        params = self._core_params()
+        params["exact"] = params.pop("atom_update") == "exact"
+        return fit_lcksvd2(
+            *ordered_training_data(X, codes, n_classes, self.n_atoms), **params
         )
-        self.dictionary_ = result.dictionary
-        self.classifier_ = result.classifier
-        self.transform_ = result.transform
-        self.atom_labels_ = result.atom_labels
-        self.objective_ = result.objective
-        self.n_iter_ = result.n_iter
-        return self
 
     def _class_scores(self, X):
         return lcksvd_scores(

@@ -5,14 +5,13 @@ from numbers import Integral
 
 import numpy as np
 
-from ...common.compat import Interval, _fit_context
-from ...common.validation import NON_NEGATIVE, POSITIVE
+from ...common.compat import Interval
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ._base import N_ATOMS, DictionaryClassifier, single_threaded_lapack
 from ._ksvd import (
-    atoms_from_samples,
-    canonical_order,
     lcksvd_initialization,
     omp_codes,
+    ordered_training_data,
     row_space_basis,
 )
 
@@ -266,7 +265,7 @@ class LCLE(DictionaryClassifier):
         "gamma": [POSITIVE],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "n_nonzero_coefs": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
         "init_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
@@ -291,36 +290,17 @@ class LCLE(DictionaryClassifier):
         self.max_iter = max_iter
         self.init_iter = init_iter
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the dictionary and classifier from samples ``X`` and labels ``y``.
+    _result_attributes = (
+        "dictionary",
+        "classifier",
+        "atom_labels",
+        "objective",
+        "n_iter",
+    )
 
-        Returns
-        -------
-        self : LCLE
-        """
-        X, codes, _ = self._training_data(X, y)
-        atoms = atoms_from_samples(X, codes, len(self.classes_), self.n_atoms)
-        order = canonical_order(X, codes)
-        result = fit_lcle(
-            X[order],
-            codes[order],
-            len(self.classes_),
-            atoms,
-            alpha=self.alpha,
-            beta=self.beta,
-            gamma=self.gamma,
-            n_neighbors=self.n_neighbors,
-            n_nonzero_coefs=self.n_nonzero_coefs,
-            max_iter=self.max_iter,
-            init_iter=self.init_iter,
-        )
-        self.dictionary_ = result.dictionary
-        self.classifier_ = result.classifier
-        self.atom_labels_ = result.atom_labels
-        self.objective_ = result.objective
-        self.n_iter_ = result.n_iter
-        return self
+    def _fit_core(self, X, codes, n_classes):
+        training = ordered_training_data(X, codes, n_classes, self.n_atoms)
+        return fit_lcle(*training, **self._core_params())
 
     def _class_scores(self, X):
         codes = omp_codes(self.dictionary_, X, self.n_nonzero_coefs)

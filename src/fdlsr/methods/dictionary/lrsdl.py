@@ -2,7 +2,7 @@
 
 from numbers import Integral
 
-from ...common.compat import Interval, _fit_context
+from ...common.compat import Interval
 from ...common.validation import NON_NEGATIVE
 from ._fisher_base import FisherDictionaryClassifier
 
@@ -178,19 +178,3 @@ class LRSDL(FisherDictionaryClassifier):
 
     def _eta(self):
         return float(self.eta)
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Learn the class-specific and shared dictionaries.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            Labels of any hashable, sortable type.
-
-        Returns
-        -------
-        self : LRSDL
-        """
-        return self._fit(X, y)

@@ -1,11 +1,8 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
-from numbers import Integral
-
-from ...common.compat import Interval, StrOptions
-from ...common.validation import NON_NEGATIVE, POSITIVE
+from ...common.validation import N_ITER, NON_NEGATIVE
 from ._alternating import fit_alternating
-from ._base import DECISION_RULES, RelaxedRegressionClassifier
+from ._base import RelaxedRegressionClassifier
 from ._targets import dragged_targets
 
 
@@ -115,12 +112,10 @@ class DLSR(RelaxedRegressionClassifier):
     """
 
     _parameter_constraints: dict = {
-        "lam": [POSITIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        **RelaxedRegressionClassifier._parameter_constraints,
+        "max_iter": [N_ITER],
         "tol": [NON_NEGATIVE, None],
         "fit_intercept": ["boolean"],
-        "decision_rule": [StrOptions(DECISION_RULES)],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
     }
 
     def __init__(
@@ -141,16 +136,4 @@ class DLSR(RelaxedRegressionClassifier):
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
-        result = fit_dlsr(
-            X,
-            codes,
-            n_classes,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            fit_intercept=self.fit_intercept,
-            solver=self.solver,
-        )
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        return result.coef, result.intercept
+        return self._iterated(fit_dlsr(X, codes, n_classes, **self._core_params()))

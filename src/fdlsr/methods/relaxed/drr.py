@@ -193,17 +193,6 @@ class DRR(DraggedGraphClassifier):
     """
 
     def _fit_core(self, X, codes, n_classes):
-        result = fit_drr(
-            X,
-            codes,
-            n_classes,
-            lam=self.lam,
-            beta=self.beta,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            solver=self.solver,
-        )
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
+        result = fit_drr(X, codes, n_classes, **self._core_params())
         self.graph_coef_ = result.graph_coef
-        return result.coef, None
+        return self._iterated(result)

@@ -5,10 +5,10 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ...common.compat import Interval, StrOptions
+from ...common.compat import Interval
 from ...common.linalg import make_ridge, one_hot
 from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import DECISION_RULES, RelaxedRegressionClassifier
+from ._base import RelaxedRegressionClassifier
 
 
 def svt(A, tau):
@@ -236,17 +236,15 @@ class LRDLSR(RelaxedRegressionClassifier):
     """
 
     _parameter_constraints: dict = {
+        **RelaxedRegressionClassifier._parameter_constraints,
         "alpha": [NON_NEGATIVE],
         "beta": [NON_NEGATIVE],
         "gamma": [NON_NEGATIVE],
-        "lam": [POSITIVE],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [NON_NEGATIVE],
         "mu": [POSITIVE],
         "rho": [Interval(Real, 1, None, closed="left")],
         "max_mu": [POSITIVE],
-        "decision_rule": [StrOptions(DECISION_RULES)],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
     }
 
     def __init__(
@@ -277,22 +275,6 @@ class LRDLSR(RelaxedRegressionClassifier):
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
-        result = fit_lrdlsr(
-            X,
-            codes,
-            n_classes,
-            alpha=self.alpha,
-            beta=self.beta,
-            gamma=self.gamma,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            mu=self.mu,
-            rho=self.rho,
-            max_mu=self.max_mu,
-            solver=self.solver,
-        )
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
+        result = fit_lrdlsr(X, codes, n_classes, **self._core_params())
         self.residual_ = result.residual
-        return result.coef, None
+        return self._iterated(result)

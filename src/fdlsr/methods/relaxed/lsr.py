@@ -1,9 +1,7 @@
 """Least squares regression to one-hot labels (the FDLSR paper's Eq. 1)."""
 
-from ...common.compat import StrOptions
 from ...common.linalg import make_ridge, one_hot
-from ...common.validation import POSITIVE
-from ._base import DECISION_RULES, RelaxedRegressionClassifier
+from ._base import RelaxedRegressionClassifier
 
 
 def fit_lsr(X, y, n_classes, *, lam, solver="auto"):
@@ -67,9 +65,7 @@ class LSR(RelaxedRegressionClassifier):
     """
 
     _parameter_constraints: dict = {
-        "lam": [POSITIVE],
-        "decision_rule": [StrOptions(DECISION_RULES)],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
+        **RelaxedRegressionClassifier._parameter_constraints
     }
 
     def __init__(self, lam=0.1, *, decision_rule="linear", solver="auto"):
@@ -78,4 +74,4 @@ class LSR(RelaxedRegressionClassifier):
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
-        return fit_lsr(X, codes, n_classes, lam=self.lam, solver=self.solver), None
+        return fit_lsr(X, codes, n_classes, **self._core_params()), None

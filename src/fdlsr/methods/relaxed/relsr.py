@@ -1,13 +1,10 @@
 """Retargeted LSR (Zhang et al., 2015) and groupwise retargeted LSR (Wang & Pan, 2018)."""
 
-from numbers import Integral
-
 import numpy as np
 
-from ...common.compat import Interval, StrOptions
-from ...common.validation import NON_NEGATIVE, POSITIVE
+from ...common.validation import N_ITER, NON_NEGATIVE
 from ._alternating import fit_alternating
-from ._base import DECISION_RULES, RelaxedRegressionClassifier
+from ._base import RelaxedRegressionClassifier
 from .retarget import (
     group_penalty,
     group_translations,
@@ -58,11 +55,9 @@ def fit_grelsr(X, y, n_classes, *, lam, group, max_iter=30, tol=1e-4, solver="au
 
 
 _COMMON_CONSTRAINTS = {
-    "lam": [POSITIVE],
-    "max_iter": [Interval(Integral, 0, None, closed="left")],
+    **RelaxedRegressionClassifier._parameter_constraints,
+    "max_iter": [N_ITER],
     "tol": [NON_NEGATIVE, None],
-    "decision_rule": [StrOptions(DECISION_RULES)],
-    "solver": [StrOptions({"auto", "primal", "dual"})],
 }
 
 
@@ -148,18 +143,7 @@ class ReLSR(RelaxedRegressionClassifier):
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
-        result = fit_relsr(
-            X,
-            codes,
-            n_classes,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            solver=self.solver,
-        )
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        return result.coef, result.intercept
+        return self._iterated(fit_relsr(X, codes, n_classes, **self._core_params()))
 
 
 class GReLSR(RelaxedRegressionClassifier):
@@ -258,15 +242,6 @@ class GReLSR(RelaxedRegressionClassifier):
 
     def _fit_core(self, X, codes, n_classes):
         result, self.translations_ = fit_grelsr(
-            X,
-            codes,
-            n_classes,
-            lam=self.lam,
-            group=self.group,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            solver=self.solver,
+            X, codes, n_classes, **self._core_params()
         )
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        return result.coef, result.intercept
+        return self._iterated(result)

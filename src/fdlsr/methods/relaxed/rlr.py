@@ -1,14 +1,12 @@
 """Regularized label relaxation linear regression (Fang et al., 2018), reconstructed."""
 
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
-from ...common.compat import Interval, StrOptions
 from ...common.linalg import ClassMeans, make_ridge, one_hot
-from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import DECISION_RULES, RelaxedRegressionClassifier
+from ...common.validation import N_ITER, NON_NEGATIVE
+from ._base import RelaxedRegressionClassifier
 from ._targets import dragged_targets, sq_dist
 
 
@@ -95,12 +93,10 @@ class DraggedGraphClassifier(RelaxedRegressionClassifier):
     subclass gives ``_fit_core`` (its model) and the docstring."""
 
     _parameter_constraints: dict = {
-        "lam": [POSITIVE],
+        **RelaxedRegressionClassifier._parameter_constraints,
         "beta": [NON_NEGATIVE],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_iter": [N_ITER],
         "tol": [NON_NEGATIVE, None],
-        "decision_rule": [StrOptions(DECISION_RULES)],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
     }
 
     def __init__(
@@ -215,16 +211,4 @@ class RLR(DraggedGraphClassifier):
     """
 
     def _fit_core(self, X, codes, n_classes):
-        result = fit_rlr(
-            X,
-            codes,
-            n_classes,
-            lam=self.lam,
-            beta=self.beta,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            solver=self.solver,
-        )
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        return result.coef, None
+        return self._iterated(fit_rlr(X, codes, n_classes, **self._core_params()))

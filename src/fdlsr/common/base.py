@@ -1,0 +1,193 @@
+"""The scikit-learn plumbing every classifier of the package shares.
+
+A classifier here learns from integer class codes and scores test samples per class,
+larger meaning closer; everything around that is written once:
+
+- :class:`ScoreClassifier`: validation of the training and test samples, labels of
+  any type through :func:`~fdlsr.common.validation.encode_labels`, and the step from
+  class scores to ``decision_function`` and ``predict`` (as scikit-learn's
+  ``LinearClassifierMixin`` does for its linear models).
+- :class:`ProjectionClassifier`: classifiers that learn a projection ``coef_`` onto
+  one dimension per class (FDLSR and the relaxed-regression family). They are also
+  transformers, and classify by one of the two rules of those papers: the largest
+  projection (``"linear"``) or the label of the nearest training sample after
+  projecting and L2-normalising (``"nearest_neighbor"``, with the projected training
+  samples kept in ``neighbors_``).
+"""
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+)
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .compat import (
+    _convert_to_numpy,
+    _fit_context,
+    check_same_namespace,
+    get_namespace_and_device,
+)
+from .validation import encode_labels
+
+DECISION_RULES = {"nearest_neighbor", "linear"}
+
+
+class ScoreClassifier(ClassifierMixin, BaseEstimator):
+    """Base class: a classifier that scores every class of a test sample.
+
+    Subclasses implement ``_fit_encoded(X, codes, n_classes)``, which learns from
+    validated samples and integer class codes and returns ``self``, and
+    ``_class_scores(X)``: the scores of validated test samples, shape
+    (n_samples, n_classes), the largest for the predicted class.
+    """
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Learn the model from training samples ``X`` and their labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels of any hashable, sortable type.
+
+        Returns
+        -------
+        self : object
+            The fitted classifier.
+        """
+        X, codes = self._training_data(X, y)
+        return self._fit_encoded(X, codes, self.classes_.shape[0])
+
+    def _training_data(self, X, y, dtype=np.float64):
+        """Validated samples and integer class codes; sets ``classes_``."""
+        X, y = validate_data(self, X, y, dtype=dtype)
+        return X, encode_labels(self, y)
+
+    def _test_data(self, X, method):
+        """Validated test samples, checked against what ``fit`` saw.
+
+        ``method`` names the public method asking, for error messages.
+        """
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def decision_function(self, X):
+        """Class scores whose argmax is the prediction.
+
+        For two classes the difference of the two scores is returned (positive
+        means ``classes_[1]``), as in scikit-learn.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        scores = self._class_scores(self._test_data(X, "decision_function"))
+        if scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
+    def predict(self, X):
+        """Predict class labels: the class of largest score (the first on ties).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self._class_scores(self._test_data(X, "predict"))
+        if isinstance(scores, np.ndarray):
+            return self._label(np.argmax(scores, axis=1))
+        return self._label(get_namespace_and_device(scores)[0].argmax(scores, axis=1))
+
+    def _label(self, codes):
+        """``classes_[codes]`` in the namespace of the codes (that of ``X``); labels
+        that only NumPy holds (strings, objects) come back as NumPy."""
+        classes = self.classes_
+        if isinstance(classes, np.ndarray) and (
+            isinstance(codes, np.ndarray) or classes.dtype.kind not in "biuf"
+        ):
+            if not isinstance(codes, np.ndarray):
+                codes = _convert_to_numpy(codes, get_namespace_and_device(codes)[0])
+            return classes[codes]
+        xp = get_namespace_and_device(codes)[0]
+        return xp.take(on_device(classes, codes), codes, axis=0)
+
+
+class ProjectionClassifier(
+    ClassNamePrefixFeaturesOutMixin, TransformerMixin, ScoreClassifier
+):
+    """Base class: a learnt projection ``coef_`` (n_classes x n_features) and the two
+    decision rules.
+
+    A fitted model holds ``coef_`` and, for the ``"nearest_neighbor"`` rule, a
+    :class:`~fdlsr.common.neighbors.NearestProjection` of its training samples in
+    ``neighbors_``; subclasses have a ``decision_rule`` parameter. With
+    ``_array_api = True`` test samples may come from any array namespace that
+    scikit-learn's array-API support knows, and float32 stays float32.
+    """
+
+    _array_api = False
+
+    def _project(self, X):
+        return X @ self.coef_.T
+
+    def _test_data(self, X, method):
+        if not self._array_api:
+            return super()._test_data(X, method)
+        check_is_fitted(self)
+        check_same_namespace(X, self, attribute="coef_", method=method)
+        xp = get_namespace_and_device(X)[0]
+        return validate_data(self, X, reset=False, dtype=[xp.float64, xp.float32])
+
+    def transform(self, X):
+        """Project ``X``: the regression features, one per class.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_classes)
+        """
+        return self._project(self._test_data(X, "transform"))
+
+    def decision_function(self, X):
+        """Class scores whose argmax is the prediction.
+
+        ``decision_rule="linear"``: the projections. ``"nearest_neighbor"``: per
+        class, the largest cosine similarity between the projected sample and that
+        class's projected training samples (scores within ``sqrt(eps)`` of the best
+        are reported equal to it, so ties go to the first class). For two classes,
+        the second score minus the first (positive means ``classes_[1]``).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        return super().decision_function(X)
+
+    def _class_scores(self, X):
+        Z = self._project(X)
+        if self.decision_rule == "nearest_neighbor":
+            return self.neighbors_.scores(Z)
+        return Z
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._array_api:
+            tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+            tags.array_api_support = True
+        return tags
+
+
+def on_device(a, like):
+    """``a`` in the namespace and on the device of ``like`` (labels of mixed inputs)."""
+    xp, _, dev = get_namespace_and_device(like)
+    a_xp, _, a_dev = get_namespace_and_device(a)
+    if a_xp is xp and a_dev == dev:
+        return a
+    if not isinstance(a, np.ndarray):
+        a = _convert_to_numpy(a, a_xp)
+    if isinstance(like, np.ndarray):
+        return a
+    return xp.asarray(a, device=dev)

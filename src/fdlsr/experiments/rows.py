@@ -1,0 +1,275 @@
+"""Result rows: their schema, and how a store's ``results.jsonl`` is read.
+
+A row names its run (``KEY_FIELDS``: dataset, method, k, split, seed, setting) and
+says what it gave (accuracy, times) and what was computed (``data_sha256``, the
+SHA-256 of the arrays used, and ``fingerprint``, of everything that determines the
+result). Every line of a store is read through :func:`validate_row`; a line that fails
+it, or repeats a run already read, is skipped and counted, never used.
+"""
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+
+RESULTS = "results.jsonl"
+KEY_FIELDS = ("dataset", "method", "k", "split", "seed", "setting")
+
+
+def row_key(row):
+    """The name of a row's run: what was asked for, not what it gave."""
+    return tuple(row[name] for name in KEY_FIELDS)
+
+
+# -- the schema of a row ------------------------------------------------------------
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _name(value):
+    return None if isinstance(value, str) and value else "of the wrong type"
+
+
+def _count(value):
+    return None if _whole(value) and value >= 0 else "of the wrong type"
+
+
+def _k(value):
+    if value == "fixed":
+        return None
+    if not _whole(value):
+        return "of the wrong type"
+    return None if value >= 1 else "not a positive number of samples"
+
+
+def _setting(value):
+    try:
+        spec = json.loads(value) if isinstance(value, str) else None
+    except ValueError:
+        spec = None
+    if isinstance(spec, dict) and isinstance(spec.get("params"), dict):
+        return None
+    return "not a JSON object of parameters"
+
+
+def _seconds(value):
+    if not _number(value):
+        return "of the wrong type"
+    return None if math.isfinite(value) and value >= 0 else "not a time in seconds"
+
+
+def _accuracy(value):
+    if value is None:
+        return None  # the method failed in this setting; the row says why
+    if not _number(value):
+        return "of the wrong type"
+    if not math.isfinite(value):
+        return "not a finite number"
+    return None if 0 <= value <= 1 else "outside [0, 1]"
+
+
+def _of(kind):
+    return lambda value: None if isinstance(value, kind) else "of the wrong type"
+
+
+REQUIRED = {
+    "dataset": _name,
+    "method": _name,
+    "family": _name,
+    "k": _k,
+    "split": _count,
+    "seed": lambda value: None if _whole(value) else "of the wrong type",
+    "setting": _setting,
+    "accuracy": _accuracy,
+}
+REQUIRED_WITH_ACCURACY = {"fit_time": _seconds, "predict_time": _seconds}
+OPTIONAL = {
+    "tune_time": _seconds,
+    "session": _count,
+    "n_train": _count,
+    "n_test": _count,
+    "n_classes": _count,
+    "n_features": _count,
+    "params": _of(dict),
+    "warnings": _of(list),
+    "note": _of(str),
+    "error": _of(str),
+    "tuning": _of(str),
+    "finished": _of(str),
+    "data_sha256": _name,
+    "fingerprint": _name,
+}
+
+
+def validate_row(row):
+    """Why ``row`` (a decoded JSON line) is not a result row, in a few words; or None.
+
+    A row needs its run's name (``KEY_FIELDS``), a family and an accuracy (a fraction
+    in [0, 1], or null for a run that failed), with the fit and predict times of a run
+    that did not fail; the other fields are optional, and checked when present.
+    """
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    checks = {**REQUIRED}
+    if row.get("accuracy") is not None:
+        checks.update(REQUIRED_WITH_ACCURACY)
+    for name, check in checks.items():
+        if name not in row:
+            return f"'{name}' missing"
+        problem = check(row[name])
+        if problem:
+            return f"'{name}' {problem}"
+    for name, check in OPTIONAL.items():
+        problem = check(row[name]) if name in row else None
+        if problem:
+            return f"'{name}' {problem}"
+    return None
+
+
+# -- reading a store ----------------------------------------------------------------
+
+
+def results_path(path):
+    """The ``results.jsonl`` of a store given as its folder (or as the file itself)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS
+    elif path.exists() and path.name != RESULTS:
+        raise ConfigError(
+            f"{path} is not a results store: give the folder that `fdlsr run --out` "
+            f"wrote (it holds {RESULTS})"
+        )
+    if not path.exists():
+        folder = path.parent if path.name == RESULTS else path
+        raise ConfigError(
+            f"no results in {folder}: run an experiment first (fdlsr run --out "
+            f"{folder}) or point at the folder that has {RESULTS}"
+        )
+    return path
+
+
+@dataclass
+class StoreRows:
+    """The valid rows of a ``results.jsonl``, and what was skipped and why."""
+
+    path: Path
+    rows: list = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    n_lines: int = 0
+
+    def skipped_text(self):
+        """``"skipped 3 of 20 lines (2 not JSON, 1 ...)"``, or ``""``."""
+        n = sum(self.skipped.values())
+        if not n:
+            return ""
+        why = ", ".join(f"{count} {reason}" for reason, count in self.skipped.items())
+        return f"skipped {n} of {self.n_lines} lines ({why})"
+
+    @property
+    def n_legacy(self):
+        return sum("fingerprint" not in row for row in self.rows)
+
+    def notices(self):
+        """One line per thing a reader of the table should know about the store."""
+        out = []
+        if self.skipped:
+            out.append(f"{self.path}: {self.skipped_text()}; the rest is used")
+        if self.n_legacy:
+            out.append(
+                f"{self.path}: {n_rows(self.n_legacy)} without a fingerprint (written "
+                "before fdlsr recorded the data of each run): used as stored; a run "
+                "checks only their sizes against its data"
+            )
+        return out
+
+
+def n_rows(n):
+    """``"1 row"``, ``"3 rows"``."""
+    return f"{n} row" + ("" if n == 1 else "s")
+
+
+def read_store(path):
+    """Every line of a store's ``results.jsonl`` through :func:`validate_row`.
+
+    A line that is not UTF-8, not JSON, fails the schema, repeats a run already read
+    (the first is kept; see ``_repeats``), or is a last line cut short by an
+    interruption, is skipped and counted in ``skipped`` by reason.
+    """
+    path = results_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    store = StoreRows(path)
+    lines = data.split(b"\n")
+    torn = lines.pop()  # b"" after a final newline
+    seen = {}
+    for line in lines:
+        if line.strip():
+            store.n_lines += 1
+            _read_line(line, store, seen)
+    if torn.strip():
+        store.n_lines += 1
+        store.skipped["cut short by an interruption"] += 1
+    return store
+
+
+def _read_line(line, store, seen):
+    try:
+        row = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        reason = "not UTF-8"
+    except (ValueError, RecursionError):
+        reason = "not JSON"
+    else:
+        reason = validate_row(row)
+        if reason is None:
+            reason = _repeats(row, seen)
+        if reason is None:
+            seen.setdefault(row_key(row), []).append(row)
+            store.rows.append(row)
+            return
+    store.skipped[reason] += 1
+
+
+def _repeats(row, seen):
+    """Why ``row`` is a run already read (same name, and same data or data not
+    recorded), or None. Rows of one name and other data are other runs."""
+    data = row.get("data_sha256")
+    for other in seen.get(row_key(row), ()):
+        if data is None or other.get("data_sha256") in (None, data):
+            if other.get("fingerprint") == row.get("fingerprint"):
+                return "repeat a run already read"
+            return "give another result for a run already read (the first is used)"
+    return None
+
+
+def read_rows(path):
+    """The valid rows of a store (a folder, or its ``results.jsonl``)."""
+    return read_store(path).rows
+
+
+def by_data(rows):
+    """Rows grouped by dataset name and data: ``{(name, data_sha256): rows}``.
+
+    Rows written before fingerprints (no ``data_sha256``) join the one data set of their
+    name when there is one; otherwise they are grouped under ``None``.
+    """
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["dataset"], row.get("data_sha256")), []).append(row)
+    for name in {name for name, _ in groups}:
+        hashes = [data for n, data in groups if n == name and data is not None]
+        if len(hashes) == 1 and (name, None) in groups:
+            legacy = groups.pop((name, None))
+            groups[name, hashes[0]] = legacy + groups[name, hashes[0]]
+    return groups
