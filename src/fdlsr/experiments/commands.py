@@ -4,8 +4,10 @@ Part of the command-line layer (``fdlsr.cli`` builds the parser): each handler t
 parsed arguments into calls to the protocol, report, figure and dataset modules.
 """
 
+import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 from ..errors import ConfigError
@@ -78,8 +80,12 @@ def config_from_args(args):
     for name in ("splits", "seed", "cv_folds"):
         if getattr(args, name, None) is not None:
             setattr(ex, name, getattr(args, name))
-    for method, values in _split_params(args.params, ex.methods).items():
+    overridden = _split_params(args.params, ex.methods)
+    for method, values in overridden.items():
         ex.params.setdefault(method, {}).update(values)
+    # values changed on the command line are no longer the paper's
+    changed = {method.lower() for method in overridden}
+    ex.paper_params = [m for m in ex.paper_params if m.lower() not in changed]
     if getattr(args, "cv", None) is not None:
         ex.cv = list(args.cv) if args.cv else list(ex.methods)
     if getattr(args, "raw", False):
@@ -104,15 +110,19 @@ def load(args, experiment):
 
 
 class Progress:
-    """A progress bar on a terminal (tqdm); silent when the output is a log file."""
+    """A progress bar on a terminal (tqdm); elsewhere (a log file, a pipe) one line on
+    stderr when the runs start and one per method and k finished."""
 
-    def __init__(self, label):
+    def __init__(self, label, stream=None):
         self.label = label
         self.bar = None
-        self.enabled = sys.stderr.isatty()
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = self.stream.isatty()
+        self.started = time.perf_counter()
 
-    def __call__(self, done, total, what):
+    def __call__(self, done, total, what, finished=None):
         if not self.enabled:
+            self._log(done, total, what, finished)
             return
         if self.bar is None:
             from tqdm import tqdm
@@ -127,6 +137,37 @@ class Progress:
     def close(self):
         if self.bar is not None:
             self.bar.close()
+
+    def _log(self, done, total, what, finished):
+        if not what:  # the call before the first run
+            if done < total:
+                print(
+                    f"fdlsr: {self.label}: {total - done} runs to compute"
+                    + (f" ({done} already stored)" if done else "")
+                    + "; a line follows each method finished at each k",
+                    file=self.stream,
+                    flush=True,
+                )
+            return
+        if finished is None:
+            return
+        method, k, accuracies = finished
+        scores = [100 * a for a in accuracies if a is not None]
+        result = (
+            f"{sum(scores) / len(scores):.2f}% mean accuracy over {len(scores)} "
+            f"split{'s' if len(scores) != 1 else ''}"
+            if scores
+            else "failed"
+        )
+        if scores and len(scores) < len(accuracies):
+            result += f" ({len(accuracies) - len(scores)} failed)"
+        elapsed = time.perf_counter() - self.started
+        print(
+            f"fdlsr: {self.label}: {method} k={k}: {result} [{done}/{total} runs, "
+            f"{elapsed:.0f} s]",
+            file=self.stream,
+            flush=True,
+        )
 
 
 def run(args):
@@ -401,18 +442,32 @@ def datasets(args):
             print(f"{key}: {value}")
         return 0
     print(f"{'name':<18} {'status':<10} description")
+    missing = 0
     for entry in list_datasets():
         if entry.get("loader") == "sklearn":
             status = "embedded" if entry["name"] == "digits" else "fetched"
+        elif entry.get("loader") == "embedded":
+            status = "embedded"
         else:
             info = dataset_info(entry["name"], args.data_dir)
             status = "present" if info.get("present") else "missing"
+            missing += status == "missing"
         print(f"{entry['name']:<18} {status:<10} {entry.get('description', '')}")
-    where = args.data_dir or "$FDLSR_DATA_DIR or ./data"
+    if args.data_dir:
+        where = args.data_dir
+    elif os.environ.get("FDLSR_DATA_DIR"):
+        where = f"{os.environ['FDLSR_DATA_DIR']} (from FDLSR_DATA_DIR)"
+    else:
+        where = "./data (the default: neither --data-dir nor FDLSR_DATA_DIR is set)"
     print(
         f"\nfiles are looked for in {where}; `fdlsr datasets info NAME` says what a "
         "file should contain and where to get it"
     )
+    if missing and not args.data_dir:
+        print(
+            "to use files kept elsewhere, point at the folder that holds them: "
+            "--data-dir DIR, or export FDLSR_DATA_DIR=DIR (e.g. ../shared/data)"
+        )
     return 0
 
 

@@ -11,6 +11,7 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
     seed = 0
     methods = "all"              # or a list of names
     cv = []                      # methods whose grid is searched on the training split
+    paper_params = ["FDLSR"]     # methods whose [params] below are the paper's values
     paper_table = "III"          # the paper's numbers to show beside ours
 
     [params.FDLSR]               # fixed values (the paper's, for this dataset)
@@ -93,6 +94,9 @@ SCHEMA = {
         'methods = ["FDLSR", "1-NN"]',
     ),
     "cv": Setting("a list of method names", _is_names, 'cv = ["FDLSR"]'),
+    "paper_params": Setting(
+        "a list of method names", _is_names, 'paper_params = ["FDLSR"]'
+    ),
     "cv_folds": Setting(
         "a whole number >= 2", lambda v: _is_int(v) and v >= 2, "cv_folds = 3"
     ),
@@ -245,6 +249,7 @@ def load_config(name_or_path):
         seed=raw.get("seed", 0),
         params={name: dict(values) for name, values in raw.get("params", {}).items()},
         cv=list(raw.get("cv", [])),
+        paper_params=list(raw.get("paper_params", [])),
         cv_folds=raw.get("cv_folds", DEFAULT_CV_FOLDS),
         normalise=raw.get("normalise", True),
         data_dir=raw.get("data_dir"),

@@ -33,6 +33,7 @@ parameter search is timed apart (``tune_time``).
 import json
 import time
 import warnings
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -197,7 +198,9 @@ class Experiment:
     """What to run: a dataset, training sizes, methods and how to set their parameters.
 
     ``params`` maps a method name to fixed overrides of its defaults; methods named in
-    ``cv`` have the rest of their grid chosen by inner cross-validation.
+    ``cv`` have the rest of their grid chosen by inner cross-validation. Methods named
+    in ``paper_params`` run with values stated in the paper (their rows' ``tuning`` is
+    ``"paper"`` instead of ``"fixed"``, for the tables).
     """
 
     dataset: str
@@ -210,6 +213,7 @@ class Experiment:
     cv_folds: int = DEFAULT_CV_FOLDS
     normalise: bool = True
     data_dir: str | None = None
+    paper_params: list = field(default_factory=list)
 
     def resolved(self):
         """Methods resolved by name with validated overrides: ``[(Method, params, cv)]``."""
@@ -441,7 +445,10 @@ def run_experiment(experiment, dataset, store, progress=None):
 
     Rows are appended to ``store`` one by one as they finish, so an interrupted run
     resumes where it stopped. ``progress(n_done, n_total, label)`` is called after
-    each row (and once at the start). Returns the number of rows computed.
+    each row (and once at the start); after the row that completes a method at one
+    ``k`` (its last split computed here) it gets ``finished=(method_name, k,
+    accuracies)`` too, the accuracies of that method and ``k`` computed in this call
+    (``None`` for a run that failed). Returns the number of rows computed.
     """
     runs = experiment_runs(experiment, dataset)
     X = prepare(dataset, experiment.normalise)
@@ -452,6 +459,9 @@ def run_experiment(experiment, dataset, store, progress=None):
     n_done = len(runs) - len(todo)
     if progress:
         progress(n_done, len(runs), "")
+    left = Counter((run[3].name, run[1]) for run in todo)
+    accuracies = defaultdict(list)
+    from_paper = {name.lower() for name in experiment.paper_params}
     warmed = set()
     split = (None, None, None)
     for key, k, index, method, params, tuned in todo:
@@ -460,7 +470,9 @@ def run_experiment(experiment, dataset, store, progress=None):
         _, train, test = split
         row = dict(zip(KEY_FIELDS, key, strict=True))
         row["family"] = method.family
-        row["tuning"] = "cv" if tuned else "fixed"
+        row["tuning"] = (
+            "cv" if tuned else "paper" if method.name.lower() in from_paper else "fixed"
+        )
         try:
             if method.name not in warmed:
                 warm_up(method, X, y, train, test, seeded(method, params, 0))
@@ -492,6 +504,13 @@ def run_experiment(experiment, dataset, store, progress=None):
         row["fingerprint"] = fingerprints[key]
         store.append(row)
         n_done += 1
+        group = (method.name, k)
+        accuracies[group].append(row.get("accuracy"))
+        left[group] -= 1
         if progress:
-            progress(n_done, len(runs), f"{method.name} k={k} split {index + 1}")
+            label = f"{method.name} k={k} split {index + 1}"
+            if left[group]:
+                progress(n_done, len(runs), label)
+            else:
+                progress(n_done, len(runs), label, finished=(*group, accuracies[group]))
     return len(todo)

@@ -6,7 +6,8 @@ sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviati
 (``ddof=1``) over the random splits; the last two columns are the mean training and
 test times in seconds at the largest ``k`` (the paper prints one time per method
 without saying for which ``k``). With ``paper`` the paper's row for the same method is
-printed under ours, marked "(paper)".
+printed under ours, marked "(paper)". The column "Parameters" says how each of our
+rows got its parameters (:data:`TUNING`), explained in a note under the title.
 """
 
 import csv
@@ -27,6 +28,15 @@ FAMILY_TITLES = {
     "proposed": "Proposed",
     "scikit-learn": "scikit-learn baselines",
 }
+# How a row's parameters were chosen (a row's ``tuning``) as the tables show it.
+TUNING = {"paper": "paper", "fixed": "ours", "cv": "CV"}
+TUNING_NOTE = (
+    "Parameters column: paper = fixed at values the paper states (for this dataset, "
+    "or for the one named above); ours = fixed by us (the method's registered "
+    "defaults, see `fdlsr methods`, or values of the config or --params); CV = chosen "
+    "on each training split by inner cross-validation over the method's grid (with "
+    "k=1 there is nothing to validate on: its fixed values)."
+)
 PAPER_TABLES = {
     "I": "AR",
     "II": "CMU PIE",
@@ -87,6 +97,14 @@ def _label_settings(rows):
     return labels
 
 
+def _tuning(row):
+    """How a stored row's parameters were chosen: ``"cv"``, ``"paper"`` or
+    ``"fixed"`` (rows written before the field existed: from their setting)."""
+    if row.get("tuning") in TUNING:
+        return row["tuning"]
+    return "cv" if '"cv":' in row.get("setting", "") else "fixed"
+
+
 def summarise(rows):
     """Aggregate result rows: one dict per dataset x method setting x k."""
     labels = _label_settings(rows)
@@ -113,6 +131,7 @@ def summarise(rows):
                     "train_time": None,
                     "test_time": None,
                     "tune_time": None,
+                    "tuning": _tuning(all_runs[0]),
                     "error": failed[0].get("error", ""),
                 }
             )
@@ -132,6 +151,7 @@ def summarise(rows):
                 "train_time": float(np.mean([r["fit_time"] for r in group])),
                 "test_time": float(np.mean([r["predict_time"] for r in group])),
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
+                "tuning": _tuning(group[0]),
                 "n_failed": len(failed),
             }
         )
@@ -164,6 +184,7 @@ def table_rows(summary, paper=None):
                 "family": s["family"],
                 "source": "ours",
                 "cells": {},
+                "tuning": s.get("tuning"),
             },
         )
         row["cells"][s["k"]] = (s["mean"], s["std"], s["n_splits"])
@@ -264,12 +285,16 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
         for s in summary
         if s["mean"] is None
     ]
+    if any(r.get("tuning") for r in rows):
+        notes.append(TUNING_NOTE)
     best = _best(ks, rows)
     if fmt == "md":
         lines = [f"### {title}", ""] if title else []
         lines += [f"> {note}" for note in notes] + ([""] if notes else [])
         head = (
-            ["Method"] + [f"k={k}" for k in ks] + ["Training time (s)", "Test time (s)"]
+            ["Method"]
+            + [f"k={k}" for k in ks]
+            + ["Training time (s)", "Test time (s)", "Parameters"]
         )
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         family = None
@@ -288,7 +313,13 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
             lines.append(
                 "| "
                 + " | ".join(
-                    [label, *cells, _time(r["train_time"]), _time(r["test_time"])]
+                    [
+                        label,
+                        *cells,
+                        _time(r["train_time"]),
+                        _time(r["test_time"]),
+                        _tuning_cell(r),
+                    ]
                 )
                 + " |"
             )
@@ -296,6 +327,13 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
     if fmt == "latex":
         return _latex(ks, rows, n_max, best, title, notes)
     raise ConfigError(f"unknown report format {fmt!r}; choose md, latex or csv")
+
+
+def _tuning_cell(row, fmt="md"):
+    """The Parameters cell of a table row (a dash for the paper's own rows)."""
+    if row.get("tuning") in TUNING:
+        return TUNING[row["tuning"]]
+    return "—" if fmt == "md" else "--"
 
 
 def _tex(text):
@@ -309,7 +347,7 @@ def _tex(text):
 
 
 def _latex(ks, rows, n_max, best, title, notes):
-    cols = "l" + "c" * len(ks) + "rr"
+    cols = "l" + "c" * len(ks) + "rrl"
     lines = [
         "% Requires \\usepackage{booktabs}. Rendered by fdlsr report from a results store.",
         r"\begin{table*}[t]",
@@ -321,7 +359,9 @@ def _latex(ks, rows, n_max, best, title, notes):
     lines += [rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
     lines.append(
         " & ".join(
-            ["Train No."] + [str(k) for k in ks] + ["Training time", "Test time"]
+            ["Train No."]
+            + [str(k) for k in ks]
+            + ["Training time", "Test time", "Parameters"]
         )
         + r" \\"
     )
@@ -346,6 +386,7 @@ def _latex(ks, rows, n_max, best, title, notes):
                     *cells,
                     _time(r["train_time"], "latex"),
                     _time(r["test_time"], "latex"),
+                    _tuning_cell(r, "latex"),
                 ]
             )
             + r" \\"
@@ -370,6 +411,7 @@ def _csv(summary, paper):
         "train_time",
         "test_time",
         "tune_time",
+        "tuning",
     ]
     buffer = io.StringIO()
     writer = csv.DictWriter(

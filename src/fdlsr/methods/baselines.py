@@ -1,6 +1,15 @@
-"""The scikit-learn baselines: the classifiers the classifiers a user would reach for instead of FDLSR.
+"""The scikit-learn baselines: the classifiers a user would reach for instead of FDLSR.
+
 All of them see unit-normalised samples (the protocol normalises, as the paper does for
-every method), and their settings are:
+every method). On unit-norm features the data terms of the SVM and the logistic loss
+are small against the penalty at scikit-learn's default ``C = 1``, so these models
+underfit there (FERET, k = 5: LinearSVC with C = 1 reaches 56%, LogisticRegression with
+C = 10 36%, FDLSR 91%). Every shipped config but the two demos (``faces``, ``digits``)
+therefore chooses LinearSVC's and LogisticRegression's ``C`` by inner cross-validation on
+each training split (``cv = [...]``, as ``--cv`` does), over grids that reach the large
+``C`` unit-norm features need; the fixed values below are the documented rule used
+elsewhere (the demos, ``--methods`` runs without ``--cv``), chosen by us, not by the
+paper (which has no such baselines):
 
 * ``RidgeClassifier(alpha=1e-2)``: ridge regression on {-1, 1} targets with an
   intercept, argmax rule; ``alpha`` on the paper's grid when tuned.
@@ -11,13 +20,16 @@ every method), and their settings are:
   samples per class Ledoit-Wolf's estimate is close to 0 and the classifier falls to
   chance (ORL, k=2: 2.5% against 80% with 0.5). Needs more samples than classes, so it
   cannot run with k=1.
-* ``LinearSVC(C=1)``: one-vs-rest linear SVM, squared hinge, scikit-learn's default
-  solver choice (``dual="auto"``); ``C`` in {1e-2, ..., 100} when tuned.
-* ``LogisticRegression(C=10, max_iter=1000)``: multinomial, L2 penalty, L-BFGS;
-  ``C`` in {0.1, ..., 1000} when tuned.
+* ``LinearSVC(C=10)``: one-vs-rest linear SVM, squared hinge, scikit-learn's default
+  solver choice (``dual="auto"``); ``C`` in {0.1, 1, ..., 1e3} when tuned.
+* ``LogisticRegression(C=100, max_iter=1000)``: multinomial, L2 penalty, L-BFGS;
+  ``C`` in {1, 10, ..., 1e4} when tuned.
 * ``1-NN``: ``KNeighborsClassifier(n_neighbors=1)``; on unit vectors the Euclidean
   nearest neighbour is the one of largest cosine similarity, i.e. the paper's
   classification rule applied to the raw features instead of FDLSR's projections.
+
+Tables say per row how its parameters were chosen (``fdlsr report``: fixed from the
+paper, fixed by us, or by cross-validation).
 """
 
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
@@ -51,8 +63,8 @@ METHODS = [
         LinearSVC,
         family="scikit-learn",
         summary="one-vs-rest linear SVM (squared hinge)",
-        params=dict(C=1.0),
-        grid=dict(C=[1e-2, 1e-1, 1.0, 10.0, 100.0]),
+        params=dict(C=10.0),
+        grid=dict(C=[1e-1, 1.0, 10.0, 100.0, 1e3]),
         rule="largest one-vs-rest margin",
     ),
     Method(
@@ -60,8 +72,8 @@ METHODS = [
         LogisticRegression,
         family="scikit-learn",
         summary="multinomial logistic regression, L2 penalty",
-        params=dict(C=10.0, max_iter=1000),
-        grid=dict(C=[1e-1, 1.0, 10.0, 100.0, 1000.0]),
+        params=dict(C=100.0, max_iter=1000),
+        grid=dict(C=[1.0, 10.0, 100.0, 1e3, 1e4]),
         rule="largest class probability",
     ),
     Method(

@@ -1,11 +1,12 @@
 """Classification data sets by name or by path, as samples-as-rows matrices.
 
 >>> from fdlsr.datasets import load_dataset
->>> ds = load_dataset("digits")
+>>> ds = load_dataset("faces")
 >>> ds.X.shape, ds.n_classes, ds.image_shape, ds.order
-((1797, 64), 10, (8, 8), 'C')
+((400, 1024), 40, (32, 32), 'C')
 
-``load_dataset`` takes a registry name (``list_datasets()``; files are looked for in
+``load_dataset`` takes a registry name (``list_datasets()``; ``faces`` is shipped inside
+the package and ``digits`` with scikit-learn, other files are looked for in
 ``data_dir``, default ``$FDLSR_DATA_DIR`` or ``./data``) or the path of a MATLAB
 ``.mat`` (v4 to v7.3), ``.npz``, CSV file or a folder of images with one
 sub-folder per class. Mistakes a user can fix raise
@@ -123,7 +124,11 @@ def load_dataset(
             X, labels, entry["name"], image_shape or shape, order or entry["order"],
             description=entry["description"],
         )  # fmt: skip
-    path = _registry.locate(entry, data_dir)
+    if entry["loader"] == "embedded":  # shipped inside the package, always verified
+        path = _registry.embedded_path(entry)
+        _registry.verify_checksum(entry, path)
+    else:
+        path = _registry.locate(entry, data_dir)
     if verify:
         _registry.verify_checksum(entry, path)
     if x is None and y is None:  # the user's variables replace the entry's pair

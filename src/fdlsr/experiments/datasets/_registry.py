@@ -76,6 +76,17 @@ def locate(entry, given=None):
     )
 
 
+def embedded_path(entry):
+    """The path of a data set shipped inside the package (``loader: "embedded"``)."""
+    path = resources.files("fdlsr.experiments") / "data" / entry["file"]
+    if not path.is_file():
+        raise DatasetError(
+            f"{entry['name']}: the package's own copy {entry['file']} is missing; "
+            "reinstall fdlsr (pip install .) from a complete source tree"
+        )
+    return Path(str(path))
+
+
 def verify_checksum(entry, path):
     """Refuse a file whose sha256 differs from the registry's (when known)."""
     expected = entry.get("sha256")
@@ -120,6 +131,14 @@ def verify_contents(entry, X, y):
 def info(name, given=None):
     """The registry entry plus where its file is and whether it checks out."""
     entry = dict(require(name))
+    if entry["loader"] == "embedded":
+        try:
+            path = embedded_path(entry)
+            entry.update(path=str(path), present=True)
+            entry["verified"] = verify_checksum(entry, path)
+        except DatasetError as exc:
+            entry.update(present=False, verified=False, problem=str(exc))
+        return entry
     if entry["loader"] != "file":
         from ._sklearn import cache_status
 
