@@ -182,8 +182,9 @@ def test_entry_point_prints_no_traceback(tmp_path):
     )
 
 
-def test_no_arguments_runs_the_digits_demo(monkeypatch):
+def test_no_arguments_runs_the_faces_demo(monkeypatch):
     from fdlsr.experiments import commands
+    from fdlsr.experiments.cli import build_parser
 
     seen = {}
     monkeypatch.setattr(
@@ -191,7 +192,89 @@ def test_no_arguments_runs_the_digits_demo(monkeypatch):
     )
     main([])
     args = seen["args"]
-    assert args.command == "run" and args.config == "digits" and args.out is None
+    assert args.command == "run" and args.config == "faces" and args.out is None
+    demo = commands.config_from_args(args).experiment
+    assert demo.dataset == "faces" and "FDLSR" in demo.methods
+    assert demo.params["FDLSR"] == {"alpha": 0.1, "beta": 0.01, "lam": 0.1}
+    assert demo.paper_params == ["FDLSR"]
+    digits = build_parser().parse_args(["run", "--config", "digits"])
+    assert commands.config_from_args(digits).experiment.dataset == "digits"
+
+
+def test_off_a_terminal_each_method_and_k_prints_a_line(tmp_path, capsys):
+    out = tmp_path / "res"
+    assert main(["run", *SMALL, "--out", str(out), "--no-table"]) == 0
+    err = capsys.readouterr().err.splitlines()  # capsys: not a terminal
+    assert "8 runs to compute" in err[0]
+    done = [line for line in err if "mean accuracy over 2 splits" in line]
+    assert len(done) == 4  # FDLSR and 1-NN at k = 2 and 3
+    assert any(line.startswith("fdlsr: digits: 1-NN k=3: ") for line in done)
+    assert main(["run", *SMALL, "--out", str(out), "--no-table"]) == 0
+    assert "runs to compute" not in capsys.readouterr().err  # nothing left to do
+
+
+def test_table_marks_how_parameters_were_chosen(tmp_path, capsys):
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'dataset = "digits"\nk = [3]\nsplits = 1\n'
+        'methods = ["FDLSR", "RidgeClassifier", "1-NN"]\n'
+        'cv = ["RidgeClassifier"]\npaper_params = ["FDLSR"]\n'
+        "[params.FDLSR]\nalpha = 1e-2\nbeta = 1e-3\nlam = 1e-1\n"
+    )
+    out = tmp_path / "res"
+    assert main(["run", "--config", str(config), "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    header = next(line for line in table.splitlines() if line.startswith("| Method"))
+    assert header.rstrip(" |").endswith("Parameters")
+
+    def marker(method):
+        line = next(x for x in table.splitlines() if x.startswith(f"| {method} |"))
+        return line.split(" | ")[-1].rstrip(" |")
+
+    assert [marker(m) for m in ("FDLSR", "RidgeClassifier", "1-NN")] == [
+        "paper",
+        "CV",
+        "ours",
+    ]
+    assert "Parameters column: paper = fixed at values the paper states" in table
+    # values changed on the command line are not the paper's
+    changed = tmp_path / "changed"
+    argv = ["run", "--config", str(config), "--out", str(changed)]
+    assert main([*argv, "--params", "FDLSR.alpha=0.5"]) == 0
+    table = capsys.readouterr().out
+    assert marker("FDLSR") == "ours"
+
+
+def test_paper_configs_tune_the_baselines():
+    from fdlsr.experiments.config import load_config, shipped_configs
+
+    for name in shipped_configs():
+        ex = load_config(name).experiment
+        assert ex.paper_params == ["FDLSR"], name
+        if name not in ("faces", "digits"):  # the quick demos
+            assert set(ex.cv) == {"LinearSVC", "LogisticRegression", "CRC", "ProCRC"}
+
+
+def test_datasets_and_methods_help_describe_them(capsys):
+    for command in ("datasets", "methods"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        assert len(text.split("\n\n")[1].split()) > 10, text  # a description
+
+
+def test_missing_files_name_the_data_folder_options(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("FDLSR_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert "missing" in out and "FDLSR_DATA_DIR" in out and "--data-dir" in out
+    assert next(x for x in out.splitlines() if x.startswith("faces ")).split()[1] == (
+        "embedded"
+    )
+    monkeypatch.setenv("FDLSR_DATA_DIR", str(tmp_path))
+    assert main(["datasets"]) == 0
+    assert f"{tmp_path} (from FDLSR_DATA_DIR)" in capsys.readouterr().out
 
 
 def test_table_of_several_runs_names_each_command(tmp_path, capsys):

@@ -324,7 +324,7 @@ def test_v73_without_h5py_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "h5py", None)
     with pytest.raises(DatasetError) as excinfo:
         load_dataset(path)
-    assert 'pip install "fdlsr[data]"' in message(excinfo)
+    assert 'pip install ".[data]"' in message(excinfo)
 
 
 def test_image_shape_and_order_overrides(tmp_path):

@@ -56,8 +56,9 @@ def test_registry_entries_are_complete():
                     "image_shape", "sha256", "paper", "obtain"):  # fmt: skip
             assert key in e, (e["name"], key)
         assert e["description"] and e["obtain"] and e["paper"]
-        assert e["loader"] in ("file", "sklearn")
+        assert e["loader"] in ("file", "sklearn", "embedded")
         assert (e["file"] is None) == (e["loader"] == "sklearn")
+        assert e["loader"] != "embedded" or e["sha256"]  # always checked
         assert e["sha256"] is None or len(e["sha256"]) == 64
 
 
@@ -244,3 +245,39 @@ def test_documentation_lists_every_registry_entry():
     docs = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text()
     for e in list_datasets():
         assert f"| `{e['name']}` |" in docs, e["name"]
+
+
+def test_embedded_faces_load_verified_without_a_data_folder(tmp_path, monkeypatch):
+    """The AT&T faces shipped in the package: no data folder needed, checksum checked."""
+    monkeypatch.delenv("FDLSR_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    ds = load_dataset("faces")
+    assert ds.X.shape == (400, 1024) and ds.n_classes == 40
+    assert ds.image_shape == (32, 32) and ds.order == "C"
+    assert np.bincount(ds.y.astype(int))[1:].tolist() == [10] * 40
+    assert 0 <= ds.X.min() and ds.X.max() <= 255
+    info = dataset_info("faces")
+    assert info["present"] is True and info["verified"] is True
+    entry = next(e for e in list_datasets() if e["name"] == "faces")
+    assert _checksum.sha256_file(info["path"]) == entry["sha256"]
+    notice = Path(info["path"]).with_name("README.md").read_text()
+    assert entry["sha256"] in notice and "AT&T Laboratories Cambridge" in notice
+
+
+def test_embedded_faces_with_a_changed_file_are_refused(tmp_path, monkeypatch):
+    from fdlsr.experiments.datasets import _registry
+
+    copy = tmp_path / "orl_32x32.npz"
+    data = dict(np.load(_registry.embedded_path(_registry.require("faces"))))
+    data["X"][0, 0] ^= 1
+    np.savez_compressed(copy, **data)
+    monkeypatch.setattr(_registry, "embedded_path", lambda entry: copy)
+    with pytest.raises(DatasetError, match="checksum mismatch"):
+        load_dataset("faces", verify=False)  # the package's own copy: always checked
+
+
+@needs_data
+def test_embedded_faces_are_the_orl_file():
+    faces, orl = load_dataset("faces"), load_dataset("orl", data_dir=DATA_DIR)
+    np.testing.assert_array_equal(faces.images(), orl.images())
+    np.testing.assert_array_equal(faces.y, orl.y)

@@ -287,7 +287,8 @@ def read_image_folder(path, *, grey=True, resize=None):
         from PIL import Image, UnidentifiedImageError
     except ImportError:
         raise DatasetError(
-            f'reading the image folder {path} needs Pillow: pip install "fdlsr[data]"'
+            f"reading the image folder {path} needs Pillow: pip install pillow (or "
+            'pip install ".[data]" in the fdlsr source folder)'
         ) from None
     path = Path(path)
     classes = sorted(

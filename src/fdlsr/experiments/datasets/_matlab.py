@@ -87,7 +87,7 @@ def _read_hdf5(path):
     except ImportError:
         raise DatasetError(
             f"{path} is a MATLAB v7.3 (HDF5) file and reading it needs h5py: "
-            'pip install "fdlsr[data]"'
+            'pip install h5py (or pip install ".[data]" in the fdlsr source folder)'
         ) from None
     arrays = {}
     try:

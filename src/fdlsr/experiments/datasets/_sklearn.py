@@ -45,7 +45,7 @@ def _fetch(name, fetch, download):
     except ImportError as exc:
         raise DatasetError(
             f"{name} needs Pillow to decode its images ({one_line(exc)}): "
-            'pip install "fdlsr[data]"'
+            'pip install pillow (or pip install ".[data]" in the fdlsr source folder)'
         ) from None
     except OSError as exc:  # includes urllib's URLError
         if not download:
