@@ -164,3 +164,27 @@ def test_missing_times_are_a_dash_not_none():
             line for line in text.splitlines() if line.startswith(("| LDA", "LDA"))
         )
         assert dash in lda
+
+
+def test_parameters_column_says_how_each_row_was_chosen():
+    rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7], tuning="paper")
+    rows += rows_for("CRC", "representation", 2, [0.5, 0.6], tuning="fixed")
+    # a row stored before rows had "tuning": read from its setting
+    rows += rows_for("1-NN", "scikit-learn", 2, [0.4, 0.5], setting='{"cv": {}}')
+    text = render(summarise(rows), "md", paper=paper_results("III"))
+    marks = {
+        line.split(" | ")[0][2:]: line.rstrip(" |").split(" | ")[-1]
+        for line in text.splitlines()
+        if line.startswith("| ") and " | " in line
+    }
+    assert marks["FDLSR"] == "paper" and marks["CRC"] == "ours"
+    assert marks["1-NN"] == "CV" and marks["*FDLSR (paper)*"] == "—"
+    assert "Parameters column: paper = fixed at values the paper states" in text
+    latex = render(summarise(rows), "latex")
+    assert "Parameters" in latex and r"\\" in latex and "CV" in latex
+    table = list(csv.DictReader(io.StringIO(render(summarise(rows), "csv"))))
+    assert {r["method"]: r["tuning"] for r in table} == {
+        "FDLSR": "paper",
+        "CRC": "fixed",
+        "1-NN": "cv",
+    }
