@@ -197,7 +197,9 @@ def test_image_folder_problems(tmp_path):
 def test_image_folder_without_pillow(tmp_path, monkeypatch):
     image_folder(tmp_path / "imgs")
     monkeypatch.setitem(sys.modules, "PIL", None)
-    with pytest.raises(DatasetError, match=r'pip install "fdlsr\[data\]"'):
+    with pytest.raises(
+        DatasetError, match=r'pip install pillow .*pip install "\.\[data\]"'
+    ):
         load_dataset(tmp_path / "imgs")
 
 
