@@ -107,7 +107,7 @@ def test_one_class_is_refused_by_name(model):
         (GReLSR, {"group": -0.5}),
         (LRDLSR, {"rho": 0.5}),
         (RLR, {"beta": np.nan}),
-        (DRR, {"decision_rule": "knn"}),
+        (DRR, {"decision_rule": "nearest"}),
     ],
 )
 def test_bad_parameters_are_named(model, params):

@@ -163,7 +163,7 @@ def test_bad_training_input_is_named(X, y, message):
         {"lam": np.nan},
         {"max_iter": -1},
         {"t_step": "fast"},
-        {"decision_rule": "knn"},
+        {"decision_rule": "nearest"},
     ],
 )
 def test_bad_parameters_are_named(params):
