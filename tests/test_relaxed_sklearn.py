@@ -20,6 +20,9 @@ ESTIMATORS = [
     LRDLSR(),
     RLR(),
     DRR(),
+    LRDLSR(decision_rule="nearest_mean"),
+    LRDLSR(decision_rule="knn", weights="distance"),
+    DLSR(decision_rule="knn"),
 ]
 
 # No check is expected to fail: every estimator passes all common checks.

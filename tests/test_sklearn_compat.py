@@ -19,7 +19,13 @@ EXPECTED_FAILED_CHECKS = {}
 
 
 @parametrize_with_checks(
-    [FDLSR(), FDLSR(t_step="exact", decision_rule="linear", tol=1e-4)],
+    [
+        FDLSR(),
+        FDLSR(t_step="exact", decision_rule="linear", tol=1e-4),
+        FDLSR(decision_rule="nearest_mean"),
+        FDLSR(decision_rule="knn"),
+        FDLSR(decision_rule="knn", n_neighbors=3, weights="distance"),
+    ],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_common_checks(estimator, check):

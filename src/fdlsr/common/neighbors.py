@@ -157,7 +157,7 @@ class NearestProjection:
         k = min(int(n_neighbors), n_train)
         tol = float(xp.finfo(Z.dtype).eps) ** 0.5
         numpy = isinstance(Z, np.ndarray)
-        row_bytes = 4 * n_train * Z.dtype.itemsize
+        row_bytes = n_train * xp.finfo(Z.dtype).bits // 2  # four n_train rows
         chunk = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=Z.shape[0])
         parts = []
         for rows in gen_batches(Z.shape[0], chunk):
