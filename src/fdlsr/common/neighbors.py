@@ -62,6 +62,16 @@ def snap_ties(scores):
     return scores
 
 
+def _first_of_band(sim, kth, k, tol, xp):
+    """The ``k`` largest of each row of ``sim``, those within ``tol`` of the ``k``-th
+    (``kth``) taken in column order (class order: the first classes)."""
+    sure = sim > kth + tol
+    band = (sim >= kth - tol) & ~sure
+    need = k - xp.sum(xp.astype(sure, xp.int64), axis=1, keepdims=True)
+    rank = xp.cumulative_sum(xp.astype(band, xp.int64), axis=1)
+    return sure | (band & (rank <= need))
+
+
 class NearestProjection:
     """Training projections grouped by class, ready for per-class maximum cosine.
 
@@ -166,12 +176,14 @@ class NearestProjection:
                 kth = np.partition(sim, n_train - k, axis=1)[:, n_train - k, None]
             else:
                 kth = xp.sort(sim, axis=1, descending=True)[:, k - 1 : k]
-            sure = sim > kth + tol
-            band = (sim >= kth - tol) & ~sure
-            need = k - xp.sum(xp.astype(sure, xp.int64), axis=1, keepdims=True)
-            # The first members of the tied band, in class order, fill the places.
-            rank = xp.cumulative_sum(xp.astype(band, xp.int64), axis=1)
-            chosen = sure | (band & (rank <= need))
+            chosen = sim >= kth - tol
+            over = xp.sum(xp.astype(chosen, xp.int32), axis=1) > k  # ties at k-th
+            if not numpy:
+                tied = _first_of_band(sim, kth, k, tol, xp)
+                chosen = xp.where(over[:, None], tied, chosen)
+            elif over.any():
+                over = np.flatnonzero(over)
+                chosen[over] = _first_of_band(sim[over], kth[over], k, tol, xp)
             if weights == "uniform":
                 votes = xp.astype(chosen, Z.dtype)
             else:
