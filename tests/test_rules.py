@@ -217,3 +217,15 @@ def test_blocked_fit_keeps_the_same_rule_state(noisy, rule):
 def test_bad_rule_parameters_are_named(params, message):
     with pytest.raises(ValueError, match=message):
         FDLSR(**params).fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])
+
+
+@pytest.mark.parametrize("rule", ["nearest_mean", "knn"])
+def test_dask_fit_keeps_the_same_rule_state(noisy, rule):
+    da = pytest.importorskip("dask.array")
+    X, y, X_test = noisy
+    full = FDLSR(**PARAMS, decision_rule=rule, solver="primal").fit(X, y)
+    model = FDLSR(**PARAMS, decision_rule=rule).fit(da.from_array(X, chunks=100), y)
+    np.testing.assert_allclose(model.centroids_, full.centroids_, atol=1e-10)
+    assert hasattr(model, "neighbors_") == (rule == "knn")
+    predicted = model.predict(da.from_array(X_test, chunks=50)).compute()
+    np.testing.assert_array_equal(predicted, full.predict(X_test))
