@@ -181,9 +181,12 @@ class NearestProjection:
             if not numpy:
                 tied = _first_of_band(sim, kth, k, tol, xp)
                 chosen = xp.where(over[:, None], tied, chosen)
-            elif over.any():
-                over = np.flatnonzero(over)
-                chosen[over] = _first_of_band(sim[over], kth[over], k, tol, xp)
+            else:
+                if over.any():
+                    over = np.flatnonzero(over)
+                    chosen[over] = _first_of_band(sim[over], kth[over], k, tol, xp)
+                parts.append(self._knn_votes(sim, chosen, k, weights, tol))
+                continue
             if weights == "uniform":
                 votes = xp.astype(chosen, Z.dtype)
             else:
@@ -198,6 +201,25 @@ class NearestProjection:
             parts.append(self._class_sums(votes, xp))
         out = xp.concat(parts, axis=0) if len(parts) > 1 else parts[0]
         return snap_ties(out / xp.sum(out, axis=1, keepdims=True))
+
+    def _knn_votes(self, sim, chosen, k, weights, tol):
+        """NumPy: the class votes of the ``k`` chosen neighbours of each row, from
+        those ``k`` similarities only (no other n_test x n_train pass)."""
+        rows, cols = np.nonzero(chosen)  # row-major: k per row
+        near = sim[rows, cols].reshape(-1, k)
+        if weights == "uniform":
+            w = np.ones_like(near)
+        else:
+            exact = near >= 1 - tol
+            w = np.where(
+                exact.any(axis=1, keepdims=True),
+                exact.astype(near.dtype),
+                1 / np.sqrt(np.clip(2 - 2 * near, tol * tol, None)),
+            )
+        votes = np.zeros((sim.shape[0], self.starts.shape[0]), dtype=sim.dtype)
+        classes = np.searchsorted(self.starts, cols, side="right") - 1
+        np.add.at(votes, (rows, classes), w.ravel())
+        return votes
 
     def _class_sums(self, values, xp):
         """Per-class sums of (n_samples, n_train) values in class order."""
