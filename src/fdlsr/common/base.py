@@ -143,17 +143,13 @@ class ProjectionClassifier(
     (validated by :data:`RULE_CONSTRAINTS`) and call :meth:`_fit_rule` with the
     training projections once ``coef_`` is learnt. What a fitted model keeps:
 
-    ================== ===================================== ======================
-    ``decision_rule``  classifies by                         keeps
-    ================== ===================================== ======================
-    nearest_neighbor   the nearest normalised training       ``neighbors_`` (n x c)
-                       projection (the paper's rule)         and ``centroids_``
-    knn                a vote of the ``n_neighbors`` nearest  the same
-                       (``weights``: uniform or distance)
-    nearest_mean       the largest cosine to a class          ``centroids_`` (c x c)
-                       centroid
-    linear             the largest projection                ``centroids_`` (c x c)
-    ================== ===================================== ======================
+    - ``"nearest_neighbor"`` (the paper's rule): the class of the nearest normalised
+      training projection; keeps ``neighbors_`` (n x c) and ``centroids_``.
+    - ``"knn"``: a vote of the ``n_neighbors`` nearest (``weights``: uniform or
+      inverse distance); keeps the same.
+    - ``"nearest_mean"``: the largest cosine to a class centroid; keeps
+      ``centroids_`` (c x c) only.
+    - ``"linear"``: the largest projection; keeps ``centroids_`` only.
 
     ``centroids_`` costs c x c numbers and is always kept, so the rule can be changed
     after fitting with ``set_params(decision_rule=...)`` (and ``n_neighbors``,
