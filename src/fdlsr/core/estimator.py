@@ -138,11 +138,12 @@ class FDLSR(ProjectionClassifier):
     with ``set_params(decision_rule=...)`` (or ``n_neighbors``, ``weights``) needs
     no refit; only a model fitted with ``"nearest_mean"`` or ``"linear"`` lacks the
     training projections the neighbour rules need, and says so (``NotFittedError``,
-    refit with the neighbour rule). The 1-NN and k-NN rules compare every test
-    sample with every training projection (O(n c) per sample, n x c numbers kept);
-    ``"nearest_mean"`` and ``"linear"`` cost O(c^2) and O(c d) per sample and keep
-    c x c numbers beside ``Q``. On large or noisy training sets they are much faster
-    and often more accurate (docs/performance.md); ``FDLSRCV`` can choose the rule.
+    refit with the neighbour rule). After projecting (O(c d) per test sample), the
+    1-NN and k-NN rules compare it with every training projection (O(n c), n x c
+    numbers kept); ``"nearest_mean"`` adds O(c^2) and ``"linear"`` nothing, and both
+    keep only c x c numbers beside ``Q``. On large or noisy training sets they are
+    much faster and often more accurate (docs/performance.md); ``FDLSRCV`` can
+    choose the rule.
 
     *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
     ``working_memory`` (primal form), each iteration is one pass over blocks of
