@@ -109,7 +109,7 @@ class FDLSRCV(FDLSR):
     >>> X, y = load_digits(return_X_y=True)
     >>> X = normalize(X)
     >>> model = FDLSRCV(alphas=[1e-2, 1], betas=[1e-3, 1e-1], lams=[1e-1], cv=3)
-    >>> model.fit(X[:300], y[:300]).score(X[300:600], y[300:600]) > 0.85
+    >>> model.fit(X[:300], y[:300]).score(X[300:600], y[300:600]) > 0.8
     True
     >>> sorted(model.best_params_)
     ['alpha', 'beta', 'decision_rule', 'lam']
