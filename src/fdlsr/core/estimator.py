@@ -210,17 +210,7 @@ class FDLSR(
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
-            X,
-            codes,
-            self.classes_.shape[0],
-            alpha=self.alpha,
-            beta=self.beta,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
-            solver=self.solver,
+            X, codes, n_classes, **self._algorithm_params(), solver=self.solver
         )
         self.coef_ = result.coef
         self.n_iter_ = result.n_iter
@@ -233,20 +223,16 @@ class FDLSR(
         self._n_features_out = self.classes_.shape[0]
         return self
 
+    def _algorithm_params(self):
+        """The parameters of Algorithm 1 that every fit path takes."""
+        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
+        return {name: getattr(self, name) for name in names}
+
     def _fit_blocked(self, X, codes, n_classes):
         """Many samples: one pass over blocks of samples per iteration (primal form,
         see ``fdlsr.streaming``); same result, bounded memory."""
         coef, objective, n_iter = fit_blocked(
-            X,
-            codes,
-            n_classes,
-            alpha=self.alpha,
-            beta=self.beta,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
+            X, codes, n_classes, **self._algorithm_params()
         )
         self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
         self.neighbors_ = NearestProjection.from_features(X, coef, codes, n_classes)
@@ -277,16 +263,7 @@ class FDLSR(
         n_classes = self.classes_.shape[0]
         self.n_features_in_ = X.shape[1]
         coef, objective, n_iter = fit_fdlsr_dask(
-            X,
-            codes,
-            n_classes,
-            alpha=self.alpha,
-            beta=self.beta,
-            lam=self.lam,
-            max_iter=self.max_iter,
-            tol=self.tol,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
+            X, codes, n_classes, **self._algorithm_params()
         )
         self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
         self.neighbors_ = NearestProjection(projections(X, coef), codes, n_classes)
