@@ -173,7 +173,7 @@ class Iteration(Protocol):
         """``||Q - Q_prev||_F^2`` over the last solve, a float."""
 
 
-def run(it, *, alpha, beta, lam, max_iter, tol, t_step, callback=None):
+def run(it, alpha, beta, lam, max_iter, tol, t_step, callback=None):
     """Algorithm 1's loop on the :class:`Iteration` ``it``.
 
     Runs ``max_iter`` iterations, or fewer if ``tol`` is given and

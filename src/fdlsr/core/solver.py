@@ -103,16 +103,8 @@ def fit_fdlsr(
     it = DenseIteration(
         X, y, n_classes, beta=beta, init_ridge=init_ridge, solver=solver
     )
-    objective, n_iter = run(
-        it,
-        alpha=alpha,
-        beta=beta,
-        lam=lam,
-        max_iter=max_iter,
-        tol=tol,
-        t_step=t_step,
-        callback=None if callback is None else lambda k, _: callback(k, it.coef_fn()),
-    )
+    record = None if callback is None else lambda k, _: callback(k, it.coef_fn())
+    objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step, record)
     B = 2 * it.H - 1
     S = B * (it.target - it.H)  # target - H = B.S and B.B = 1
     return FDLSRResult(
