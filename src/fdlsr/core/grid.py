@@ -91,17 +91,18 @@ class HatOperators:
 
 
 def _t_step(T, fitted, target, m, means, alpha, lam, t_step):
-    """The T-step of one grid point, written into ``T``: see ``iteration.t_step_paper``
-    and ``iteration.t_step_exact``, whose per-class term and divisor it shares."""
+    """The T-step of one grid point, written into ``T``: ``iteration.t_step_paper`` or
+    ``iteration.t_step_exact`` in place, with their per-class term and divisor."""
     np.multiply(target, alpha, out=T)
     T += fitted
-    if t_step == "exact":
-        m = means.of(T)  # of V: the exact step adds its term after scaling
-    shift = class_shift(m, means.overall(m), alpha, lam, t_step)
-    if t_step == "paper":
-        means.add_spread(T, shift)
-    T *= 1 / t_divisor(alpha, lam)
-    if t_step == "exact":
+    scale = 1 / t_divisor(alpha, lam)
+    if t_step == "paper":  # the term from the previous T's means, then the scale
+        means.add_spread(T, class_shift(m, means.overall(m), alpha, lam, t_step))
+        T *= scale
+    else:  # the term from the means of V itself, added after the scale
+        mV = means.of(T)
+        shift = class_shift(mV, means.overall(mV), alpha, lam, t_step)
+        T *= scale
         means.add_spread(T, shift)
 
 

@@ -113,14 +113,14 @@ def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step, out=None):
         for k, a, b in zip(present, first, first + runs, strict=True):
             T[a:b] += shift[k]
         T *= scale
-        # relaxed target H + B.S: the label entry at least 1, the others at most 0
+        # S-step: the new relaxed target H + B.S, written into the target's rows
         new = new_target[rows]
         relaxed_target(T.T, y_piece, out=new.T)
-        labels = (np.arange(T.shape[0]), y_piece)
 
         P += T.T @ X_piece
         run_indicator = np.zeros((present.shape[0], T.shape[0]), dtype=T.dtype)
-        run_indicator[np.repeat(np.arange(present.shape[0]), runs), labels[0]] = 1
+        run_of = np.repeat(np.arange(present.shape[0]), runs)
+        run_indicator[run_of, np.arange(T.shape[0])] = 1
         class_sums[present] += run_indicator @ T
         target_sums[present] += run_indicator @ new
         t_sq += float(np.vdot(T, T))
