@@ -26,6 +26,12 @@ the objective (10) after each iteration and the stopping rule of its step 4):
   iteration, for data whose c x n arrays do not fit in memory;
 * :class:`fdlsr.core.dask.DaskIteration`: the same pass as a Dask graph over chunks.
 
+The interface is two coarse steps, ``sweep`` (T-step and S-step over all samples)
+and ``solve`` (Q-step), rather than products such as ``Q -> Q X^T``: the blocked paths
+compute ``Q X_b^T``, the T-step, the S-step and the class sums of each piece of
+samples while it is in cache, and a product interface would make them hold the c x n
+arrays they exist to avoid; the dual form never forms ``Q`` inside the loop.
+
 The stacked grid of :mod:`fdlsr.core.grid` iterates many (alpha, lambda) pairs at once
 and shares the pieces here (the per-class term, the divisor and the S-step), not the
 loop: see its module notes.
@@ -36,7 +42,6 @@ from typing import Protocol
 import numpy as np
 
 from ..common.compat import get_namespace
-from ..common.linalg import inner
 
 
 def t_divisor(alpha, lam):
@@ -132,22 +137,6 @@ def objective(fit_sq, label_sq, q_sq, fisher_value, alpha, beta, lam):
     ``||Q||^2`` and Fisher(T), with the Fisher term weighted by ``lam``, the weight
     Eq. (14) uses."""
     return fit_sq + alpha * label_sq + beta * q_sq + lam * fisher_value
-
-
-def dense_objective(fitted, q_sq, T, m, target, means, alpha, beta, lam):
-    """Eq. (10) from whole c x n arrays: ``fitted = Q X^T``, ``target = H + B.S`` and
-    ``m`` the class means of T (``means`` a :class:`~fdlsr.common.linalg.ClassMeans`)."""
-    fit_residual = fitted - T
-    label_residual = T - target
-    return objective(
-        inner(fit_residual, fit_residual),
-        inner(label_residual, label_residual),
-        q_sq,
-        fisher(inner(T, T), means.sq_norm_within(m), means.sq_norm_overall(m)),
-        alpha,
-        beta,
-        lam,
-    )
 
 
 class Iteration(Protocol):

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..common.linalg import class_means, make_ridge, one_hot
-from .iteration import T_STEPS, dense_objective, relaxed_target, run
+from ..common.linalg import class_means, inner, make_ridge, one_hot
+from .iteration import T_STEPS, fisher, objective, relaxed_target, run
 
 
 @dataclass
@@ -61,9 +61,19 @@ class DenseIteration:
         self.system = self.ridge
 
     def objective(self, alpha, beta, lam):
-        q_sq = self.ridge.sq_norm(self.state, self.fitted)
-        return dense_objective(
-            self.fitted, q_sq, self.T, self.m, self.target, self.means, alpha, beta, lam
+        fit_residual = self.fitted - self.T
+        label_residual = self.T - self.target
+        means, m = self.means, self.m
+        return objective(
+            inner(fit_residual, fit_residual),
+            inner(label_residual, label_residual),
+            self.ridge.sq_norm(self.state, self.fitted),
+            fisher(
+                inner(self.T, self.T), means.sq_norm_within(m), means.sq_norm_overall(m)
+            ),
+            alpha,
+            beta,
+            lam,
         )
 
     def change(self):
