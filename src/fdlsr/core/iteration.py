@@ -62,8 +62,12 @@ def class_shift(m, overall, alpha, lam, t_step):
     Leading batch dimensions are allowed (``m`` of shape (..., c, c)).
     """
     if t_step == "paper":
-        # 2 Mhat - M is one c x c matrix spread to the samples, since M is constant.
-        return lam * (2 * m - overall[..., None])
+        # 2 Mhat - M is one c x c matrix spread to the samples, since M is constant;
+        # lam (2 m - M), in place on one temporary.
+        shift = 2 * m
+        shift -= overall[..., None]
+        shift *= lam
+        return shift
     a = 1 + alpha
     shift = (1 / a - 1 / (a + 2 * lam)) * m
     shift += (1 / (a + lam) - 1 / a) * overall[..., None]
