@@ -1,7 +1,5 @@
 """FDLSR with its parameters chosen by cross-validation, sharing work across the grid."""
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.metrics import check_scoring, get_scorer_names
@@ -9,7 +7,6 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
 from ..common.compat import (
-    Interval,
     StrOptions,
     _convert_to_numpy,
     _fit_context,
@@ -23,6 +20,8 @@ from .grid import HatOperators, fit_grid_threaded
 
 #: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
 PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+#: FDLSR's parameters that the search keeps fixed (same meaning and constraints).
+_FIXED = ("max_iter", "init_ridge", "t_step", "decision_rule", "solver")
 
 
 class FDLSRCV(FDLSR):
@@ -108,11 +107,7 @@ class FDLSRCV(FDLSR):
         "lams": ["array-like"],
         "cv": ["cv_object"],
         "scoring": [StrOptions(set(get_scorer_names())), callable, None],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "init_ridge": [Interval(Real, 0, None, closed="neither")],
-        "t_step": [StrOptions({"paper", "exact"})],
-        "decision_rule": [StrOptions({"nearest_neighbor", "linear"})],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
+        **{name: FDLSR._parameter_constraints[name] for name in _FIXED},
     }
 
     def __init__(
@@ -141,13 +136,7 @@ class FDLSRCV(FDLSR):
         self.solver = solver
 
     def _fixed_params(self):
-        return dict(
-            max_iter=self.max_iter,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
-            decision_rule=self.decision_rule,
-            solver=self.solver,
-        )
+        return {name: getattr(self, name) for name in _FIXED}
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
