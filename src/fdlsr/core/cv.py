@@ -1,17 +1,14 @@
 """FDLSR with its parameters and decision rule chosen by cross-validation, sharing work
 across the grid."""
 
-from numbers import Integral, Real
-
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
-from ..common.base import NEIGHBOR_RULES, RULE_CONSTRAINTS, RULES
+from ..common.base import NEIGHBOR_RULES, RULES
 from ..common.compat import (
-    Interval,
     StrOptions,
     _convert_to_numpy,
     _fit_context,
@@ -25,6 +22,8 @@ from .grid import HatOperators, fit_grid_threaded
 
 #: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
 PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+#: FDLSR's parameters that the search keeps fixed (same meaning and constraints).
+_FIXED = ("max_iter", "init_ridge", "t_step", "n_neighbors", "weights", "solver")
 
 
 class FDLSRCV(FDLSR):
@@ -122,12 +121,7 @@ class FDLSRCV(FDLSR):
         "decision_rules": ["array-like"],
         "cv": ["cv_object"],
         "scoring": [StrOptions(set(get_scorer_names())), callable, None],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "init_ridge": [Interval(Real, 0, None, closed="neither")],
-        "t_step": [StrOptions({"paper", "exact"})],
-        "n_neighbors": RULE_CONSTRAINTS["n_neighbors"],
-        "weights": RULE_CONSTRAINTS["weights"],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
+        **{name: FDLSR._parameter_constraints[name] for name in _FIXED},
     }
 
     def __init__(
@@ -160,14 +154,7 @@ class FDLSRCV(FDLSR):
         self.solver = solver
 
     def _fixed_params(self):
-        return dict(
-            max_iter=self.max_iter,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
-            n_neighbors=self.n_neighbors,
-            weights=self.weights,
-            solver=self.solver,
-        )
+        return {name: getattr(self, name) for name in _FIXED}
 
     def _decision_rule(self):
         return self.decision_rule_

@@ -241,7 +241,7 @@ class FDLSR(ProjectionClassifier):
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
-            X, codes, n_classes, **self._iteration_params(), solver=self.solver
+            X, codes, n_classes, **self._algorithm_params(), solver=self.solver
         )
         objective = xp.asarray(
             result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
@@ -249,21 +249,21 @@ class FDLSR(ProjectionClassifier):
         self._set_fitted(result.coef, objective, result.n_iter)
         return self._fit_rule(result.fitted.T, codes, n_classes)
 
-    def _iteration_params(self):
-        """The parameters every form of the iteration takes."""
-        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
-        return {name: getattr(self, name) for name in names}
-
     def _set_fitted(self, coef, objective, n_iter):
         self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
         self._n_features_out = coef.shape[0]
         return self
 
+    def _algorithm_params(self):
+        """The parameters of Algorithm 1 that every fit path takes."""
+        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
+        return {name: getattr(self, name) for name in names}
+
     def _fit_blocked(self, X, codes, n_classes):
         """Many samples: one pass over blocks of samples per iteration (primal form,
         see ``fdlsr.streaming``); same result, bounded memory."""
         coef, objective, n_iter = fit_blocked(
-            X, codes, n_classes, **self._iteration_params()
+            X, codes, n_classes, **self._algorithm_params()
         )
         self._set_fitted(coef, objective, n_iter)
         self.centroids_ = centroids_from_features(X, coef, codes, n_classes)
@@ -296,7 +296,7 @@ class FDLSR(ProjectionClassifier):
         n_classes = self.classes_.shape[0]
         self.n_features_in_ = X.shape[1]
         coef, objective, n_iter = fit_fdlsr_dask(
-            X, codes, n_classes, **self._iteration_params()
+            X, codes, n_classes, **self._algorithm_params()
         )
         self._set_fitted(coef, objective, n_iter)
         return self._fit_rule(projections(X, coef), codes, n_classes)

@@ -90,7 +90,11 @@ def _dataset_args(parser):
         help="variable holding the samples, when a file has several",
     )
     group.add_argument(
-        "--y", dest="y_var", help="variable holding the labels, when a file has several"
+        "--y",
+        dest="y_var",
+        metavar="NAME|INDEX",
+        help="variable holding the labels, when a file has several; for a CSV, the "
+        "label column (header name, or index: 0 first, -1 last)",
     )
     group.add_argument(
         "--samples",
@@ -99,7 +103,8 @@ def _dataset_args(parser):
     )
     group.add_argument(
         "--config",
-        help="a shipped config name (e.g. feret) or a .toml file; flags override it",
+        help="a shipped config name (e.g. feret) or the path of a .toml file; "
+        "flags override it",
     )
 
 

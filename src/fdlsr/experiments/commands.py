@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..methods import get_method
 from .config import Config, all_methods, load_config, shipped_configs
 from .identity import stored_runs
 from .protocol import (
@@ -326,15 +327,16 @@ def report(args):
 def plot(args):
     from . import figures
 
-    cli_params = {key.rsplit(".", 1)[-1]: value for key, value in args.params}
+    cli_params = _fdlsr_params(args.params)
     args.params = []
     config = config_from_args(args)
     ex = config.experiment
+    params = {**ex.params.get("FDLSR", {}), **cli_params}
+    get_method("FDLSR").check(params)  # before loading or drawing anything
     dataset = load(args, ex)
     k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
-    params = {**ex.params.get("FDLSR", {}), **cli_params}
     _warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
     out = Path(args.out)
     try:
@@ -366,6 +368,20 @@ def plot(args):
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _fdlsr_params(pairs):
+    """``plot --params``: FDLSR's parameters, as ``name=value`` or ``FDLSR.name=value``."""
+    params = {}
+    for key, value in pairs:
+        method, _, name = key.rpartition(".")
+        if method and method.lower() != "fdlsr":
+            raise ConfigError(
+                f"--params {key}=...: the figures are FDLSR's; write {name}=VALUE or "
+                f"FDLSR.{name}=VALUE"
+            )
+        params[name] = value
+    return params
 
 
 def datasets(args):

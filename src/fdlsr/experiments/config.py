@@ -20,43 +20,118 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
 
     [figures]                    # settings of `fdlsr plot`
     k = 5
+
+Every key is checked against :data:`SCHEMA` (what it must be, in words and as a
+check) before anything is built; a wrong type or value raises :class:`ConfigError`
+with one line naming the key, what it expects and an example. A name is a shipped
+config only if it is one (:func:`shipped_configs`); anything else is a path.
 """
 
+import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from ..methods import METHODS
-from .protocol import DEFAULT_CV_FOLDS, DEFAULT_SPLITS, Experiment
+from .datasets._dataset import one_line
+from .protocol import DEFAULT_CV_FOLDS, DEFAULT_SPLITS, FIXED, Experiment
+from .report import PAPER_TABLES
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-KNOWN_KEYS = {
-    "title",
-    "dataset",
-    "data_dir",
-    "k",
-    "splits",
-    "seed",
-    "methods",
-    "cv",
-    "cv_folds",
-    "normalise",
-    "paper_table",
-    "note",
-    "params",
-    "figures",
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_k(value):
+    return value == FIXED or (_is_int(value) and value >= 1)
+
+
+def _is_names(value):
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One key of a config: what it must be, in words and as a check, with an example."""
+
+    expected: str
+    check: Callable[[Any], bool]
+    example: str
+
+
+SCHEMA = {
+    "title": Setting("a string", lambda v: isinstance(v, str), 'title = "FERET"'),
+    "dataset": Setting(
+        "a dataset name or path",
+        lambda v: isinstance(v, str) and v,
+        'dataset = "feret"',
+    ),
+    "data_dir": Setting(
+        "a folder path", lambda v: isinstance(v, str) and v, 'data_dir = "../data"'
+    ),
+    "k": Setting(
+        'a whole number >= 1, "fixed", or a list of them',
+        lambda v: _is_k(v) or (isinstance(v, list) and all(_is_k(x) for x in v)),
+        "k = [1, 2, 3]",
+    ),
+    "splits": Setting(
+        "a whole number >= 1", lambda v: _is_int(v) and v >= 1, "splits = 10"
+    ),
+    "seed": Setting("a whole number >= 0", lambda v: _is_int(v) and v >= 0, "seed = 0"),
+    "methods": Setting(
+        '"all" or a non-empty list of method names',
+        lambda v: v == "all" or (_is_names(v) and len(v) > 0),
+        'methods = ["FDLSR", "1-NN"]',
+    ),
+    "cv": Setting("a list of method names", _is_names, 'cv = ["FDLSR"]'),
+    "cv_folds": Setting(
+        "a whole number >= 2", lambda v: _is_int(v) and v >= 2, "cv_folds = 3"
+    ),
+    "normalise": Setting(
+        "true or false (no quotes)", lambda v: isinstance(v, bool), "normalise = false"
+    ),
+    "paper_table": Setting(
+        "one of the paper's tables " + ", ".join(f'"{t}"' for t in PAPER_TABLES),
+        lambda v: isinstance(v, str) and v in PAPER_TABLES,
+        'paper_table = "III"',
+    ),
+    "note": Setting("a string", lambda v: isinstance(v, str), 'note = "..."'),
+    "params": Setting(
+        "a table of [params.METHOD] tables",
+        lambda v: isinstance(v, dict),
+        "[params.FDLSR] then alpha = 0.01",
+    ),
+    "figures": Setting(
+        "a [figures] table", lambda v: isinstance(v, dict), "[figures] then k = 5"
+    ),
 }
+PARAMS_SCHEMA = Setting(
+    "a table of parameter values",
+    lambda v: isinstance(v, dict),
+    "[params.FDLSR] then alpha = 0.01",
+)
+FIGURES_SCHEMA = {
+    "k": Setting("a whole number >= 1", lambda v: _is_int(v) and v >= 1, "k = 5"),
+}
+KNOWN_KEYS = set(SCHEMA)
 
 
 @dataclass
 class Config:
-    """An experiment plus what the reports and figures need to know about it."""
+    """An experiment plus what the reports and figures need to know about it.
+
+    ``source`` says where the config came from: ``"shipped config NAME"`` or
+    ``"config file /absolute/path.toml"`` (recorded beside the results).
+    """
 
     experiment: Experiment
     title: str = ""
@@ -73,60 +148,105 @@ def shipped_configs():
 
 
 def find_config(name_or_path):
-    """Text and origin of a config given by file path or by shipped name."""
-    path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists():
-        try:
-            return path.read_text(encoding="utf-8"), str(path)
-        except FileNotFoundError:
-            raise ConfigError(
-                f"config file {path} not found; give an existing file or a shipped "
-                f"config name ({', '.join(shipped_configs())})"
-            ) from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ConfigError(f"cannot read config file {path}: {error}") from None
-    shipped = resources.files("fdlsr.experiments") / "configs" / f"{name_or_path}.toml"
-    if not shipped.is_file():
+    """Text and origin of a config given by shipped name or by file path.
+
+    A name is a shipped config only if it is one of :func:`shipped_configs` (write
+    ``./feret`` for a file called ``feret``); anything else is a path, which must
+    exist: it is never looked up inside the shipped folder.
+    """
+    name = str(name_or_path)
+    if isinstance(name_or_path, str) and name in shipped_configs():
+        shipped = resources.files("fdlsr.experiments") / "configs" / f"{name}.toml"
+        return shipped.read_text(encoding="utf-8"), f"shipped config {name}"
+    path = Path(name_or_path).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         raise ConfigError(
-            f"no config {name_or_path!r}: give a .toml file or one of the shipped "
-            f"configs ({', '.join(shipped_configs())})"
+            f"config file {path} not found; give an existing .toml file or one of the "
+            f"shipped configs ({', '.join(shipped_configs())})"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ConfigError(
+            f"cannot read config file {path} ({one_line(error)}); save it as UTF-8 TOML"
+        ) from None
+    return text, f"config file {path.resolve()}"
+
+
+def _show(value):
+    """A value as the config wrote it, short, on one line."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k} = {_show(v)}" for k, v in value.items()) + "}"
+    elif isinstance(value, list):
+        text = (
+            "["
+            + ", ".join(_show(v) for v in value[:4])
+            + (", ...]" if len(value) > 4 else "]")
         )
-    return shipped.read_text(encoding="utf-8"), f"shipped config {name_or_path}"
+    else:
+        text = str(value)
+    return one_line(text)[:60]
+
+
+def _check(source, key, value, setting):
+    if not setting.check(value):
+        raise ConfigError(
+            f"{source}: {key} = {_show(value)} is invalid; "
+            f"expected {setting.expected}, e.g. {setting.example}"
+        )
+
+
+def check_settings(raw, source):
+    """Check the parsed TOML ``raw`` against :data:`SCHEMA` (one-line errors)."""
+    unknown = sorted(set(raw) - set(SCHEMA))
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown setting {unknown[0]!r}; known settings are "
+            + ", ".join(sorted(SCHEMA))
+        )
+    if "dataset" not in raw:
+        raise ConfigError(f'{source}: missing dataset = NAME, e.g. dataset = "feret"')
+    for key, value in raw.items():
+        _check(source, key, value, SCHEMA[key])
+    for method, values in raw.get("params", {}).items():
+        _check(source, f"params.{method}", values, PARAMS_SCHEMA)
+    for key, value in raw.get("figures", {}).items():
+        if key not in FIGURES_SCHEMA:
+            raise ConfigError(
+                f"{source}: figures.{key} is not a setting of [figures]: "
+                f"expected one of {', '.join(FIGURES_SCHEMA)}"
+            )
+        _check(source, f"figures.{key}", value, FIGURES_SCHEMA[key])
 
 
 def load_config(name_or_path):
-    """Parse and check a config into a :class:`Config`."""
+    """Parse and check a config into a :class:`Config`.
+
+    Every key is checked against :data:`SCHEMA` before anything is built: a wrong
+    type or value raises :class:`ConfigError` naming the key and what it expects.
+    """
     text, source = find_config(name_or_path)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{source} is not valid TOML: {error}") from None
-    unknown = sorted(set(raw) - KNOWN_KEYS)
-    if unknown:
-        raise ConfigError(
-            f"{source}: unknown setting {unknown[0]!r}; known settings are "
-            + ", ".join(sorted(KNOWN_KEYS))
-        )
-    if "dataset" not in raw:
-        raise ConfigError(f"{source}: missing 'dataset = NAME'")
+        raise ConfigError(f"{source} is not valid TOML: {one_line(error)}") from None
+    check_settings(raw, source)
     ks = raw.get("k", [])
-    ks = [ks] if isinstance(ks, int) else list(ks)
     methods = raw.get("methods", "all")
-    params = raw.get("params", {})
-    if not isinstance(params, dict) or not all(
-        isinstance(v, dict) for v in params.values()
-    ):
-        raise ConfigError(f"{source}: write parameters as [params.METHOD] tables")
     experiment = Experiment(
         dataset=raw["dataset"],
-        ks=ks,
+        ks=list(ks) if isinstance(ks, list) else [ks],
         methods=all_methods() if methods == "all" else list(methods),
-        splits=int(raw.get("splits", DEFAULT_SPLITS)),
-        seed=int(raw.get("seed", 0)),
-        params={name: dict(values) for name, values in params.items()},
+        splits=raw.get("splits", DEFAULT_SPLITS),
+        seed=raw.get("seed", 0),
+        params={name: dict(values) for name, values in raw.get("params", {}).items()},
         cv=list(raw.get("cv", [])),
-        cv_folds=int(raw.get("cv_folds", DEFAULT_CV_FOLDS)),
-        normalise=bool(raw.get("normalise", True)),
+        cv_folds=raw.get("cv_folds", DEFAULT_CV_FOLDS),
+        normalise=raw.get("normalise", True),
         data_dir=raw.get("data_dir"),
     )
     if methods == "all":  # parameters for a method not (yet) available are kept aside

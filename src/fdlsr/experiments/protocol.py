@@ -233,13 +233,7 @@ class Experiment:
                 if name.lower() == m.name.lower()
                 for key, value in values.items()
             }
-            known = m.build().get_params()
-            unknown = sorted(set(params) - set(known))
-            if unknown:
-                raise ConfigError(
-                    f"{m.name} has no parameter {unknown[0]!r}; its parameters are "
-                    + ", ".join(sorted(known))
-                )
+            m.check(params)  # names and values, before any run
             tuned = any(name.lower() == m.name.lower() for name in self.cv)
             out.append((m, params, tuned and bool(m.grid)))
         return out

@@ -9,7 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..core import cv
+from ..errors import ConfigError
 
 # The paper's grid for every FDLSR parameter, {1e-5, ..., 1}.
 PAPER_GRID = list(cv.PAPER_GRID)
@@ -43,3 +46,51 @@ class Method:
 
     def build(self, **overrides):
         return self.factory(**{**self.params, **overrides})
+
+    def check(self, params):
+        """Refuse, before anything runs, parameters the estimator would reject.
+
+        Unknown names, booleans where the default is a number, and values outside
+        the estimator's ``_parameter_constraints`` (scikit-learn's own validation,
+        which otherwise happens only in ``fit``) raise :class:`ConfigError` with a
+        one-line message naming ``METHOD.name``.
+        """
+        defaults = self.build().get_params(deep=False)
+        unknown = sorted(set(params) - set(defaults))
+        if unknown:
+            raise ConfigError(
+                f"{self.name} has no parameter {unknown[0]!r}; its parameters are "
+                + ", ".join(sorted(defaults))
+            )
+        for name, value in params.items():
+            where = f"{self.name}.{name}={_show(value)}"
+            default = defaults[name]
+            if isinstance(value, bool) and _is_number(default):
+                raise ConfigError(
+                    f"{where} is a boolean; {self.name}.{name} takes a number "
+                    f"(default {_show(default)})"
+                )
+            try:
+                estimator = self.build(**{name: value})
+                if hasattr(estimator, "_validate_params"):
+                    estimator._validate_params()
+            except (TypeError, ValueError) as error:
+                raise ConfigError(
+                    f"{where} is refused: {_one_line(error)} Fix it in --params or "
+                    f"the config's [params.{self.name}]"
+                ) from None
+
+
+def _is_number(value):
+    return isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+
+
+def _show(value):
+    """A parameter value for a message: plain Python, never a NumPy repr."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return repr(value)
+
+
+def _one_line(error):
+    return " ".join(str(error).split())

@@ -60,7 +60,8 @@ def load_dataset(
     x, y : str, optional
         The variables (``.mat``, ``.npz``) holding the samples and the labels, for
         files whose layout is not recognised or is ambiguous; a struct's field
-        is ``"struct.field"``.
+        is ``"struct.field"``. For a CSV, ``y`` is the label column (as
+        ``label_column``).
     samples : {"rows", "columns"}, optional
         Whether samples are the rows or the columns of ``x`` (needed only when
         both have as many entries as there are labels).
@@ -73,7 +74,10 @@ def load_dataset(
         For registry names: check the file's sha256 (when known; cached by size
         and modification time) and its size, class count and label range.
     label_column : int or str, optional
-        CSV only: the label column, an index or a header name (default: last).
+        CSV only: the label column, a header name or an index (``y=`` does the
+        same). Default: the header column named label, labels, class, target or y;
+        else the first or the last column, when only one of them can hold labels;
+        otherwise the file is refused, with the fix (see ``read_csv``).
     grey : bool, default=True
         Image folders only: convert to grey levels (else RGB, image_shape
         ``(h, w, 3)``).
@@ -185,12 +189,24 @@ def _read(
 ):  # fmt: skip
     kind = _kind(path)
     split, shape, default_order = None, None, "F" if kind == "mat" else "C"
-    if kind in ("csv", "images") and (x or y or samples):
+    if kind == "csv" and y is not None:  # y names the labels: here, a column
+        if label_column is not None and str(label_column) != str(y):
+            raise DatasetError(
+                f"label_column={label_column} and y={y} disagree for {path}; "
+                "give the label column once"
+            )
+        label_column, y = y, None
+    if kind == "csv" and (x or samples):
+        raise DatasetError(
+            f"x= (--x) and samples= (--samples) apply to .mat and .npz files, not to "
+            f"the CSV {path}; choose its label column with y= (--y NAME|INDEX) or "
+            "label_column="
+        )
+    if kind == "images" and (x or y or samples):
         raise DatasetError(
             f"x=, y= and samples= apply to .mat and .npz files, not to {path}; "
-            + ("choose the label column with label_column=" if kind == "csv" else
-               "an image folder takes its labels from the sub-folder names")
-        )  # fmt: skip
+            "an image folder takes its labels from the sub-folder names"
+        )
     if kind in ("mat", "npz"):
         arrays = read_mat(path) if kind == "mat" else read_npz(path)
         layout = resolve(arrays, str(path), x=x, y=y, samples=samples)
@@ -198,10 +214,8 @@ def _read(
         shape, default_order = layout.image_shape, layout.order or default_order
         how = layout.description
     elif kind == "csv":
-        X, labels, _ = read_csv(path, label_column=label_column)
-        how = "CSV, label column " + (
-            "last" if label_column is None else str(label_column)
-        )
+        X, labels, how = read_csv(path, label_column=label_column)
+        how = f"CSV, {how}"
     else:
         X, labels, shape = read_image_folder(path, grey=grey, resize=resize)
         how = f"images, {'grey' if grey else 'RGB'}, one sub-folder per class"

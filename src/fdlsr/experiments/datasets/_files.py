@@ -1,6 +1,7 @@
 """Readers for NumPy ``.npz`` archives, CSV tables and folders of images."""
 
 import csv
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -37,13 +38,25 @@ def read_npz(path):
         ) from None
 
 
-def read_csv(path, *, label_column=None):
-    """Samples and labels of a CSV table, one sample per line.
+LABEL_NAMES = ("label", "labels", "class", "target", "y")
+INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
+ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
 
-    The labels are the last column unless ``label_column`` (an index, or a column
-    name when the table has a header) says otherwise; every other column is a
-    feature. A first line whose feature fields are not all numbers is a header.
-    The delimiter (comma, semicolon, tab or spaces) is detected.
+
+def read_csv(path, *, label_column=None):
+    """Samples, labels and how they were found in a CSV table, one sample per line.
+
+    The label column is, in this order: ``label_column`` (a header name, else an
+    index; negative counts from the end); the one header column named label,
+    labels, class, target or y (any case); else the first or the last column, when
+    exactly one of the two can hold labels (text, or whole numbers with at least two
+    samples per value on average) -- anything less clear-cut is refused with the fix,
+    never guessed. Every other column is a feature, except an unnamed first header
+    column with one value per line (a row index, as ``pandas.DataFrame.to_csv``
+    writes it), which is dropped; a headerless first column that numbers the lines
+    is refused. A first line is a header when it has text where the second line has
+    numbers, or names a label column. The delimiter (comma, semicolon, tab or
+    spaces) is detected. Returns ``X, y, how``.
     """
     try:
         with open(path, newline="") as f:
@@ -64,26 +77,184 @@ def read_csv(path, *, label_column=None):
             f"{path} has a single column; it needs features and a label on each line "
             "(comma, semicolon, tab or space separated)"
         )
-    by_name = isinstance(label_column, str) and not label_column.lstrip("-").isdigit()
-    guess = n_columns - 1 if label_column is None or by_name else int(label_column)
-    feature_fields = [v for i, v in enumerate(first) if i != guess % n_columns]
-    numeric = all(_is_number(v) for v in feature_fields)
-    header = None if numeric and not by_name else first
-    label = _label_index(path, label_column, header, n_columns)
-    features = [i for i in range(n_columns) if i != label]
-    skip = 1 if header is not None else 0
-    options = dict(delimiter=delimiter, skiprows=skip, quotechar='"', ndmin=1)
+    second = _fields(lines[1], delimiter) if len(lines) > 1 else []
+    by_name = _is_name(label_column)
+    header = first if by_name or _is_header(first, second) else None
+    names = [h.strip() for h in header] if header is not None else None
+    options = dict(delimiter=delimiter, skiprows=int(header is not None), ndmin=1)
+    options["quotechar"] = '"'
+
+    read = {}
+
+    def column(index):
+        if index not in read:
+            try:
+                read[index] = _loadtxt(path, usecols=[index], dtype=str, **options)
+            except ValueError as exc:
+                raise _bad_rows(path, exc) from None
+        return read[index]
+
+    index_column = None
+    if label_column is not None:
+        label = _given_label(path, label_column, names, n_columns)
+    if (
+        names is not None
+        and names[0] in INDEX_NAMES
+        and (label_column is None or label)
+    ):
+        values = column(0)
+        if np.unique(values).size != values.size:
+            raise DatasetError(
+                f"column 0 of {path} has no name in the header and is not a row "
+                f"index (its values repeat); name it in the header, or {ASK}"
+            )
+        index_column = 0
+    if label_column is None:
+        label = _label_index(path, names, n_columns, column, index_column)
+    if index_column is None and names is None and label != 0:
+        _refuse_row_numbers(path, column(0))
+    features = [i for i in range(n_columns) if i not in (label, index_column)]
     try:
-        X = np.loadtxt(path, usecols=features, dtype=np.float64, **options)
-        y = np.loadtxt(path, usecols=[label], dtype=str, **options)
+        X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
     except ValueError as exc:
-        raise DatasetError(
-            f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
-            "line needs the same columns, with numbers in every feature column"
-        ) from None
+        raise _bad_rows(path, exc) from None
+    y = column(label)
     X = X.reshape(len(y), len(features))
-    where = f"{path} column {label}"
-    return as_samples(X, str(path)), clean_labels(y, where), header
+    how = f"label column {label}" + (f" ({names[label]!r})" if names else "")
+    if index_column is not None:
+        how += ", unnamed column 0 dropped as a row index"
+    return as_samples(X, str(path)), clean_labels(y, f"{path} column {label}"), how
+
+
+def _loadtxt(path, **options):
+    """``numpy.loadtxt`` without its notes on blank lines (which it skips)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return np.loadtxt(path, **options)
+
+
+def _bad_rows(path, exc):
+    return DatasetError(
+        f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
+        "line needs the same columns, with numbers in every feature column"
+    )
+
+
+def _is_name(label_column):
+    """A header name (not an index written as text)."""
+    return isinstance(label_column, str) and not _is_integer(label_column)
+
+
+def _is_integer(text):
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_header(first, second):
+    """Text where the next line has numbers; or a label column's name beside the
+    names 0, 1, 2, ... that pandas gives unnamed columns."""
+    if any(
+        not _is_number(a) and _is_number(b) for a, b in zip(first, second, strict=False)
+    ):
+        return True
+    labels = [v for v in first if v.strip().lower() in LABEL_NAMES]
+    others = [v.strip() for v in first if v.strip().lower() not in LABEL_NAMES]
+    return bool(labels) and others == [str(i) for i in range(len(others))]
+
+
+def _label_index(path, names, n_columns, column, index_column):
+    """The label column the file itself names or allows, else a refusal."""
+    if names is not None:
+        named = [i for i, h in enumerate(names) if h.lower() in LABEL_NAMES]
+        if len(named) == 1:
+            return named[0]
+        if named:
+            listed = " and ".join(f"{names[i]!r} (column {i})" for i in named)
+            raise DatasetError(
+                f"{path} has several columns named like labels, {listed}; "
+                f"choose one: {ASK}"
+            )
+    ends = list(dict.fromkeys((0 if index_column is None else 1, n_columns - 1)))
+    kinds = {i: _label_kind(column(i)) for i in ends}
+    text = [i for i in ends if kinds[i] == "text"]
+    fits = text or [i for i in ends if kinds[i] == "classes"]
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        why = (
+            "both the first and the last column hold text"
+            if text
+            else "both the first and the last column hold whole numbers that could "
+            "be classes"
+        )
+    else:
+        why = "neither the first nor the last column looks like class labels"
+    raise DatasetError(
+        f"cannot tell which column of {path} holds the labels: {why}; say which with "
+        f"--y {ends[0]} or --y -1 (first or last column; label_column= in Python)"
+        + (", or name it label in a header line" if names is None else "")
+    )
+
+
+def _label_kind(values):
+    """``"text"``, ``"classes"`` (whole numbers, repeated) or ``None``."""
+    try:
+        numbers = values.astype(np.float64)
+    except ValueError:
+        return "text"
+    if not np.all(np.isfinite(numbers)) or np.any(numbers != np.round(numbers)):
+        return None
+    distinct = np.unique(numbers).size
+    return "classes" if 2 <= distinct <= numbers.size / 2 else None
+
+
+def _refuse_row_numbers(path, values):
+    """A headerless first column 0, 1, 2, ... (or 1, 2, 3, ...) is a saved row index."""
+    try:
+        numbers = np.sort(values.astype(np.float64))
+    except ValueError:
+        return
+    n = numbers.size
+    for start in (0, 1):
+        if n > 2 and np.array_equal(numbers, np.arange(start, start + n)):
+            raise DatasetError(
+                f"column 0 of {path} numbers the lines {start}, {start + 1}, "
+                f"{start + 2}, ... (a saved row index, e.g. pandas's); save the "
+                "table without it (DataFrame.to_csv(index=False)) or with a header"
+            )
+
+
+def _given_label(path, label_column, names, n_columns):
+    text = label_column.strip() if isinstance(label_column, str) else None
+    if text is not None and names is not None and text in names and _is_integer(text):
+        named, index = names.index(text), int(text)
+        if -n_columns <= index < n_columns and index % n_columns != named:
+            raise DatasetError(
+                f"label column {text!r} of {path} is both the name of column {named} "
+                f"and the index of column {index % n_columns}; give the other "
+                "column's name or a negative index instead"
+            )
+        return named
+    if _is_name(label_column):
+        name = text
+        if names is None or name not in names:
+            raise DatasetError(
+                f"{path} has no column named {name!r} "
+                f"(columns: {', '.join(names) if names else 'no header line'}); "
+                "give a column name from the header or an index (0 is the first, "
+                "-1 the last)"
+            )
+        return names.index(name)
+    index = int(label_column)
+    if not -n_columns <= index < n_columns:
+        raise DatasetError(
+            f"label column {index} is out of range for {path}, which has "
+            f"{n_columns} columns; give an index from 0 to {n_columns - 1} (or -1)"
+        )
+    return index % n_columns
 
 
 def _delimiter(line):
@@ -104,27 +275,6 @@ def _is_number(text):
     except ValueError:
         return False
     return True
-
-
-def _label_index(path, label_column, header, n_columns):
-    if label_column is None:
-        return n_columns - 1
-    if isinstance(label_column, str) and not label_column.lstrip("-").isdigit():
-        names = [h.strip() for h in header] if header is not None else []
-        if label_column not in names:
-            raise DatasetError(
-                f"{path} has no column named {label_column!r} "
-                f"(columns: {', '.join(names) if names else 'no header line'}); "
-                "pass label_column as a column name from the header or an index"
-            )
-        return names.index(label_column)
-    index = int(label_column)
-    if not -n_columns <= index < n_columns:
-        raise DatasetError(
-            f"label_column={label_column} is out of range for {path}, which has "
-            f"{n_columns} columns; pass an index from 0 to {n_columns - 1} (or -1)"
-        )
-    return index % n_columns
 
 
 def read_image_folder(path, *, grey=True, resize=None):
