@@ -35,6 +35,11 @@ class FDDL(FisherDictionaryClassifier):
         shared one), as in DICTOL.
     coding_iter : int, default=20
         FISTA iterations of each code update during training (DICTOL: at most 300).
+    final_coding_iter : int, default=300
+        FISTA iterations of one more coding of the training samples with the final
+        dictionaries, from which the class mean codes are taken (the authors' choice:
+        DICTOL's ``LRSDL.m`` runs 300 after its main loop). ``0`` takes the means
+        from the codes of the last iteration.
     predict_iter : int, default=100
         FISTA iterations of the test-sample coding (DICTOL: 100 for FDDL).
     tol : float, default=1e-8
@@ -143,6 +148,7 @@ class FDDL(FisherDictionaryClassifier):
         max_iter=10,
         init_iter=30,
         coding_iter=20,
+        final_coding_iter=300,
         predict_iter=100,
         tol=1e-8,
         decision_rule="global",
@@ -156,6 +162,7 @@ class FDDL(FisherDictionaryClassifier):
         self.max_iter = max_iter
         self.init_iter = init_iter
         self.coding_iter = coding_iter
+        self.final_coding_iter = final_coding_iter
         self.predict_iter = predict_iter
         self.tol = tol
         self.decision_rule = decision_rule
