@@ -262,3 +262,43 @@ def test_clear_dictionary_option_changes_the_initial_atoms(name):
     kept = Estimator(**kwargs).fit(X, y)
     assert np.abs(cleared.dictionary_ - kept.dictionary_).max() > 1e-3
     assert cleared.predict(X).shape == y.shape
+
+
+# --- SRC with DICTOL's iteration budget (SRC_pred.m, lasso_fista.m) -----------------
+
+
+def src_dictol(Y, D, labels, lambda_, n_iter):
+    """DICTOL's ``SRC_pred.m``: unit columns, ``lasso_fista`` on
+    ``1/2||y - D x||^2 + lambda ||x||_1`` from zero, then the class residuals."""
+    Y, D = unit_columns(Y), unit_columns(D)
+    DtD, DtY = D.T @ D, D.T @ Y
+    L = np.linalg.eigvalsh(DtD)[-1]
+    X = fista_dictol(
+        lambda Z: DtD @ Z - DtY, np.zeros(DtY.shape), L, lambda_, n_iter, 1e-8
+    )
+    E = np.array([
+        np.sum((Y - D[:, labels == c] @ X[labels == c]) ** 2, axis=0)
+        for c in np.unique(labels)
+    ])  # fmt: skip
+    return X, np.unique(labels)[np.argmin(E, axis=0)]
+
+
+def test_src_fista_budget_is_dictols():
+    from fdlsr.representation import SRC
+
+    rng = np.random.default_rng(6)
+    labels = np.repeat([0, 1, 2, 3], 5)
+    train = rng.standard_normal((20, 50)) + 2 * rng.standard_normal((4, 50))[labels]
+    test = (
+        rng.standard_normal((9, 50))
+        + 2 * rng.standard_normal((4, 50))[[0, 1, 2, 3, 0, 1, 2, 3, 0]]
+    )
+    X, pred = src_dictol(test.T, train.T, labels, 1e-3, 300)
+    model = SRC(lam=2e-3, solver="fista").fit(train, labels)  # our lam = 2 x DICTOL's
+    np.testing.assert_allclose(model.encode(test), X.T, rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(model.predict(test), pred)
+    # Far from converged after 300 iterations; converged FISTA is the lasso (cd).
+    converged = SRC(lam=2e-3, tol=1e-12, max_iter=100000).fit(train, labels)
+    assert np.abs(converged.encode(test) - X.T).max() > 1e-4
+    long = SRC(lam=2e-3, solver="fista", max_iter=20000).fit(train, labels)
+    np.testing.assert_allclose(long.encode(test), converged.encode(test), atol=1e-6)
