@@ -106,7 +106,9 @@ class FDDL(FisherDictionaryClassifier):
     ``E = Y dbl(X)^T`` (Vu & Monga Sec. III-C). Both steps never raise the cost (a
     FISTA run that ends higher is discarded), so ``objective_`` is non-increasing.
     When there are more features than samples, everything is computed in an
-    orthonormal basis of the samples' span, where the atoms stay.
+    orthonormal basis of the samples' span, where the atoms stay. After the last
+    iteration the training samples are coded once more (``final_coding_iter`` FISTA
+    steps, DICTOL's ``LRSDL.m``) and the class mean codes are taken from these codes.
 
     *Deviations.* DICTOL runs 100 iterations of up to 300 FISTA steps; the default
     here is 10 x 20, about 150 times less work, because on FERET the accuracy did

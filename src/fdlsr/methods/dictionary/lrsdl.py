@@ -112,7 +112,9 @@ class LRSDL(FisherDictionaryClassifier):
     ``||L - D0 X0||^2 + eta ||D0||_*``, ``L = Y - D dbl(X) / 2`` (singular value
     thresholding for the nuclear norm, block coordinate descent for the unit-ball
     part; Sec. III-D). The ADMM result is kept only if it lowers that sub-problem, so
-    ``objective_`` is non-increasing.
+    ``objective_`` is non-increasing. After the last iteration ``[X; X0]`` are coded
+    once more (``final_coding_iter`` FISTA steps, as ``LRSDL.m`` does) and the mean
+    codes are taken from them.
 
     *Deviations* are those of :class:`FDDL` (iteration budget, the dictionary update
     that DICTOL's MATLAB code discards), plus: DICTOL's ADMM does not rescale the
