@@ -305,3 +305,31 @@ def test_methods_all_selects_every_registered_method():
     assert config_from_args(args).experiment.methods == list(METHODS)
     demo = config_from_args(build_parser().parse_args(["run", "--config", "digits"]))
     assert "FDLSR" in demo.experiment.methods and "SRC" not in demo.experiment.methods
+
+
+def test_cv_chooses_the_decision_rule_and_says_which(tmp_path, capsys):
+    out = tmp_path / "cv"
+    argv = ["run", "--dataset", "digits", "--methods", "FDLSR", "-k", "5"]
+    assert main([*argv, "--splits", "2", "--cv", "FDLSR", "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    rows = [
+        json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()
+    ]
+    chosen = [row["params"]["decision_rule"] for row in rows]
+    assert set(chosen) <= {"nearest_neighbor", "nearest_mean", "knn", "linear"}
+    assert "FDLSR decision rule chosen by cross-validation (splits won): k=5: " in table
+
+
+def test_fdlsr_search_is_fdlsrcv_unless_a_fixed_parameter_needs_gridsearchcv():
+    from sklearn.model_selection import GridSearchCV
+
+    from fdlsr import FDLSRCV
+    from fdlsr.methods import fdlsr_search
+
+    grid = {"alpha": [0.1, 1.0], "decision_rule": ["knn", "linear"]}
+    search = fdlsr_search(grid=grid, cv=3, alpha=1.0, beta=1e-3, lam=0.5, max_iter=5)
+    assert isinstance(search, FDLSRCV)
+    assert search.alphas == [0.1, 1.0] and search.betas == [1e-3]
+    assert search.lams == [0.5] and search.decision_rules == ["knn", "linear"]
+    assert search.max_iter == 5
+    assert isinstance(fdlsr_search(grid=grid, cv=3, tol=1e-4), GridSearchCV)

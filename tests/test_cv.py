@@ -12,8 +12,14 @@ from fdlsr.common.linalg import one_hot
 from fdlsr.core.grid import HatOperators, fit_grid
 from fdlsr.core.solver import fit_fdlsr
 
+RULES = ["nearest_neighbor", "nearest_mean", "knn", "linear"]
 GRID = dict(alphas=[1e-3, 1.0], betas=[1e-4, 1e-1], lams=[1e-5, 1e-1])
-PARAM_GRID = {"alpha": GRID["alphas"], "beta": GRID["betas"], "lam": GRID["lams"]}
+PARAM_GRID = {
+    "alpha": GRID["alphas"],
+    "beta": GRID["betas"],
+    "lam": GRID["lams"],
+    "decision_rule": RULES,
+}
 
 
 def relative_error(a, b):
@@ -36,17 +42,18 @@ def test_sklearn_common_checks(estimator, check):
 
 
 @pytest.mark.parametrize(
-    "solver, t_step, scoring",
+    "solver, t_step, scoring, knn",
     [
-        ("auto", "paper", None),  # d = 64 < n: primal form
-        ("dual", "exact", None),
-        ("primal", "paper", "balanced_accuracy"),  # a generic scorer
+        ("auto", "paper", None, {}),  # d = 64 < n: primal form
+        ("dual", "exact", None, {"n_neighbors": 3, "weights": "distance"}),
+        ("primal", "paper", "balanced_accuracy", {}),  # a generic scorer
     ],
 )
-def test_same_search_as_gridsearchcv(digits, solver, t_step, scoring):
+def test_same_search_as_gridsearchcv(digits, solver, t_step, scoring, knn):
+    """Parameters and decision rule: FDLSRCV chooses what GridSearchCV chooses."""
     X, y = digits
     cv = StratifiedKFold(3)
-    fixed = dict(solver=solver, t_step=t_step, max_iter=10)
+    fixed = dict(solver=solver, t_step=t_step, max_iter=10, **knn)
     fast = FDLSRCV(**GRID, cv=cv, scoring=scoring, **fixed).fit(X, y)
     slow = GridSearchCV(FDLSR(**fixed), PARAM_GRID, cv=cv, scoring=scoring).fit(X, y)
     assert fast.best_params_ == slow.best_params_
@@ -56,9 +63,54 @@ def test_same_search_as_gridsearchcv(digits, solver, t_step, scoring):
     assert fast.cv_results_["params"] == list(slow.cv_results_["params"])
     np.testing.assert_allclose(fast.coef_, slow.best_estimator_.coef_, rtol=1e-10)
     np.testing.assert_array_equal(fast.predict(X), slow.predict(X))
-    assert (fast.alpha_, fast.beta_, fast.lam_) == tuple(
-        slow.best_params_[k] for k in ("alpha", "beta", "lam")
+    assert (fast.alpha_, fast.beta_, fast.lam_, fast.decision_rule_) == tuple(
+        slow.best_params_[k] for k in ("alpha", "beta", "lam", "decision_rule")
     )
+    assert list(fast.cv_results_["param_decision_rule"]) == list(
+        slow.cv_results_["param_decision_rule"]
+    )
+
+
+def test_rule_choice_on_noisy_data_is_gridsearchcvs():
+    """A problem where the rules differ (many noisy samples per class): the rule
+    chosen and every rule's score are GridSearchCV's."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(
+        n_samples=240,
+        n_features=30,
+        n_informative=10,
+        n_classes=4,
+        flip_y=0.1,
+        random_state=0,
+    )
+    X = normalize(X)
+    grid = dict(alphas=[1e-2], betas=[1e-2], lams=[1e-1])
+    cv = StratifiedKFold(4)
+    fast = FDLSRCV(**grid, cv=cv, max_iter=10).fit(X, y)
+    slow = GridSearchCV(
+        FDLSR(max_iter=10),
+        {"alpha": [1e-2], "beta": [1e-2], "lam": [1e-1], "decision_rule": RULES},
+        cv=cv,
+    ).fit(X, y)
+    np.testing.assert_allclose(
+        fast.cv_results_["mean_test_score"], slow.cv_results_["mean_test_score"]
+    )
+    assert len(set(fast.cv_results_["mean_test_score"])) > 1  # the rules differ
+    assert fast.decision_rule_ == slow.best_params_["decision_rule"] != RULES[0]
+    neighbour_rule = fast.decision_rule_ in ("nearest_neighbor", "knn")
+    assert hasattr(fast, "neighbors_") == neighbour_rule
+    np.testing.assert_array_equal(fast.predict(X), slow.predict(X))
+
+
+def test_paper_rule_only(digits):
+    X, y = digits
+    model = FDLSRCV(**GRID, cv=2, max_iter=5, decision_rules=["nearest_neighbor"])
+    model.fit(X, y)
+    assert model.decision_rule_ == "nearest_neighbor"
+    assert len(model.cv_results_["params"]) == 8
+    with pytest.raises(ValueError, match="decision_rules must be"):
+        FDLSRCV(**GRID, decision_rules=["nearest"]).fit(X, y)
 
 
 @pytest.mark.parametrize("form", ["primal", "dual"])

@@ -18,6 +18,8 @@ from fdlsr.methods.dictionary import DPL, DRADPL, LCKSVD2, LCLE
 LIGHT = [
     LCKSVD2(n_nonzero_coefs=5, max_iter=3, init_iter=2),
     LCLE(n_nonzero_coefs=5, n_neighbors=3, max_iter=3),
+    LCKSVD2(n_nonzero_coefs=5, max_iter=3, init_iter=2, clear_dictionary=True),
+    LCLE(n_nonzero_coefs=5, n_neighbors=3, max_iter=3, clear_dictionary=True),
     DPL(max_iter=5),
     DRADPL(max_iter=5),
     DRADPL(max_iter=3, code_update="exact", analysis_penalty="l21"),

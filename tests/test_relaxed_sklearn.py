@@ -20,6 +20,9 @@ ESTIMATORS = [
     LRDLSR(),
     RLR(),
     DRR(),
+    LRDLSR(decision_rule="nearest_mean"),
+    LRDLSR(decision_rule="knn", weights="distance"),
+    DLSR(decision_rule="knn"),
 ]
 
 # No check is expected to fail: every estimator passes all common checks.
@@ -107,7 +110,7 @@ def test_one_class_is_refused_by_name(model):
         (GReLSR, {"group": -0.5}),
         (LRDLSR, {"rho": 0.5}),
         (RLR, {"beta": np.nan}),
-        (DRR, {"decision_rule": "knn"}),
+        (DRR, {"decision_rule": "nearest"}),
     ],
 )
 def test_bad_parameters_are_named(model, params):

@@ -37,6 +37,7 @@ def expected_failed_checks(estimator):
         CRC(solver="primal", normalize=False),
         ProCRC(),
         SRC(max_iter=200),  # the 2-D blobs of some checks converge slowly
+        SRC(solver="fista"),
         NRC(),
         NRC(solver="nnls"),
     ],

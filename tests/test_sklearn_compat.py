@@ -19,7 +19,13 @@ EXPECTED_FAILED_CHECKS = {}
 
 
 @parametrize_with_checks(
-    [FDLSR(), FDLSR(t_step="exact", decision_rule="linear", tol=1e-4)],
+    [
+        FDLSR(),
+        FDLSR(t_step="exact", decision_rule="linear", tol=1e-4),
+        FDLSR(decision_rule="nearest_mean"),
+        FDLSR(decision_rule="knn"),
+        FDLSR(decision_rule="knn", n_neighbors=3, weights="distance"),
+    ],
     expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS,
 )
 def test_sklearn_common_checks(estimator, check):
@@ -163,7 +169,7 @@ def test_bad_training_input_is_named(X, y, message):
         {"lam": np.nan},
         {"max_iter": -1},
         {"t_step": "fast"},
-        {"decision_rule": "knn"},
+        {"decision_rule": "nearest"},
     ],
 )
 def test_bad_parameters_are_named(params):

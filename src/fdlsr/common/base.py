@@ -9,11 +9,14 @@ larger meaning closer; everything around that is written once:
   ``LinearClassifierMixin`` does for its linear models).
 - :class:`ProjectionClassifier`: classifiers that learn a projection ``coef_`` onto
   one dimension per class (FDLSR and the relaxed-regression family). They are also
-  transformers, and classify by one of the two rules of those papers: the largest
-  projection (``"linear"``) or the label of the nearest training sample after
-  projecting and L2-normalising (``"nearest_neighbor"``, with the projected training
-  samples kept in ``neighbors_``).
+  transformers, and classify by one of four rules (``decision_rule``): the two of
+  those papers, the largest projection (``"linear"``) and the label of the nearest
+  training sample after projecting and L2-normalising (``"nearest_neighbor"``), and
+  two that the same normalised projections allow: a vote of the ``n_neighbors``
+  nearest (``"knn"``) and the nearest class centroid (``"nearest_mean"``).
 """
+
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import (
@@ -22,17 +25,31 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
 )
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .compat import (
+    Interval,
+    StrOptions,
     _convert_to_numpy,
     _fit_context,
     check_same_namespace,
     get_namespace_and_device,
 )
+from .neighbors import NearestProjection, centroid_scores, class_centroids
 from .validation import encode_labels
 
-DECISION_RULES = {"nearest_neighbor", "linear"}
+#: The decision rules of :class:`ProjectionClassifier`, the paper's first.
+RULES = ("nearest_neighbor", "nearest_mean", "knn", "linear")
+DECISION_RULES = set(RULES)
+#: The rules that need the training projections (``neighbors_``).
+NEIGHBOR_RULES = {"nearest_neighbor", "knn"}
+#: Validation of ``decision_rule``, ``n_neighbors`` and ``weights``.
+RULE_CONSTRAINTS = {
+    "decision_rule": [StrOptions(DECISION_RULES)],
+    "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+    "weights": [StrOptions({"uniform", "distance"})],
+}
 
 
 class ScoreClassifier(ClassifierMixin, BaseEstimator):
@@ -119,20 +136,60 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
 class ProjectionClassifier(
     ClassNamePrefixFeaturesOutMixin, TransformerMixin, ScoreClassifier
 ):
-    """Base class: a learnt projection ``coef_`` (n_classes x n_features) and the two
-    decision rules.
+    """Base class: a learnt projection ``coef_`` (n_classes x n_features) and four
+    decision rules on it.
 
-    A fitted model holds ``coef_`` and, for the ``"nearest_neighbor"`` rule, a
-    :class:`~fdlsr.common.neighbors.NearestProjection` of its training samples in
-    ``neighbors_``; subclasses have a ``decision_rule`` parameter. With
-    ``_array_api = True`` test samples may come from any array namespace that
-    scikit-learn's array-API support knows, and float32 stays float32.
+    Subclasses have the parameters ``decision_rule``, ``n_neighbors`` and ``weights``
+    (validated by :data:`RULE_CONSTRAINTS`) and call :meth:`_fit_rule` with the
+    training projections once ``coef_`` is learnt. What a fitted model keeps:
+
+    - ``"nearest_neighbor"`` (the paper's rule): the class of the nearest normalised
+      training projection; keeps ``neighbors_`` (n x c) and ``centroids_``.
+    - ``"knn"``: a vote of the ``n_neighbors`` nearest (``weights``: uniform or
+      inverse distance); keeps the same.
+    - ``"nearest_mean"``: the largest cosine to a class centroid; keeps
+      ``centroids_`` (c x c) only.
+    - ``"linear"``: the largest projection; keeps ``centroids_`` only.
+
+    ``centroids_`` costs c x c numbers and is always kept, so the rule can be changed
+    after fitting with ``set_params(decision_rule=...)`` (and ``n_neighbors``,
+    ``weights``) without refitting, except towards a neighbour rule on a model
+    fitted with ``"nearest_mean"`` or ``"linear"``, which did not keep the training
+    projections: that raises :class:`~sklearn.exceptions.NotFittedError` naming the
+    refit. With ``_array_api = True`` test samples may come from any array namespace
+    that scikit-learn's array-API support knows, and float32 stays float32.
     """
 
     _array_api = False
 
     def _project(self, X):
         return X @ self.coef_.T
+
+    def _fit_rule(self, projections, codes, n_classes, neighbors=None):
+        """Keep what the decision rules need from the training ``projections``
+        (n_samples x n_classes): the class centroids always, the projections
+        themselves (or the ``neighbors`` given) for a neighbour rule only."""
+        self.centroids_ = class_centroids(projections, codes, n_classes)
+        self._set_neighbors(
+            lambda: (
+                neighbors
+                if neighbors is not None
+                else NearestProjection(projections, codes, n_classes)
+            )
+        )
+        return self
+
+    def _set_neighbors(self, make):
+        """``neighbors_ = make()`` if the rule needs it; otherwise drop any left by an
+        earlier fit."""
+        if self._decision_rule() in NEIGHBOR_RULES:
+            self.neighbors_ = make()
+        elif hasattr(self, "neighbors_"):
+            del self.neighbors_
+
+    def _decision_rule(self):
+        """The rule ``predict`` applies (``FDLSRCV``: the one it chose)."""
+        return self.decision_rule
 
     def _test_data(self, X, method):
         if not self._array_api:
@@ -154,11 +211,14 @@ class ProjectionClassifier(
     def decision_function(self, X):
         """Class scores whose argmax is the prediction.
 
-        ``decision_rule="linear"``: the projections. ``"nearest_neighbor"``: per
-        class, the largest cosine similarity between the projected sample and that
-        class's projected training samples (scores within ``sqrt(eps)`` of the best
-        are reported equal to it, so ties go to the first class). For two classes,
-        the second score minus the first (positive means ``classes_[1]``).
+        By ``decision_rule``: ``"linear"``, the projections; ``"nearest_neighbor"``,
+        per class, the largest cosine similarity between the projected sample and
+        that class's projected training samples; ``"nearest_mean"``, the cosine to
+        each class centroid; ``"knn"``, the share of the ``n_neighbors`` nearest
+        training projections' votes that each class gets. For the last three, scores
+        within ``sqrt(eps)`` of the best are reported equal to it, so ties go to the
+        first class. For two classes, the second score minus the first (positive
+        means ``classes_[1]``).
 
         Returns
         -------
@@ -167,10 +227,24 @@ class ProjectionClassifier(
         return super().decision_function(X)
 
     def _class_scores(self, X):
+        rule = self._decision_rule()
         Z = self._project(X)
-        if self.decision_rule == "nearest_neighbor":
-            return self.neighbors_.scores(Z)
-        return Z
+        if rule == "linear":
+            return Z
+        if rule == "nearest_mean":
+            return centroid_scores(Z, on_device(self.centroids_, Z))
+        neighbors = getattr(self, "neighbors_", None)
+        if neighbors is None:
+            raise NotFittedError(
+                f"This {type(self).__name__} was fitted with a decision rule that "
+                f"keeps no training projections; decision_rule={rule!r} needs them. "
+                f"Fit it again with decision_rule={rule!r} (or fit with "
+                "'nearest_neighbor' or 'knn', which keep them, to switch rules "
+                "afterwards)."
+            )
+        if rule == "knn":
+            return neighbors.knn_scores(Z, self.n_neighbors, self.weights)
+        return neighbors.scores(Z)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

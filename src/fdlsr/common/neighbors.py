@@ -1,7 +1,8 @@
-"""The paper's classification rule on projected features (Sec. III-D).
+"""Decision rules on projected features: the paper's 1-NN (Sec. III-D), k-NN and the
+nearest class mean.
 
-Test projections and training projections are L2-normalised and a test sample takes the
-label of its nearest training projection. For unit vectors the nearest neighbour in
+The paper's rule: test projections and training projections are L2-normalised and a
+test sample takes the label of its nearest training projection. For unit vectors the nearest neighbour in
 Euclidean distance is the one of largest cosine similarity, so the per-class maximum
 cosine is a decision function whose argmax is exactly the 1-NN label.
 
@@ -17,13 +18,25 @@ scikit-learn's ``working_memory``, so a large training set never needs it whole.
 Other array namespaces (PyTorch, CuPy, ...) compute on their device: the per-class
 maximum then takes the similarities through a padded class-by-member index instead of
 NumPy's ``reduceat``.
+
+Two rules that scale better than 1-NN share the same normalised projections:
+
+- :meth:`NearestProjection.knn_scores`: the ``k`` nearest training projections vote,
+  equally or by inverse distance; neighbours tied (within ``sqrt(eps)``) at the
+  ``k``-th place are taken from the first classes.
+- :func:`class_centroids` and :func:`centroid_scores`: the cosine to each class's
+  centroid (the mean of its normalised training projections, normalised again):
+  O(c) per test sample and c x c numbers kept, whatever the number of training
+  samples.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 from sklearn.utils import gen_batches
 
 from .compat import _convert_to_numpy, device, get_chunk_n_rows, get_namespace
+from .linalg import class_means
 
 
 def _normalize_rows(Z):
@@ -47,6 +60,16 @@ def snap_ties(scores):
     best = scores.max(axis=1, keepdims=True)
     np.copyto(scores, np.broadcast_to(best, scores.shape), where=scores >= best - tol)
     return scores
+
+
+def _first_of_band(sim, kth, k, tol, xp):
+    """The ``k`` largest of each row of ``sim``, those within ``tol`` of the ``k``-th
+    (``kth``) taken in column order (class order: the first classes)."""
+    sure = sim > kth + tol
+    band = (sim >= kth - tol) & ~sure
+    need = k - xp.sum(xp.astype(sure, xp.int64), axis=1, keepdims=True)
+    rank = xp.cumulative_sum(xp.astype(band, xp.int64), axis=1)
+    return sure | (band & (rank <= need))
 
 
 class NearestProjection:
@@ -126,9 +149,123 @@ class NearestProjection:
             parts.append(xp.max(grouped, axis=2))
         return snap_ties(xp.concat(parts, axis=0) if len(parts) > 1 else parts[0])
 
+    def knn_scores(self, projections, n_neighbors, weights="uniform"):
+        """Share of the ``n_neighbors`` nearest training projections' votes that
+        each class receives, shape (n_samples, n_classes), rows summing to 1.
+
+        ``weights="uniform"``: one vote per neighbour; ``"distance"``: votes weighted
+        by the inverse Euclidean distance between the normalised projections (as
+        scikit-learn's ``KNeighborsClassifier``, neighbours at distance zero, here
+        within ``sqrt(eps)``, take all the votes). Neighbours tied within
+        ``sqrt(eps)`` at the ``n_neighbors``-th place are taken from the first
+        classes; a training set smaller than ``n_neighbors`` votes whole. Shares
+        within ``sqrt(eps)`` of the best are reported equal to it.
+        """
+        Z = _normalize_rows(projections)
+        xp = get_namespace(Z)[0]
+        n_train = self.reference.shape[0]
+        k = min(int(n_neighbors), n_train)
+        tol = float(xp.finfo(Z.dtype).eps) ** 0.5
+        numpy = isinstance(Z, np.ndarray)
+        row_bytes = n_train * xp.finfo(Z.dtype).bits // 2  # four n_train rows
+        chunk = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=Z.shape[0])
+        parts = []
+        for rows in gen_batches(Z.shape[0], chunk):
+            sim = Z[rows, :] @ self.reference.T
+            if numpy:
+                kth = np.partition(sim, n_train - k, axis=1)[:, n_train - k, None]
+            else:
+                kth = xp.sort(sim, axis=1, descending=True)[:, k - 1 : k]
+            chosen = sim >= kth - tol
+            over = xp.sum(xp.astype(chosen, xp.int32), axis=1) > k  # ties at k-th
+            if not numpy:
+                tied = _first_of_band(sim, kth, k, tol, xp)
+                chosen = xp.where(over[:, None], tied, chosen)
+            else:
+                if over.any():
+                    over = np.flatnonzero(over)
+                    chosen[over] = _first_of_band(sim[over], kth[over], k, tol, xp)
+                parts.append(self._knn_votes(sim, chosen, k, weights, tol))
+                continue
+            if weights == "uniform":
+                votes = xp.astype(chosen, Z.dtype)
+            else:
+                exact = chosen & (sim >= 1 - tol)
+                any_exact = xp.any(exact, axis=1, keepdims=True)
+                distance = xp.sqrt(xp.clip(2 - 2 * sim, tol * tol, None))
+                votes = xp.where(
+                    any_exact,
+                    xp.astype(exact, Z.dtype),
+                    xp.where(chosen, 1 / distance, xp.zeros_like(sim)),
+                )
+            parts.append(self._class_sums(votes, xp))
+        out = xp.concat(parts, axis=0) if len(parts) > 1 else parts[0]
+        return snap_ties(out / xp.sum(out, axis=1, keepdims=True))
+
+    def _knn_votes(self, sim, chosen, k, weights, tol):
+        """NumPy: the class votes of the ``k`` chosen neighbours of each row, from
+        those ``k`` similarities only (no other n_test x n_train pass)."""
+        rows, cols = np.nonzero(chosen)  # row-major: k per row
+        near = sim[rows, cols].reshape(-1, k)
+        if weights == "uniform":
+            w = np.ones_like(near)
+        else:
+            exact = near >= 1 - tol
+            w = np.where(
+                exact.any(axis=1, keepdims=True),
+                exact.astype(near.dtype),
+                1 / np.sqrt(np.clip(2 - 2 * near, tol * tol, None)),
+            )
+        votes = np.zeros((sim.shape[0], self.starts.shape[0]), dtype=sim.dtype)
+        classes = np.searchsorted(self.starts, cols, side="right") - 1
+        np.add.at(votes, (rows, classes), w.ravel())
+        return votes
+
+    def _class_sums(self, values, xp):
+        """Per-class sums of (n_samples, n_train) values in class order."""
+        if self.padded is None:
+            return np.add.reduceat(values, self.starts, axis=1)
+        n_classes = self.starts.shape[0]
+        counts = np.diff(np.append(self.starts, self.reference.shape[0]))
+        # Padding repeats the first member: weight it out.
+        valid = np.arange(self.width)[None, :] < counts[:, None]
+        mask = xp.asarray(valid.ravel(), device=device(values))
+        taken = xp.take(values, self.padded, axis=1)
+        taken = xp.where(mask, taken, xp.zeros_like(taken))
+        return xp.sum(xp.reshape(taken, (-1, n_classes, self.width)), axis=2)
+
     def predict(self, projections):
         """Class codes of the nearest training projections (ties as documented)."""
         scores = self.scores(projections)
         if isinstance(scores, np.ndarray):
             return np.argmax(scores, axis=1)
         return get_namespace(scores)[0].argmax(scores, axis=1)
+
+
+def class_centroids(projections, y, n_classes):
+    """Class centroids of the normalised projections, normalised again: row ``k`` is
+    the unit direction of the mean of class ``k``'s normalised training projections,
+    shape (n_classes, n_components). A class whose mean is zero keeps a zero row
+    (every cosine to it is 0)."""
+    Z = _normalize_rows(projections)
+    return _normalize_rows(class_means(y, n_classes, Z.dtype).of(Z.T).T)
+
+
+def centroids_from_features(X, coef, y, n_classes, block_rows=8192):
+    """:func:`class_centroids` of ``X @ coef.T`` block by block: no n x c array is
+    formed (for training sets too large for copies)."""
+    sums = np.zeros((n_classes, coef.shape[0]), dtype=X.dtype)
+    for rows in gen_batches(X.shape[0], block_rows):
+        codes = y[rows]
+        member = sp.csr_array(
+            (np.ones(codes.shape[0], dtype=X.dtype), (codes, np.arange(codes.size))),
+            shape=(n_classes, codes.size),
+        )
+        sums += member @ normalize(X[rows] @ coef.T)
+    return normalize(sums)
+
+
+def centroid_scores(projections, centroids):
+    """Cosine of each normalised projection to each class centroid, shape (n_samples,
+    n_classes); scores within ``sqrt(eps)`` of a row's best are reported equal."""
+    return snap_ties(_normalize_rows(projections) @ centroids.T)

@@ -1,6 +1,5 @@
-"""FDLSR with its parameters chosen by cross-validation, sharing work across the grid."""
-
-from numbers import Integral, Real
+"""FDLSR with its parameters and decision rule chosen by cross-validation, sharing work
+across the grid."""
 
 import numpy as np
 from scipy.stats import rankdata
@@ -8,30 +7,34 @@ from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
+from ..common.base import NEIGHBOR_RULES, RULES
 from ..common.compat import (
-    Interval,
     StrOptions,
     _convert_to_numpy,
     _fit_context,
     get_namespace,
 )
 from ..common.linalg import one_hot
-from ..common.neighbors import NearestProjection
+from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
 from ..common.validation import encode_labels
 from .estimator import FDLSR
 from .grid import HatOperators, fit_grid_threaded
 
 #: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
 PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+#: FDLSR's parameters that the search keeps fixed (same meaning and constraints).
+_FIXED = ("max_iter", "init_ridge", "t_step", "n_neighbors", "weights", "solver")
 
 
 class FDLSRCV(FDLSR):
-    """FDLSR with alpha, beta and lambda chosen by cross-validation over a grid.
+    """FDLSR with alpha, beta, lambda and the decision rule chosen by cross-validation.
 
     For each training fold the Gram matrix is decomposed once; every beta reuses that
     decomposition and, for each beta, the relaxed labels of all (alpha, lambda) pairs
-    are iterated together so that an iteration is one large matrix product. The best
-    grid point (highest mean validation score) is refitted on the whole training set.
+    are iterated together so that an iteration is one large matrix product. The
+    decision rules share each fitted projection, so every rule of ``decision_rules``
+    is scored on it without another fit. The best grid point (highest mean validation
+    score; the first in grid order on ties) is refitted on the whole training set.
     The selected parameters and scores are those of ``GridSearchCV(FDLSR(...))`` over
     the same grid and folds; only the cost differs.
 
@@ -43,15 +46,20 @@ class FDLSRCV(FDLSR):
     alphas, betas, lams : array-like of float, default=PAPER_GRID
         Candidate values of ``alpha``, ``beta`` (> 0) and ``lam``; the default is the
         paper's grid {1e-5, 1e-4, ..., 1}.
+    decision_rules : sequence of str, \
+            default=("nearest_neighbor", "nearest_mean", "knn", "linear")
+        Candidate decision rules (see :class:`~fdlsr.FDLSR`); on equal scores the
+        earlier one wins, so by default the paper's 1-NN rule. Pass
+        ``["nearest_neighbor"]`` to search the paper's parameters only.
     cv : int, cross-validation generator or iterable, default=None
         As in scikit-learn. ``None`` uses ``StratifiedKFold`` with
         ``min(5, smallest class count)`` folds, which suits training sets of k
         samples per class; an int is a number of stratified folds.
     scoring : str or callable, default=None
-        ``None`` scores by accuracy of the estimator's own rule (the paper's 1-NN by
-        default), computed without building a model per grid point. Anything else is
-        a scikit-learn scorer, called on an FDLSR fitted at each grid point.
-    max_iter, init_ridge, t_step, decision_rule, solver
+        ``None`` scores by accuracy of each candidate rule, computed without building
+        a model per grid point. Anything else is a scikit-learn scorer, called on an
+        FDLSR fitted at each grid point (one per rule, sharing the projection).
+    max_iter, init_ridge, t_step, n_neighbors, weights, solver
         Fixed parameters of every fit, as in :class:`~fdlsr.FDLSR`. The search runs
         ``max_iter`` iterations at every grid point, as the authors' code does.
 
@@ -59,20 +67,23 @@ class FDLSRCV(FDLSR):
     ----------
     alpha_, beta_, lam_ : float
         The selected parameters.
+    decision_rule_ : str
+        The selected decision rule, which ``predict`` applies.
     best_params_ : dict
-        The same, keyed ``alpha``, ``beta``, ``lam``.
+        The same, keyed ``alpha``, ``beta``, ``decision_rule``, ``lam``.
     best_score_ : float
         Mean validation score of the selected grid point.
     best_index_ : int
         Its row in ``cv_results_``.
     cv_results_ : dict of arrays
         As ``GridSearchCV.cv_results_``: ``params``, ``param_alpha``, ``param_beta``,
-        ``param_lam``, ``split{i}_test_score``, ``mean_test_score``,
-        ``std_test_score``, ``rank_test_score``; rows in ParameterGrid order (alpha
-        slowest, lam fastest).
+        ``param_decision_rule``, ``param_lam``, ``split{i}_test_score``,
+        ``mean_test_score``, ``std_test_score``, ``rank_test_score``; rows in
+        ParameterGrid order (alpha slowest, then beta, decision_rule, lam fastest).
     n_splits_ : int
-    classes_, coef_, neighbors_, n_iter_, objective_, n_features_in_
-        Of the FDLSR refitted on the whole training set with the best parameters.
+    classes_, coef_, centroids_, neighbors_, n_iter_, objective_, n_features_in_
+        Of the FDLSR refitted on the whole training set with the best parameters
+        (``neighbors_`` only if the chosen rule is a neighbour rule).
 
     See Also
     --------
@@ -86,7 +97,8 @@ class FDLSRCV(FDLSR):
     eigendecomposition ``X X^T = U diag(s) U^T`` (or that of ``X^T X`` when there are
     fewer features than samples), ``P_beta = U diag(s / (s + beta)) U^T`` for every
     beta. Per fold and beta, the T-steps (Eq. 14) of all (alpha, lambda) pairs share
-    one product ``[T_1; ...; T_g] P_beta`` per iteration.
+    one product ``[T_1; ...; T_g] P_beta`` per iteration. The rules are then applied
+    to the same training and validation projections.
 
     Examples
     --------
@@ -96,23 +108,20 @@ class FDLSRCV(FDLSR):
     >>> X, y = load_digits(return_X_y=True)
     >>> X = normalize(X)
     >>> model = FDLSRCV(alphas=[1e-2, 1], betas=[1e-3, 1e-1], lams=[1e-1], cv=3)
-    >>> model.fit(X[:300], y[:300]).score(X[300:600], y[300:600]) > 0.85
+    >>> model.fit(X[:300], y[:300]).score(X[300:600], y[300:600]) > 0.8
     True
     >>> sorted(model.best_params_)
-    ['alpha', 'beta', 'lam']
+    ['alpha', 'beta', 'decision_rule', 'lam']
     """
 
     _parameter_constraints: dict = {
         "alphas": ["array-like"],
         "betas": ["array-like"],
         "lams": ["array-like"],
+        "decision_rules": ["array-like"],
         "cv": ["cv_object"],
         "scoring": [StrOptions(set(get_scorer_names())), callable, None],
-        "max_iter": [Interval(Integral, 0, None, closed="left")],
-        "init_ridge": [Interval(Real, 0, None, closed="neither")],
-        "t_step": [StrOptions({"paper", "exact"})],
-        "decision_rule": [StrOptions({"nearest_neighbor", "linear"})],
-        "solver": [StrOptions({"auto", "primal", "dual"})],
+        **{name: FDLSR._parameter_constraints[name] for name in _FIXED},
     }
 
     def __init__(
@@ -121,33 +130,34 @@ class FDLSRCV(FDLSR):
         betas=PAPER_GRID,
         lams=PAPER_GRID,
         *,
+        decision_rules=RULES,
         cv=None,
         scoring=None,
         max_iter=30,
         init_ridge=1e-4,
         t_step="paper",
-        decision_rule="nearest_neighbor",
+        n_neighbors=5,
+        weights="uniform",
         solver="auto",
     ):
         self.alphas = alphas
         self.betas = betas
         self.lams = lams
+        self.decision_rules = decision_rules
         self.cv = cv
         self.scoring = scoring
         self.max_iter = max_iter
         self.init_ridge = init_ridge
         self.t_step = t_step
-        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     def _fixed_params(self):
-        return dict(
-            max_iter=self.max_iter,
-            init_ridge=self.init_ridge,
-            t_step=self.t_step,
-            decision_rule=self.decision_rule,
-            solver=self.solver,
-        )
+        return {name: getattr(self, name) for name in _FIXED}
+
+    def _decision_rule(self):
+        return self.decision_rule_
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -176,25 +186,27 @@ class FDLSRCV(FDLSR):
         alphas = _grid(self.alphas, "alphas", positive=False)
         betas = _grid(self.betas, "betas", positive=True)
         lams = _grid(self.lams, "lams", positive=False)
+        rules = _rules(self.decision_rules)
         folds = list(self._cv(codes).split(X, codes))
         scorer = None if self.scoring is None else check_scoring(FDLSR(), self.scoring)
 
-        # scores[fold, a, b, l]
-        scores = np.empty((len(folds), alphas.size, betas.size, lams.size))
+        # scores[fold, a, b, rule, l]: ParameterGrid order (keys sorted)
+        scores = np.empty((len(folds), alphas.size, betas.size, len(rules), lams.size))
         for f, (train, test) in enumerate(folds):
             scores[f] = _search_fold(
-                X, codes, train, test, alphas, betas, lams, self, scorer, y
+                X, codes, train, test, alphas, betas, lams, rules, self, scorer, y
             )
         self.n_splits_ = len(folds)
-        self._set_results(scores, alphas, betas, lams)
+        self._set_results(scores, alphas, betas, rules, lams)
 
         best = FDLSR(**self.best_params_, **self._fixed_params())
         best.fit(X_device, y_device)
-        for name in ("coef_", "n_iter_", "objective_", "neighbors_", "classes_"):
+        for name in ("coef_", "n_iter_", "objective_", "centroids_", "classes_"):
             setattr(self, name, getattr(best, name))
-        self.alpha_, self.beta_, self.lam_ = (
-            self.best_params_[k] for k in ("alpha", "beta", "lam")
+        self.alpha_, self.beta_, self.lam_, self.decision_rule_ = (
+            self.best_params_[k] for k in ("alpha", "beta", "lam", "decision_rule")
         )
+        self._set_neighbors(lambda: best.neighbors_)
         self._n_features_out = best._n_features_out
         return self
 
@@ -210,19 +222,28 @@ class FDLSRCV(FDLSR):
             )
         return StratifiedKFold(n_splits=min(5, smallest))
 
-    def _set_results(self, scores, alphas, betas, lams):
+    def _set_results(self, scores, alphas, betas, rules, lams):
         n_splits = scores.shape[0]
-        flat = scores.reshape(n_splits, -1)  # ParameterGrid order: alpha, beta, lam
-        grid = np.array(np.meshgrid(alphas, betas, lams, indexing="ij")).reshape(3, -1)
+        # ParameterGrid order: alpha, beta, decision_rule, lam
+        flat = scores.reshape(n_splits, -1)
+        index = np.indices(scores.shape[1:]).reshape(4, -1)
+        alpha, beta, lam = alphas[index[0]], betas[index[1]], lams[index[3]]
+        rule = np.array(rules, dtype=object)[index[2]]
         mean, std = flat.mean(axis=0), flat.std(axis=0)
         results = {
             "params": [
-                {"alpha": float(a), "beta": float(b), "lam": float(lam)}
-                for a, b, lam in grid.T
+                {
+                    "alpha": float(a),
+                    "beta": float(b),
+                    "decision_rule": r,
+                    "lam": float(v),
+                }
+                for a, b, r, v in zip(alpha, beta, rule, lam, strict=True)
             ],
-            "param_alpha": grid[0],
-            "param_beta": grid[1],
-            "param_lam": grid[2],
+            "param_alpha": alpha,
+            "param_beta": beta,
+            "param_decision_rule": rule,
+            "param_lam": lam,
         }
         for i in range(n_splits):
             results[f"split{i}_test_score"] = flat[i]
@@ -248,8 +269,20 @@ def _grid(values, name, positive):
     return values
 
 
-def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
-    """Validation scores of every grid point on one fold, shape (alphas, betas, lams)."""
+def _rules(values):
+    rules = [values] if isinstance(values, str) else list(values)
+    unknown = [r for r in rules if r not in RULES]
+    if not rules or unknown or len(set(rules)) < len(rules):
+        raise ValueError(
+            "FDLSRCV's decision_rules must be a non-empty list of distinct rules "
+            f"among {list(RULES)}; got {rules}."
+        )
+    return rules
+
+
+def _search_fold(X, codes, train, test, alphas, betas, lams, rules, model, scorer, y):
+    """Validation scores of every grid point on one fold, shape (alphas, betas, rules,
+    lams)."""
     fold_classes, y_train = np.unique(codes[train], return_inverse=True)
     order = np.argsort(y_train, kind="stable")  # class-sorted: reshape-based means
     train, y_train = train[order], y_train[order]
@@ -265,7 +298,7 @@ def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
     position = np.searchsorted(fold_classes, codes[test]).clip(max=c - 1)
     y_test = np.where(fold_classes[position] == codes[test], position, -1)
     pairs = np.array(np.meshgrid(alphas, lams, indexing="ij")).reshape(2, -1)
-    scores = np.empty((alphas.size, betas.size, lams.size))
+    scores = np.empty((alphas.size, betas.size, len(rules), lams.size))
     for b, beta in enumerate(betas):
         ridge = beta if model.max_iter else model.init_ridge
         T, fitted = fit_grid_threaded(
@@ -282,15 +315,17 @@ def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
             readout = hats.readout(ridge, X_test)
             projected = T @ readout  # (pairs, c, n_test): Q X_test^T per pair
             values = [
-                _accuracy(model.decision_rule, fitted[j], P, y_train, y_test, c)
+                _accuracies(rules, model, fitted[j], P, y_train, y_test, c)
                 for j, P in enumerate(projected)
             ]
         else:
             C = hats.coef(ridge)
             values = [
-                scorer(
-                    _fitted_model(
+                [
+                    scorer(est, X_test, y[test])
+                    for est in _fitted_models(
                         model,
+                        rules,
                         a,
                         beta,
                         lam,
@@ -299,32 +334,63 @@ def _search_fold(X, codes, train, test, alphas, betas, lams, model, scorer, y):
                         y_train,
                         fold_classes,
                         X.shape[1],
-                    ),
-                    X_test,
-                    y[test],
-                )
+                    )
+                ]
                 for j, (a, lam) in enumerate(pairs.T)
             ]
-        scores[:, b, :] = np.reshape(values, (alphas.size, lams.size))
+        # values[pair][rule], pairs in (alpha, lam) order
+        values = np.reshape(values, (alphas.size, lams.size, len(rules)))
+        scores[:, b] = values.transpose(0, 2, 1)
     return scores
 
 
-def _accuracy(rule, fitted, projected, y_train, y_test, n_classes):
-    """Accuracy of the 1-NN (or linear) rule from training and test projections."""
-    if rule == "nearest_neighbor":
-        pred = NearestProjection(fitted.T, y_train, n_classes).predict(projected.T)
-    else:
-        pred = np.argmax(projected, axis=0)
-    return float(np.mean(pred == y_test))
+def _rule_state(rules, fitted, y_train, n_classes):
+    """What the rules need from the training projections ``fitted`` (c x n)."""
+    neighbors = centroids = None
+    if NEIGHBOR_RULES.intersection(rules):
+        neighbors = NearestProjection(fitted.T, y_train, n_classes)
+    if "nearest_mean" in rules:
+        centroids = class_centroids(fitted.T, y_train, n_classes)
+    return neighbors, centroids
 
 
-def _fitted_model(model, alpha, beta, lam, coef, fitted, y_train, classes, n_features):
-    """An FDLSR at one grid point, without refitting, for a generic scorer."""
-    est = FDLSR(alpha=alpha, beta=beta, lam=lam, **model._fixed_params())
-    est.classes_ = model.classes_[classes]
-    est.coef_ = coef
-    est.neighbors_ = NearestProjection(fitted.T, y_train, classes.size)
-    est.n_features_in_ = n_features
-    est.n_iter_ = model.max_iter
-    est._n_features_out = classes.size
-    return est
+def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
+    """Accuracy of each rule from training (c x n) and test (c x n_test) projections,
+    as ``FDLSR.predict`` computes them."""
+    neighbors, centroids = _rule_state(rules, fitted, y_train, n_classes)
+    out = []
+    for rule in rules:
+        if rule == "nearest_neighbor":
+            pred = neighbors.predict(projected.T)
+        elif rule == "knn":
+            scores = neighbors.knn_scores(projected.T, model.n_neighbors, model.weights)
+            pred = np.argmax(scores, axis=1)
+        elif rule == "nearest_mean":
+            pred = np.argmax(centroid_scores(projected.T, centroids), axis=1)
+        else:
+            pred = np.argmax(projected, axis=0)
+        out.append(float(np.mean(pred == y_test)))
+    return out
+
+
+def _fitted_models(
+    model, rules, alpha, beta, lam, coef, fitted, y_train, classes, n_features
+):
+    """An FDLSR per rule at one grid point, without refitting, for a generic scorer."""
+    neighbors, _ = _rule_state(rules, fitted, y_train, classes.size)
+    centroids = class_centroids(fitted.T, y_train, classes.size)
+    models = []
+    for rule in rules:
+        est = FDLSR(
+            alpha=alpha, beta=beta, lam=lam, decision_rule=rule, **model._fixed_params()
+        )
+        est.classes_ = model.classes_[classes]
+        est.coef_ = coef
+        est.centroids_ = centroids
+        if rule in NEIGHBOR_RULES:
+            est.neighbors_ = neighbors
+        est.n_features_in_ = n_features
+        est.n_iter_ = model.max_iter
+        est._n_features_out = classes.size
+        models.append(est)
+    return models

@@ -2,7 +2,7 @@
 
 ``FDLSR.fit`` sends a ``dask.array`` here by itself, so a user points the same
 estimator at data that does not fit one machine. The iteration is the blocked primal
-form of :mod:`fdlsr.streaming` as a Dask graph over the row chunks of ``X``:
+form of :mod:`fdlsr.core.streaming` as a Dask graph over the row chunks of ``X``:
 
 * the first pass accumulates ``X^T X`` and the class sums of X over the chunks;
 * each iteration runs one task per chunk (``block_step``: ``Q X_b^T``, the T-step,
@@ -10,7 +10,9 @@ form of :mod:`fdlsr.streaming` as a Dask graph over the row chunks of ``X``:
   new relaxed target chunk where it was computed (``persist``), and brings back only
   the tree-summed c x d and c x c partials;
 * the small work (``Q = P (X^T X + beta I)^-1``, class means, objective) runs on the
-  driver, in NumPy.
+  driver, in NumPy: the ``BlockState`` of the in-memory blocked path, driven by the
+  shared loop of :mod:`fdlsr.core.iteration`. Only the pass over the chunks is
+  written here (:class:`DaskIteration`).
 
 Whatever scheduler is active runs the graph: the threaded default, or a
 ``dask.distributed`` cluster once a ``Client`` exists. Only the dual (n x n) form has
@@ -19,9 +21,9 @@ no Dask path, since it needs all samples at once.
 
 import dask
 import dask.array as da
-import numpy as np
 
 from ..common.validation import is_dask_array  # noqa: F401  (re-exported)
+from .iteration import run
 from .streaming import BlockState, add_partials, block_stats, block_step
 
 
@@ -43,57 +45,56 @@ def row_blocks(X, y):
     return list(X.to_delayed().ravel()), list(y.to_delayed().ravel())
 
 
-def fit_fdlsr_dask(
-    X,
-    y,
-    n_classes,
-    *,
-    alpha,
-    beta,
-    lam,
-    max_iter=30,
-    tol=None,
-    init_ridge=1e-4,
-    t_step="paper",
-):
-    """Algorithm 1 on a Dask array ``X`` (n x d) with integer labels ``y``.
+class DaskIteration(BlockState):
+    """The blocked iteration (:class:`~fdlsr.core.streaming.BlockState`) as a Dask
+    graph: each sweep runs :func:`~fdlsr.core.streaming.block_step` once per chunk and
+    keeps each new relaxed-target chunk where it was computed."""
 
-    Returns ``(coef, objective, n_iter)`` as :func:`fdlsr.streaming.fit_blocked`,
-    whose iterates it reproduces; ``coef`` is a NumPy array.
-    """
-    x_blocks, y_blocks = row_blocks(X, y)
-    stats = _tree_sum(
-        [
-            dask.delayed(block_stats)(xb, yb, n_classes)
-            for xb, yb in zip(x_blocks, y_blocks, strict=True)
-        ]
-    ).compute()
-    if stats["nonfinite"]:
-        raise ValueError(
-            f"Input X contains {stats['nonfinite']} NaN or infinity values. Remove "
-            "or impute them before fitting."
-        )
-    state = BlockState(stats, beta, init_ridge, X.dtype)
-    targets = [None] * len(x_blocks)
-    objective = []
-    for _ in range(max_iter):
+    def __init__(self, X, y, n_classes, *, beta, init_ridge):
+        self.x_blocks, self.y_blocks = row_blocks(X, y)
+        stats = _tree_sum(
+            [
+                dask.delayed(block_stats)(xb, yb, n_classes)
+                for xb, yb in zip(self.x_blocks, self.y_blocks, strict=True)
+            ]
+        ).compute()
+        if stats["nonfinite"]:
+            raise ValueError(
+                f"Input X contains {stats['nonfinite']} NaN or infinity values. Remove "
+                "or impute them before fitting."
+            )
+        super().__init__(stats, beta, init_ridge, X.dtype)
+        self.targets = [None] * len(self.x_blocks)
+
+    def _pass(self, Q, shift, alpha, lam, t_step):
         # One key each for the small broadcast inputs, not one copy per task.
-        Q = dask.delayed(state.Q.astype(X.dtype), pure=True)
-        shift = dask.delayed(state.shift(alpha, lam, t_step), pure=True)
+        Q = dask.delayed(Q, pure=True)
+        shift = dask.delayed(shift, pure=True)
         steps = [
             dask.delayed(block_step, nout=2)(xb, yb, tb, Q, shift, alpha, lam, t_step)
-            for xb, yb, tb in zip(x_blocks, y_blocks, targets, strict=True)
+            for xb, yb, tb in zip(
+                self.x_blocks, self.y_blocks, self.targets, strict=True
+            )
         ]
         # Persist the new targets and the summed partials in one graph, so that
         # each chunk's step runs once and its target stays on its worker.
-        *targets, total = dask.persist(
+        *self.targets, total = dask.persist(
             *(s[0] for s in steps), _tree_sum([s[1] for s in steps])
         )
-        value, change = state.update(total.compute(), alpha, beta, lam)
-        objective.append(value)
-        if tol is not None and change < tol:
-            break
-    return state.Q.astype(X.dtype), np.asarray(objective), len(objective)
+        return total.compute()
+
+
+def fit_fdlsr_dask(X, y, n_classes, *, beta, init_ridge=1e-4, **params):
+    """Algorithm 1 on a Dask array ``X`` (n x d) with integer labels ``y``.
+
+    ``params`` are ``alpha``, ``lam``, ``max_iter``, ``tol`` and ``t_step`` as in
+    :func:`fdlsr.core.solver.fit_fdlsr`. Returns ``(coef, objective, n_iter)`` as
+    :func:`fdlsr.core.streaming.fit_blocked`, whose iterates it reproduces; ``coef`` is
+    a NumPy array.
+    """
+    it = DaskIteration(X, y, n_classes, beta=beta, init_ridge=init_ridge)
+    objective, n_iter = run(it, beta=beta, **params)
+    return it.coef(), objective, n_iter
 
 
 def projections(X, coef):

@@ -5,7 +5,7 @@ from numbers import Integral
 import numpy as np
 from sklearn import get_config
 
-from ..common.base import DECISION_RULES, ProjectionClassifier, on_device
+from ..common.base import RULE_CONSTRAINTS, ProjectionClassifier, on_device
 from ..common.compat import (
     Interval,
     StrOptions,
@@ -13,7 +13,7 @@ from ..common.compat import (
     _max_precision_float_dtype,
     get_namespace_and_device,
 )
-from ..common.neighbors import NearestProjection
+from ..common.neighbors import NearestProjection, centroids_from_features
 from ..common.validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
 from .solver import fit_fdlsr
 from .streaming import fit_blocked
@@ -25,8 +25,10 @@ class FDLSR(ProjectionClassifier):
     Learns a projection ``Q`` of the features onto ``n_classes`` dimensions by regressing
     on relaxed labels ``T`` that are dragged away from the one-hot targets
     (epsilon-draggings) and pulled together within each class by a Fisher criterion.
-    Samples are classified as in the paper: the label of the nearest training sample
-    after projecting and L2-normalising (1-NN on cosine similarity).
+    Samples are classified as in the paper by default: the label of the nearest
+    training sample after projecting and L2-normalising (1-NN on cosine similarity);
+    ``decision_rule`` offers a k-NN vote, the nearest class centroid and the largest
+    projection, which scale to large training sets (see Notes).
 
     The paper normalises every sample to unit length first; the full pipeline is
     ``make_pipeline(Normalizer(), FDLSR(...))``.
@@ -52,9 +54,20 @@ class FDLSR(ProjectionClassifier):
         ``"paper"`` is Eq. (14), with the class means taken from the previous ``T``, as in
         the authors' code. ``"exact"`` minimises the T-subproblem (12) exactly; with it
         the objective decreases monotonically (see Notes).
-    decision_rule : {"nearest_neighbor", "linear"}, default="nearest_neighbor"
-        ``"nearest_neighbor"`` is the paper's rule; ``"linear"`` predicts
-        ``argmax(Q x)``.
+    decision_rule : {"nearest_neighbor", "nearest_mean", "knn", "linear"}, \
+            default="nearest_neighbor"
+        How a projected sample ``Q x`` is labelled. ``"nearest_neighbor"`` (the
+        paper's rule): the class of the nearest L2-normalised training projection.
+        ``"knn"``: a vote of the ``n_neighbors`` nearest. ``"nearest_mean"``: the
+        largest cosine to a class centroid (the normalised mean of the class's
+        normalised training projections). ``"linear"``: ``argmax(Q x)``. Can be
+        changed after fitting without refitting (see Notes).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"`` (all training
+        samples if there are fewer).
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour, or the inverse of its
+        distance (neighbours at distance zero then take all the votes).
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves: ``"primal"`` factorises ``X^T X`` (d x d), ``"dual"``
         factorises ``X X^T`` (n x n); ``"auto"`` picks dual when there are more features
@@ -67,7 +80,12 @@ class FDLSR(ProjectionClassifier):
     coef_ : ndarray of shape (n_classes, n_features)
         The projection matrix ``Q``.
     neighbors_ : NearestProjection
-        Normalised training projections grouped by class, used by the 1-NN rule.
+        Normalised training projections grouped by class, used by the
+        ``"nearest_neighbor"`` and ``"knn"`` rules; kept only when fitted with one
+        of them.
+    centroids_ : ndarray of shape (n_classes, n_classes)
+        Unit class centroids of the normalised training projections, used by
+        ``"nearest_mean"``; always kept (c x c numbers).
     n_iter_ : int
         Number of iterations run.
     objective_ : ndarray of shape (n_iter_,)
@@ -116,6 +134,17 @@ class FDLSR(ProjectionClassifier):
     plus O(c n) elementwise work; class means use a sparse indicator, so training
     samples need not be sorted by class.
 
+    *Decision rules.* All four rules share the fitted ``Q``, so changing the rule
+    with ``set_params(decision_rule=...)`` (or ``n_neighbors``, ``weights``) needs
+    no refit; only a model fitted with ``"nearest_mean"`` or ``"linear"`` lacks the
+    training projections the neighbour rules need, and says so (``NotFittedError``,
+    refit with the neighbour rule). After projecting (O(c d) per test sample), the
+    1-NN and k-NN rules compare it with every training projection (O(n c), n x c
+    numbers kept); ``"nearest_mean"`` adds O(c^2) and ``"linear"`` nothing, and both
+    keep only c x c numbers beside ``Q``. On large or noisy training sets they are
+    much faster and often more accurate (docs/performance.md); ``FDLSRCV`` can
+    choose the rule.
+
     *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
     ``working_memory`` (primal form), each iteration is one pass over blocks of
     samples and the relaxed target is the only per-sample state
@@ -150,7 +179,7 @@ class FDLSR(ProjectionClassifier):
         "tol": [NON_NEGATIVE, None],
         "init_ridge": [POSITIVE],
         "t_step": [StrOptions({"paper", "exact"})],
-        "decision_rule": [StrOptions(DECISION_RULES)],
+        **RULE_CONSTRAINTS,
         "solver": [StrOptions({"auto", "primal", "dual"})],
     }
     _array_api = True
@@ -166,6 +195,8 @@ class FDLSR(ProjectionClassifier):
         init_ridge=1e-4,
         t_step="paper",
         decision_rule="nearest_neighbor",
+        n_neighbors=5,
+        weights="uniform",
         solver="auto",
     ):
         self.alpha = alpha
@@ -176,6 +207,8 @@ class FDLSR(ProjectionClassifier):
         self.init_ridge = init_ridge
         self.t_step = t_step
         self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -208,33 +241,36 @@ class FDLSR(ProjectionClassifier):
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
-            X, codes, n_classes, **self._iteration_params(), solver=self.solver
+            X, codes, n_classes, **self._algorithm_params(), solver=self.solver
         )
         objective = xp.asarray(
             result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
         )
-        neighbors = NearestProjection(result.fitted.T, codes, n_classes)
-        return self._set_fitted(result.coef, objective, result.n_iter, neighbors)
+        self._set_fitted(result.coef, objective, result.n_iter)
+        return self._fit_rule(result.fitted.T, codes, n_classes)
 
-    def _iteration_params(self):
-        """The parameters every form of the iteration takes."""
-        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
-        return {name: getattr(self, name) for name in names}
-
-    def _set_fitted(self, coef, objective, n_iter, neighbors):
+    def _set_fitted(self, coef, objective, n_iter):
         self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
-        self.neighbors_ = neighbors
         self._n_features_out = coef.shape[0]
         return self
+
+    def _algorithm_params(self):
+        """The parameters of Algorithm 1 that every fit path takes."""
+        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
+        return {name: getattr(self, name) for name in names}
 
     def _fit_blocked(self, X, codes, n_classes):
         """Many samples: one pass over blocks of samples per iteration (primal form,
         see ``fdlsr.streaming``); same result, bounded memory."""
         coef, objective, n_iter = fit_blocked(
-            X, codes, n_classes, **self._iteration_params()
+            X, codes, n_classes, **self._algorithm_params()
         )
-        neighbors = NearestProjection.from_features(X, coef, codes, n_classes)
-        return self._set_fitted(coef, objective, n_iter, neighbors)
+        self._set_fitted(coef, objective, n_iter)
+        self.centroids_ = centroids_from_features(X, coef, codes, n_classes)
+        self._set_neighbors(
+            lambda: NearestProjection.from_features(X, coef, codes, n_classes)
+        )
+        return self
 
     def _fit_dask(self, X, y):
         """A Dask array: the blocked primal iteration as a Dask graph (fdlsr.dask)."""
@@ -260,10 +296,10 @@ class FDLSR(ProjectionClassifier):
         n_classes = self.classes_.shape[0]
         self.n_features_in_ = X.shape[1]
         coef, objective, n_iter = fit_fdlsr_dask(
-            X, codes, n_classes, **self._iteration_params()
+            X, codes, n_classes, **self._algorithm_params()
         )
-        neighbors = NearestProjection(projections(X, coef), codes, n_classes)
-        return self._set_fitted(coef, objective, n_iter, neighbors)
+        self._set_fitted(coef, objective, n_iter)
+        return self._fit_rule(projections(X, coef), codes, n_classes)
 
     def transform(self, X):
         """Project ``X`` with ``Q``: the regression features ``Q x``.
@@ -281,7 +317,7 @@ class FDLSR(ProjectionClassifier):
     def predict(self, X):
         """Predict class labels (the paper's 1-NN rule by default).
 
-        With the 1-NN rule, classes whose scores are within ``sqrt(eps)`` of the best
+        With the 1-NN, k-NN and nearest-mean rules, classes whose scores are within ``sqrt(eps)`` of the best
         count as tied and the first of them wins (``decision_function`` reports them
         equal), so that rounding noise does not decide exact ties (duplicate images
         filed under two people, say).

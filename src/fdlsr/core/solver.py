@@ -1,21 +1,17 @@
-"""The numerical core of FDLSR (Algorithm 1 of Chen, Wu & Kittler), free of estimators.
+"""Algorithm 1 on whole c x n arrays: the in-memory fit path of FDLSR.
 
-Notation follows the paper, with samples as rows of ``X`` (n x d): ``H`` is the c x n
-one-hot label matrix, ``B = 2H - 1``, ``T`` the relaxed labels, ``S >= 0`` the dragging
-values and ``Q`` (c x d) the projection. The model, Eq. (10), is
-
-    min  ||Q X^T - T||^2 + alpha ||T - (H + B.S)||^2 + beta ||Q||^2 + lam Fisher(T)
-    Fisher(T) = sum_i (||T_i - M_i||^2 - ||M_i - M||^2) + ||T||^2            (11)
-
-and each iteration updates T, then Q (ridge), then S = max(B.(T - H), 0).
+The iteration itself (T-step, S-step, objective, loop) is :mod:`fdlsr.core.iteration`;
+this module holds the state it runs on when every c x n matrix (T, Q X^T, the relaxed
+target) fits in memory, in any array-API namespace, with the ridge solves in primal
+(d x d) or dual (n x n) form (:mod:`fdlsr.common.linalg`).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..common.compat import get_namespace
 from ..common.linalg import class_means, inner, make_ridge, one_hot
+from .iteration import T_STEPS, fisher, objective, relaxed_target, run
 
 
 @dataclass
@@ -28,82 +24,67 @@ class FDLSRResult:
     n_iter: int
 
 
-def t_step_paper(V, m_prev, means, alpha, lam):
-    """Eq. (14): the Fisher gradient with M and Mhat frozen at the previous T.
+class DenseIteration:
+    """:class:`~fdlsr.core.iteration.Iteration` on whole c x n arrays.
 
-    ``V = Q X^T + alpha (H + B.S)`` and ``m_prev`` are the class means of the previous
-    ``T``. This is exactly the authors' code; since ``M`` is constant over samples,
-    ``2 Mhat - M`` is one c x c matrix spread to the samples.
+    Initialisation as in the authors' code: ``Q = H X (X^T X + init_ridge I)^-1``,
+    ``S = 0``, ``T = H``. The ridge solver's ``state`` is ``Q`` (primal) or
+    ``R`` with ``Q = R X`` (dual); ``fitted`` is ``Q X^T``.
     """
-    shift = lam * (2 * m_prev - means.overall(m_prev)[..., None])
-    T = V  # V is the caller's scratch array: update it in place
-    means.add_spread(T, shift)
-    T /= 1 + alpha + 2 * lam
-    return T
 
+    def __init__(self, X, y, n_classes, *, beta, init_ridge, solver):
+        if init_ridge == beta:
+            ridge = init = make_ridge(X, [beta], solver)[0]
+        else:
+            ridge, init = make_ridge(
+                X, [beta, init_ridge], solver, repeated=[True, False]
+            )
+        self.ridge, self.system = ridge, init  # system: the one that gave ``state``
+        self.y = y
+        self.H = one_hot(y, n_classes, X.dtype)
+        self.means = class_means(y, n_classes, X.dtype)
+        self.T = self.target = self.H
+        self.m = self.means.of(self.T)
+        self.fitted, self.state = init.solve(self.H)
+        self.prev = None
 
-def t_step_exact(V, m_prev, means, alpha, lam):
-    """Exact minimiser of the T-subproblem (12), means included in the derivative.
+    def sweep(self, alpha, lam, t_step):
+        V = alpha * self.target
+        V += self.fitted
+        self.T = T_STEPS[t_step](V, self.m, self.means, alpha, lam)
+        self.target = relaxed_target(self.T, self.y, self.H)
+        self.m = self.means.of(self.T)
 
-    With P_c the projection onto class indicators (T P_c = Mhat) and P_1 onto the
-    constant vector (T P_1 = M), Fisher(T) = tr(T (2I - 2P_c + P_1) T^T), so the
-    stationarity condition is T [(1 + alpha) I + lam (2I - 2P_c + P_1)] = V. The
-    operators I - P_c, P_c - P_1 and P_1 are orthogonal projectors summing to I, on
-    which the bracket acts as 1+alpha+2lam, 1+alpha and 1+alpha+lam. Hence
+    def solve(self):
+        self.prev = self.fitted, self.state
+        self.fitted, self.state = self.ridge.solve(self.T)
+        self.system = self.ridge
 
-        T = V (I - P_c) / (1+a+2l) + V (P_c - P_1) / (1+a) + V P_1 / (1+a+l),
+    def objective(self, alpha, beta, lam):
+        fit_residual = self.fitted - self.T
+        label_residual = self.T - self.target
+        means, m = self.means, self.m
+        return objective(
+            inner(fit_residual, fit_residual),
+            inner(label_residual, label_residual),
+            self.ridge.sq_norm(self.state, self.fitted),
+            fisher(
+                inner(self.T, self.T), means.sq_norm_within(m), means.sq_norm_overall(m)
+            ),
+            alpha,
+            beta,
+            lam,
+        )
 
-    an O(c n) update, positive definite whenever alpha > -1. Regrouped:
-    ``T = V / (1+a+2l) + spread(c1 m_V + c2 mean_V)``.
-    """
-    a = 1 + alpha
-    m = means.of(V)
-    shift = (1 / a - 1 / (a + 2 * lam)) * m
-    shift += (1 / (a + lam) - 1 / a) * means.overall(m)[..., None]
-    T = V / (a + 2 * lam)
-    means.add_spread(T, shift)
-    return T
+    def change(self):
+        # Valid against Q0 too: in both forms the pair differences give ||Q - Q0||^2.
+        prev_fitted, prev_state = self.prev
+        return self.ridge.sq_norm(self.state - prev_state, self.fitted - prev_fitted)
 
-
-T_STEPS = {"paper": t_step_paper, "exact": t_step_exact}
-
-
-def fisher(T, m, means):
-    """Eq. (11) from ``T`` and its class means ``m``.
-
-    ||T - Mhat||^2 = ||T||^2 - ||Mhat||^2 and ||Mhat - M||^2 = ||Mhat||^2 - ||M||^2.
-    """
-    return 2 * inner(T, T) - 2 * means.sq_norm_within(m) + means.sq_norm_overall(m)
-
-
-def objective(fitted, q_sq_norm, T, m, target, means, alpha, beta, lam):
-    """Eq. (10) with the Fisher term weighted by ``lam``, the weight Eq. (14) uses.
-
-    ``target`` is the relaxed label matrix ``H + B.S`` and ``m`` the class means of T.
-    """
-    fit_residual = fitted - T
-    label_residual = T - target
-    return (
-        inner(fit_residual, fit_residual)
-        + alpha * inner(label_residual, label_residual)
-        + beta * q_sq_norm
-        + lam * fisher(T, m, means)
-    )
-
-
-def relaxed_target(T, y, H=None):
-    """``H + B.S`` with ``S = max(B.(T - H), 0)`` (Eq. 21), in one pass.
-
-    Off the true class ``B = -1`` and the entry is ``min(T, 0)``; on it, ``max(T, 1)``.
-    Other namespaces than NumPy select with the one-hot ``H`` instead of indexing.
-    """
-    if not isinstance(T, np.ndarray):
-        xp, _ = get_namespace(T)
-        return xp.where(H > 0, xp.clip(T, min=1.0), xp.clip(T, max=0.0))
-    target = np.minimum(T, 0)
-    cols = np.arange(T.shape[-1])
-    target[..., y, cols] = np.maximum(T[..., y, cols], 1)
-    return target
+    def coef_fn(self):
+        """A function returning the current ``Q`` (formed only when called)."""
+        system, state = self.system, self.state
+        return lambda: system.coef(state)
 
 
 def fit_fdlsr(
@@ -129,47 +110,18 @@ def fit_fdlsr(
     is called after every iteration (used for convergence curves); ``coef_fn()`` returns
     the current ``Q``.
     """
-    dtype = X.dtype
-    if init_ridge == beta:
-        ridge = init = make_ridge(X, [beta], solver)[0]
-    else:
-        ridge, init = make_ridge(X, [beta, init_ridge], solver, repeated=[True, False])
-    H = one_hot(y, n_classes, dtype)
-    means = class_means(y, n_classes, dtype)
-    update_t = T_STEPS[t_step]
-
-    T = target = H
-    m = means.of(T)
-    fitted, state = init.solve(H)
-    objective_values = []
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        V = alpha * target
-        V += fitted
-        T = update_t(V, m, means, alpha, lam)
-        prev_fitted, prev_state = fitted, state
-        fitted, state = ridge.solve(T)
-        target = relaxed_target(T, y, H)
-        m = means.of(T)
-        q_sq = ridge.sq_norm(state, fitted)
-        objective_values.append(
-            objective(fitted, q_sq, T, m, target, means, alpha, beta, lam)
-        )
-        if callback is not None:
-            callback(n_iter, lambda s=state: ridge.coef(s))
-        # Valid against Q0 too: in both forms the pair differences give ||Q - Q0||^2.
-        if tol is not None:
-            change = ridge.sq_norm(state - prev_state, fitted - prev_fitted)
-            if change < tol:
-                break
-    coef = (ridge if n_iter else init).coef(state)
-    B = 2 * H - 1
-    S = B * (target - H)  # target - H = B.S and B.B = 1
+    it = DenseIteration(
+        X, y, n_classes, beta=beta, init_ridge=init_ridge, solver=solver
+    )
+    record = None if callback is None else lambda k, _: callback(k, it.coef_fn())
+    objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step, record)
+    B = 2 * it.H - 1
+    S = B * (it.target - it.H)  # target - H = B.S and B.B = 1
     return FDLSRResult(
-        coef=coef,
-        fitted=fitted,
-        relaxed_labels=T,
+        coef=it.coef_fn()(),
+        fitted=it.fitted,
+        relaxed_labels=it.T,
         dragging=S,
-        objective=np.asarray(objective_values, dtype=np.float64),
+        objective=objective,
         n_iter=n_iter,
     )

@@ -1,6 +1,6 @@
 """Algorithm 1 in the primal form, one pass over blocks of samples per iteration.
 
-For many samples the c x n matrices of :func:`fdlsr.solver.fit_fdlsr` (T, Q X^T, the
+For many samples the c x n matrices of :func:`fdlsr.core.solver.fit_fdlsr` (T, Q X^T, the
 relaxed target) no longer fit in memory, while everything the iteration needs from
 the data is small: with samples as rows of ``X`` (n x d) and ``C = (X^T X + beta I)^-1``,
 
@@ -21,9 +21,16 @@ The exact T-step needs the class means of ``V = Q X^T + alpha target`` before th
 pass; they are ``Q Xbar^T + alpha m_target`` with ``Xbar`` the class means of X,
 known from the first pass.
 
-The block functions are pure and shared by the in-memory loop here and by the Dask
-graph of :mod:`fdlsr.dask`; the driver-side work (``C``, ``Q = P C``, the means and
-the objective) is :class:`BlockState`.
+The iteration is that of :mod:`fdlsr.core.iteration` (its loop, objective and
+stopping rule run by ``iteration.run``), with :class:`BlockState` as its state. What
+cannot be shared with the whole-array steps is where the T-step is applied: here it
+is fused into the pass, on cache-sized pieces with samples as rows in class order
+(``Q X_b^T``, the T-step, the S-step and the reductions of each piece while it is in
+cache), so that no c x n array exists. The pass still takes its formulas from
+:mod:`fdlsr.core.iteration`: the per-class term (``class_shift``, computed once per
+iteration on the driver), the divisor (``t_divisor``, applied as a multiplication by
+its reciprocal) and the S-step (``relaxed_target``). The block functions are pure and
+shared by the in-memory loop here and by the Dask graph of :mod:`fdlsr.core.dask`.
 """
 
 import logging
@@ -33,6 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..common.linalg import RidgeSystem
+from .iteration import class_shift, fisher, objective, relaxed_target, run, t_divisor
 
 logger = logging.getLogger(__name__)
 
@@ -88,7 +96,7 @@ def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step, out=None):
     target_sums = np.zeros((c, c))
     t_sq = label_sq = 0.0
     step = default_block_rows(c, Xb.dtype.itemsize)
-    scale = 1 / (1 + alpha + 2 * lam)  # both steps: see BlockState.shift
+    scale = 1 / t_divisor(alpha, lam)  # both steps: see BlockState.shift
     for start in range(0, n_b, step):
         rows = slice(start, min(start + step, n_b))
         X_piece = Xb[rows] if in_order else Xb[order[rows]]
@@ -105,15 +113,14 @@ def block_step(Xb, yb, target_b, Q, shift, alpha, lam, t_step, out=None):
         for k, a, b in zip(present, first, first + runs, strict=True):
             T[a:b] += shift[k]
         T *= scale
-        # relaxed target H + B.S: the label entry at least 1, the others at most 0
+        # S-step: the new relaxed target H + B.S, written into the target's rows
         new = new_target[rows]
-        np.minimum(T, 0, out=new)
-        labels = (np.arange(T.shape[0]), y_piece)
-        new[labels] = np.maximum(T[labels], 1)
+        relaxed_target(T.T, y_piece, out=new.T)
 
         P += T.T @ X_piece
         run_indicator = np.zeros((present.shape[0], T.shape[0]), dtype=T.dtype)
-        run_indicator[np.repeat(np.arange(present.shape[0]), runs), labels[0]] = 1
+        run_of = np.repeat(np.arange(present.shape[0]), runs)
+        run_indicator[run_of, np.arange(T.shape[0])] = 1
         class_sums[present] += run_indicator @ T
         target_sums[present] += run_indicator @ new
         t_sq += float(np.vdot(T, T))
@@ -137,7 +144,11 @@ def add_partials(a, b):
 class BlockState:
     """The driver's side of the blocked iteration: everything of size c x c or d x d.
 
-    Built from the first-pass statistics (``gram``, ``class_sums`` of X, class counts).
+    Built from the first-pass statistics (``gram``, ``class_sums`` of X, class
+    counts). It is the :class:`~fdlsr.core.iteration.Iteration` of the blocked paths
+    but for the pass over the samples, ``_pass(Q, shift, alpha, lam, t_step)`` (which
+    returns the summed partials of :func:`block_step`): :class:`BlockedIteration`
+    here, :class:`fdlsr.core.dask.DaskIteration` on a Dask array.
     """
 
     def __init__(self, stats, beta, init_ridge, dtype):
@@ -152,36 +163,45 @@ class BlockState:
         init = RidgeSystem(self.gram, init_ridge, repeated=False)
         # Q0 = H X (X^T X + init_ridge I)^-1; H X are the class sums of X.
         self.Q = init.right_solve(stats["class_sums"])
+        self.Q_prev = None
         self.system = ridge
         self.beta = beta
         self.m = np.eye(len(counts))  # class means of T0 = H, one column per class
         self.m_target = self.m
+        self.partial = None
 
     def shift(self, alpha, lam, t_step):
         """The per-class term of the T-step, row k for class k, in the data dtype.
 
-        Paper (Eq. 14): ``lam (2 m_k - mean)`` with the means of the previous T.
-        Exact: from the means of ``V = Q X^T + alpha target`` (see solver.t_step_exact),
-        pre-multiplied by ``1 + alpha + 2 lam`` since the block step divides by it.
+        Paper (Eq. 14): from the means of the previous T. Exact: from the means of
+        ``V = Q X^T + alpha target``, pre-multiplied by ``1 + alpha + 2 lam`` since
+        the block step adds it before dividing (see ``iteration.class_shift``).
         """
         if t_step == "paper":
             m = self.m
-            shift = lam * (2 * m - (m @ self.weights)[:, None])
         else:
-            a = 1 + alpha
-            mV = self.Q @ self.x_means.T + alpha * self.m_target
-            shift = (1 / a - 1 / (a + 2 * lam)) * mV
-            shift += (1 / (a + lam) - 1 / a) * (mV @ self.weights)[:, None]
-            shift *= a + 2 * lam
+            m = self.Q @ self.x_means.T + alpha * self.m_target
+        shift = class_shift(m, m @ self.weights, alpha, lam, t_step)
+        if t_step != "paper":
+            shift *= t_divisor(alpha, lam)
         return np.ascontiguousarray(shift.T, dtype=self.dtype)
 
-    def update(self, partial, alpha, beta, lam):
-        """Q, the class means and Eq. (10) after an iteration; returns (objective,
-        ||Q - Q_prev||^2)."""
-        Q_prev = self.Q
+    def sweep(self, alpha, lam, t_step):
+        Q = self.Q.astype(self.dtype)
+        shift = self.shift(alpha, lam, t_step)
+        self.partial = self._pass(Q, shift, alpha, lam, t_step)
+
+    def solve(self):
+        partial = self.partial
+        self.Q_prev = self.Q
         self.Q = self.system.right_solve(partial["P"])
         self.m = partial["class_sums"].T / self.counts
         self.m_target = partial["target_sums"].T / self.counts
+
+    def objective(self, alpha, beta, lam):
+        """Eq. (10) from small matrices: ``||Q X^T - T||^2 = <Q G, Q> - 2 <Q, P> +
+        ||T||^2`` with ``G = X^T X``, and the class means of T."""
+        partial = self.partial
         Q = self.Q.astype(np.float64)
         fit_sq = (
             float(np.vdot(Q @ self.gram, Q))
@@ -189,14 +209,45 @@ class BlockState:
             + partial["t_sq"]
         )
         mean = self.m @ self.weights
-        fisher = (
-            2 * partial["t_sq"]
-            - 2 * float(np.sum(self.m * self.m, axis=0) @ self.counts)
-            + float(self.n * (mean @ mean))
+        fisher_value = fisher(
+            partial["t_sq"],
+            float(np.sum(self.m * self.m, axis=0) @ self.counts),
+            float(self.n * (mean @ mean)),
         )
-        value = fit_sq + alpha * partial["label_sq"] + beta * float(np.vdot(Q, Q))
-        change = float(np.sum((Q - Q_prev) ** 2))
-        return value + lam * fisher, change
+        q_sq = float(np.vdot(Q, Q))
+        return objective(
+            fit_sq, partial["label_sq"], q_sq, fisher_value, alpha, beta, lam
+        )
+
+    def change(self):
+        return float(np.sum((self.Q.astype(np.float64) - self.Q_prev) ** 2))
+
+    def coef(self):
+        return self.Q.astype(self.dtype)
+
+
+class BlockedIteration(BlockState):
+    """The blocked iteration on an in-memory ``X``: the first pass in blocks of
+    ``block_rows`` rows (float64 copies), then each sweep one :func:`block_step`
+    over all samples, updating the relaxed target (n x c, X's dtype) in place."""
+
+    def __init__(self, X, y, n_classes, *, beta, init_ridge, block_rows=None):
+        n = X.shape[0]
+        block_rows = block_rows or 16 * default_block_rows(n_classes, X.dtype.itemsize)
+        stats = None
+        for i in range(0, n, block_rows):
+            b = slice(i, min(i + block_rows, n))
+            part = block_stats(X[b], y[b], n_classes)
+            stats = part if stats is None else add_partials(stats, part)
+        super().__init__(stats, beta, init_ridge, X.dtype)
+        self.X, self.y, self.target = X, y, None
+
+    def _pass(self, Q, shift, alpha, lam, t_step):
+        # In class order, pieces of block_step; the target is updated in place.
+        self.target, total = block_step(
+            self.X, self.y, self.target, Q, shift, alpha, lam, t_step, self.target
+        )
+        return total
 
 
 def default_block_rows(n_classes, itemsize):
@@ -204,52 +255,28 @@ def default_block_rows(n_classes, itemsize):
     return max(256, (4 << 20) // (n_classes * itemsize))
 
 
-def fit_blocked(
-    X,
-    y,
-    n_classes,
-    *,
-    alpha,
-    beta,
-    lam,
-    max_iter=30,
-    tol=None,
-    init_ridge=1e-4,
-    t_step="paper",
-    block_rows=None,
-):
+def fit_blocked(X, y, n_classes, *, beta, init_ridge=1e-4, block_rows=None, **params):
     """Primal Algorithm 1 in one pass over an in-memory ``X`` per iteration; see the
-    module notes. ``block_rows`` bounds the float64 copies of the first (Gram) pass.
+    module notes. ``block_rows`` bounds the float64 copies of the first (Gram) pass;
+    ``params`` are ``alpha``, ``lam``, ``max_iter``, ``tol`` and ``t_step`` as in
+    :func:`fdlsr.core.solver.fit_fdlsr`.
 
     Returns ``(coef, objective, n_iter)``. Same iterates as ``solver.fit_fdlsr``; the
     relaxed target is the only n x c array held (in X's dtype).
     """
     start = time.perf_counter()
-    n = X.shape[0]
-    block_rows = block_rows or 16 * default_block_rows(n_classes, X.dtype.itemsize)
-    blocks = [slice(i, min(i + block_rows, n)) for i in range(0, n, block_rows)]
-    stats = None
-    for b in blocks:
-        part = block_stats(X[b], y[b], n_classes)
-        stats = part if stats is None else add_partials(stats, part)
-    state = BlockState(stats, beta, init_ridge, X.dtype)
+    it = BlockedIteration(
+        X, y, n_classes, beta=beta, init_ridge=init_ridge, block_rows=block_rows
+    )
     logger.info("Gram matrix and init: %.1f s", time.perf_counter() - start)
-    target = None
-    objective, n_iter = [], 0
-    for n_iter in range(1, max_iter + 1):
-        Q = state.Q.astype(X.dtype)
-        shift = state.shift(alpha, lam, t_step)
-        # One pass over all samples (in class order, pieces of block_step); the
-        # target is updated in place.
-        target, total = block_step(X, y, target, Q, shift, alpha, lam, t_step, target)
-        value, change = state.update(total, alpha, beta, lam)
-        objective.append(value)
+
+    def log(n_iter, value):
         logger.info(
             "iteration %d: objective %.6g, %.1f s since start",
             n_iter,
             value,
             time.perf_counter() - start,
         )
-        if tol is not None and change < tol:
-            break
-    return state.Q.astype(X.dtype), np.asarray(objective), n_iter
+
+    objective, n_iter = run(it, beta=beta, callback=log, **params)
+    return it.coef(), objective, n_iter

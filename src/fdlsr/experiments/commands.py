@@ -22,7 +22,7 @@ from .protocol import (
     experiment_runs,
     run_experiment,
 )
-from .report import paper_results, render, summarise
+from .report import chosen_rules, paper_results, render, summarise
 from .results import (
     ResultStore,
     by_data,
@@ -288,6 +288,7 @@ def _notes(info, rows, command=None):
             + ", ".join(f"{k}={v}" for k, v in params.items())
             + "."
         )
+    notes += chosen_rules(rows)
     if info.get("note"):
         notes.append(info["note"])
     written = info.get("commands") or ([info["command"]] if "command" in info else [])

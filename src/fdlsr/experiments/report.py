@@ -105,6 +105,35 @@ def _tuning(row):
     return "cv" if '"cv":' in row.get("setting", "") else "fixed"
 
 
+def chosen_rules(rows):
+    """One line per method whose decision rule was chosen by cross-validation
+    (``--cv`` with ``decision_rule`` in its grid): how often each rule won, per k."""
+    counts = defaultdict(lambda: defaultdict(dict))
+    for r in rows:
+        rule = (r.get("params") or {}).get("decision_rule")
+        setting = json.loads(r.get("setting") or "{}")
+        searched = "decision_rule" in setting.get("cv", {}).get("grid", {})
+        if rule is None or not searched or r.get("accuracy") is None:
+            continue
+        per_k = counts[r["method"]][r["k"]]
+        per_k[rule] = per_k.get(rule, 0) + 1
+    lines = []
+    for method, by_k in sorted(counts.items()):
+        parts = []
+        for k in sorted(by_k, key=lambda k: (isinstance(k, str), str(k).zfill(9))):
+            total = sum(by_k[k].values())
+            won = sorted(by_k[k].items(), key=lambda item: (-item[1], item[0]))
+            parts.append(
+                f"k={k}: " + ", ".join(f"{rule} {n}/{total}" for rule, n in won)
+            )
+        lines.append(
+            f"{method} decision rule chosen by cross-validation (splits won): "
+            + "; ".join(parts)
+            + "."
+        )
+    return lines
+
+
 def summarise(rows):
     """Aggregate result rows: one dict per dataset x method setting x k."""
     labels = _label_settings(rows)

@@ -5,6 +5,10 @@ FDLSR itself, the comparison methods of the paper's tables in their three famili
 baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method`.
 """
 
+from sklearn.model_selection import GridSearchCV
+
+from ..common.base import RULES
+from ..core.cv import FDLSRCV
 from ..core.estimator import FDLSR
 from ..errors import ConfigError
 from . import baselines, dictionary, relaxed, representation
@@ -15,6 +19,34 @@ __all__ = ["FAMILIES", "METHODS", "PAPER_GRID", "Method", "family_rank", "get_me
 # Row groups of the paper's tables, in their order; the baselines come last.
 FAMILIES = ["representation", "dictionary", "relaxed", "proposed", "scikit-learn"]
 
+# FDLSR's parameters and their FDLSRCV grid arguments.
+_SEARCHED = {
+    "alpha": "alphas",
+    "beta": "betas",
+    "lam": "lams",
+    "decision_rule": "decision_rules",
+}
+
+
+def fdlsr_search(*, grid, cv, **fixed):
+    """The search behind ``fdlsr run --cv FDLSR``: :class:`~fdlsr.FDLSRCV` over
+    ``grid`` (one factorisation per fold and beta; the decision rules share each
+    fitted projection), choosing what ``GridSearchCV`` would. A fixed parameter that
+    FDLSRCV does not take (``tol``) falls back to ``GridSearchCV``."""
+    known = FDLSRCV().get_params()
+    extra = {k: v for k, v in fixed.items() if k not in _SEARCHED and k not in known}
+    if any(v is not None for v in extra.values()):
+        base = FDLSR(**{k: v for k, v in fixed.items() if k not in grid})
+        return GridSearchCV(base, grid, cv=cv, scoring="accuracy", refit=False)
+    defaults = FDLSR().get_params()
+    lists = {
+        name: list(grid[key]) if key in grid else [fixed.get(key, defaults[key])]
+        for key, name in _SEARCHED.items()
+    }
+    rest = {k: v for k, v in fixed.items() if k in known and k not in _SEARCHED}
+    return FDLSRCV(**lists, cv=cv, **rest)
+
+
 PROPOSED = [
     Method(
         "FDLSR",
@@ -23,8 +55,16 @@ PROPOSED = [
         summary="Fisher discriminative LSR, paper's T-step, 1-NN on projections",
         reference="Chen, Wu & Kittler, Fisher Discriminative Least Squares Regression",
         params=dict(alpha=1.0, beta=1e-2, lam=1.0),
-        grid=dict(alpha=PAPER_GRID, beta=PAPER_GRID, lam=PAPER_GRID),
-        rule="1-NN on L2-normalised projections",
+        # --cv FDLSR also chooses the decision rule (the paper's 1-NN on ties).
+        grid=dict(
+            alpha=PAPER_GRID,
+            beta=PAPER_GRID,
+            lam=PAPER_GRID,
+            decision_rule=list(RULES),
+        ),
+        cv_factory=fdlsr_search,
+        rule="1-NN on L2-normalised projections (--cv: chosen among 1-NN, k-NN, "
+        "nearest class centroid and argmax)",
     ),
 ]
 

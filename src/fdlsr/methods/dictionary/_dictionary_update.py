@@ -51,15 +51,18 @@ def ball_bcd(D, E, F, *, max_iter, tol, size=None):
     max_iter : int
         Maximum number of sweeps over all atoms.
     tol : float
-        Stop once ``||D - D_prev||_F / size < tol`` after a sweep (DICTOL's rule).
+        Stop once ``||D - D_prev||_F / size < tol`` after a sweep (DICTOL's rule). With
+        a leading axis every problem tests the rule on its own change and stops on its
+        own, exactly as if it were solved alone.
     size : int, optional
-        Defaults to ``D.size``. A caller solving in a reduced orthonormal basis passes
-        the size in the original feature space, so that it stops at the same sweep.
+        Size of one problem's dictionary; defaults to ``n_features * n_atoms``. A
+        caller solving in a reduced orthonormal basis passes the size in the original
+        feature space, so that it stops at the same sweep (DICTOL's ``numel(D)``).
 
     Returns
     -------
     D : ndarray
-    n_iter : int
+    n_iter : int, or ndarray of shape (n_problems,) with a leading axis
 
     Notes
     -----
@@ -77,21 +80,31 @@ def ball_bcd(D, E, F, *, max_iter, tol, size=None):
     diag = np.diagonal(F, axis1=1, axis2=2)
     # Unused atoms (F_ii = 0) get a zero step and keep their value.
     inverse = np.divide(1.0, diag, out=np.zeros(diag.shape), where=diag > 0)
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
-        previous = Dr.copy()
+    size = max(size or Dr[0].size, 1)
+    n_iter = np.zeros(Dr.shape[0], dtype=int)
+    # Problems still running; a problem that met the rule is left as it is.
+    active = np.arange(Dr.shape[0])
+    for sweep in range(1, max_iter + 1):
+        Da, Ea, Fa, inv = Dr[active], Er[active], F[active], inverse[active]
+        previous = Da.copy()
         for start in range(0, n_atoms, _GROUP):
             group = slice(start, min(start + _GROUP, n_atoms))
             # Residual rows of the group with the dictionary as it is now.
-            R = Er[:, group] - F[:, group] @ Dr
-            if Dr.shape[0] == 1:
-                _sweep_group(Dr[0], R[0], F[0, group, group], inverse[0], start)
+            R = Ea[:, group] - Fa[:, group] @ Da
+            if Da.shape[0] == 1:
+                _sweep_group(Da[0], R[0], Fa[0, group, group], inv[0], start)
             else:
-                _sweep_group_batched(Dr, R, F[:, group, group], inverse, start)
-        if np.linalg.norm(Dr - previous) / max(size or Dr.size, 1) < tol:
+                _sweep_group_batched(Da, R, Fa[:, group, group], inv, start)
+        Dr[active] = Da
+        n_iter[active] = sweep
+        change = np.linalg.norm((Da - previous).reshape(len(active), -1), axis=1)
+        active = active[change / size >= tol]
+        if active.size == 0:
             break
     D = np.swapaxes(Dr, 1, 2)
-    return (D if batched else np.ascontiguousarray(D[0])), n_iter
+    if batched:
+        return D, n_iter
+    return np.ascontiguousarray(D[0]), int(n_iter[0])
 
 
 def _sweep_group(Dr, R, Fg, inverse, start):

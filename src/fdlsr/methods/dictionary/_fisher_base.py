@@ -27,6 +27,7 @@ class FisherDictionaryClassifier(ScoreClassifier):
         "max_iter": [N_ITER],
         "init_iter": [N_ITER],
         "coding_iter": [Interval(Integral, 1, None, closed="left")],
+        "final_coding_iter": [Interval(Integral, 0, None, closed="left")],
         "predict_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [NON_NEGATIVE],
         "decision_rule": [StrOptions({"global", "local"})],
@@ -82,6 +83,7 @@ class FisherDictionaryClassifier(ScoreClassifier):
             tol=self.tol,
             rng=rng,
             init_iter=self.init_iter,
+            final_coding_iter=self.final_coding_iter,
         )
         self._blocks = blocks
         self.components_ = np.ascontiguousarray(model.D.T)

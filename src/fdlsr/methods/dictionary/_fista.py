@@ -24,7 +24,7 @@ def soft_threshold(V, threshold, out=None):
     return np.subtract(V, clipped, out=out)
 
 
-def fista(grad, X0, lipschitz, lam, *, max_iter, tol):
+def fista(grad, X0, lipschitz, lam, *, max_iter, tol, per_problem=False):
     """Minimise ``f(X) + lam * ||X||_1`` by FISTA, starting from ``X0``.
 
     Parameters
@@ -41,6 +41,10 @@ def fista(grad, X0, lipschitz, lam, *, max_iter, tol):
         Maximum number of iterations; ``0`` returns a copy of ``X0``.
     tol : float
         Stop once ``mean(|X_k - X_{k-1}|) < tol``.
+    per_problem : bool, default=False
+        The leading axis of ``X0`` indexes independent problems (``grad`` acts on
+        each slice alone): each one tests the rule on its own slice and is left as
+        it is once it has met it, exactly as if it were solved alone.
 
     Returns
     -------
@@ -53,14 +57,23 @@ def fista(grad, X0, lipschitz, lam, *, max_iter, tol):
     Y = X.copy()
     t = 1.0
     n_iter = 0
+    done = np.zeros(len(X) if per_problem else 0, dtype=bool)
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
         V = grad(Y)
         np.multiply(V, -step, out=V)
         V += Y
         X_new = soft_threshold(V, threshold, out=V)
         t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        if per_problem:
+            X_new[done] = X[done]
         delta = X_new - X
-        change = np.abs(delta).mean() if delta.size else 0.0
+        if not per_problem:
+            change = np.abs(delta).mean() if delta.size else 0.0
+        elif delta.size:
+            done |= np.abs(delta).reshape(len(delta), -1).mean(axis=1) < tol
+            change = 0.0 if done.all() else np.inf
+        else:
+            change = 0.0
         # Y = X_new + (t - 1) / t_new * (X_new - X), reusing delta's memory.
         delta *= (t - 1.0) / t_new
         delta += X_new

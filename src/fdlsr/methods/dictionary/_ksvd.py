@@ -68,13 +68,15 @@ def normalize_rows(D):
 _NEGLIGIBLE = 1e-20
 
 
-def update_atoms(Y, D, codes, exact=False):
+def update_atoms(Y, D, codes, exact=False, unused=None, replaced=None):
     """One K-SVD sweep over the atoms, in place on ``D`` and ``codes.coefs``.
 
     Returns the residual ``Y - Gamma D`` after the sweep. An atom no signal uses is
     replaced by the not-yet-used signal with the largest residual, normalised (as
     KSVD-Box's ``optimize_atom`` does), and its coefficients stay zero; it is kept
-    if every such signal is already represented to rounding error.
+    if every such signal is already represented to rounding error. ``unused``
+    (signals not yet taken as atoms) and ``replaced`` (atoms replaced so), boolean
+    arrays, are updated in place when given, for :func:`clear_atoms`.
 
     Call it with BLAS on one thread, as :func:`ksvd` does: the work is thousands of
     small products, and it mixes NumPy's and SciPy's BLAS.
@@ -85,7 +87,8 @@ def update_atoms(Y, D, codes, exact=False):
     order = np.argsort(flat_support, kind="stable")
     bounds = np.searchsorted(flat_support[order], np.arange(-1, D.shape[0] + 1))
     coefs = codes.coefs.reshape(-1)
-    unused = np.ones(n, dtype=bool)
+    if unused is None:
+        unused = np.ones(n, dtype=bool)
     signal_energy = np.einsum("ij,ij->i", Y, Y)
     usable = signal_energy > 0
     # Work buffer reused across atoms: fresh large temporaries cost page faults.
@@ -98,6 +101,8 @@ def update_atoms(Y, D, codes, exact=False):
             if pick is not None:
                 D[j] = Y[pick] / np.sqrt(signal_energy[pick])
                 unused[pick] = False
+                if replaced is not None:
+                    replaced[j] = True
             continue
         rows = pos // T
         g = coefs[pos]
@@ -116,6 +121,45 @@ def update_atoms(Y, D, codes, exact=False):
         D[j] = atom
         coefs[pos] = g_new
     return E
+
+
+# KSVD-Box's ``cleardict``: an atom used by fewer signals than this, or whose squared
+# correlation with another atom exceeds the square of the threshold, is replaced.
+CLEAR_MIN_USE = 4
+CLEAR_COHERENCE = 0.99
+_USED = 1e-7  # a coefficient counts as a use above this magnitude
+
+
+def clear_atoms(Y, D, codes, E, unused, replaced):
+    """KSVD-Box's ``cleardict`` step after a sweep, in place on ``D``.
+
+    In atom order, an atom not replaced during the sweep is replaced by the
+    not-yet-used signal of largest residual ``E`` (normalised) if fewer than
+    ``CLEAR_MIN_USE`` signals use it or its correlation with another atom (as the
+    dictionary is at that moment) exceeds ``CLEAR_COHERENCE``. The residuals are
+    those after the sweep and are not updated. Returns the number of atoms replaced.
+    """
+    used = np.abs(codes.coefs) > _USED
+    use_count = np.bincount(codes.support[used], minlength=D.shape[0])
+    residual = np.einsum("ij,ij->i", E, E)
+    candidates = unused & (np.einsum("ij,ij->i", Y, Y) > 0)
+    cleared = 0
+    for j in range(D.shape[0]):
+        if replaced[j]:
+            continue
+        correlation = D @ D[j]
+        correlation[j] = 0.0
+        coherent = np.max(correlation**2) > CLEAR_COHERENCE**2
+        if not (coherent or use_count[j] < CLEAR_MIN_USE):
+            continue
+        idx = np.flatnonzero(candidates)
+        if not idx.size:
+            break
+        pick = idx[np.argmax(residual[idx])]
+        D[j] = Y[pick] / np.linalg.norm(Y[pick])
+        candidates[pick] = False
+        cleared += 1
+    return cleared
 
 
 def _worst_coded(E, signal_energy, candidates):
@@ -152,14 +196,16 @@ def _rank_one(Er, g, d, exact):
     return atom, Er @ atom + g * (d @ atom)
 
 
-def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12):
+def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False):
     """K-SVD from the initial unit-norm atoms ``D`` (rows); ``D`` is not modified.
 
     Returns ``(D, codes, errors)`` with ``errors[t] = ||Y - Gamma D||_F^2`` after
-    iteration t. The codes are those of the last sweep (aligned with the returned D),
-    as KSVD-Box returns them. Iterations stop early once a sweep moves no atom by more
-    than ``tol`` (default 1e-12, rounding level for unit-norm atoms): each iteration is
-    a function of D alone, so the remaining ones would only repeat it.
+    iteration t. The codes are those of the last sweep (aligned with the returned D
+    unless ``clear``), as KSVD-Box returns them. Iterations stop early once an
+    iteration moves no atom by more than ``tol`` (default 1e-12, rounding level for
+    unit-norm atoms): each iteration is a function of D alone, so the remaining ones
+    would only repeat it. ``clear=True`` ends every iteration with KSVD-Box's
+    ``cleardict`` (:func:`clear_atoms`).
     """
     D = normalize_rows(np.array(D, dtype=np.float64))
     errors = np.zeros(n_iter)
@@ -168,8 +214,12 @@ def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12):
         for it in range(n_iter):
             previous = D.copy()
             codes = omp_codes(D, Y, n_nonzero_coefs)
-            E = update_atoms(Y, D, codes, exact)
+            unused = np.ones(Y.shape[0], dtype=bool)
+            replaced = np.zeros(D.shape[0], dtype=bool)
+            E = update_atoms(Y, D, codes, exact, unused, replaced)
             errors[it] = np.vdot(E, E)
+            if clear:
+                clear_atoms(Y, D, codes, E, unused, replaced)
             if np.max(np.abs(previous - D), initial=0.0) <= tol:
                 errors[it:] = errors[it]
                 break
@@ -232,7 +282,7 @@ def ordered_training_data(Y, y, n_classes, n_atoms):
 
 
 def lcksvd_initialization(
-    Y, y, n_classes, atoms_per_class, n_nonzero_coefs, n_iter, basis=None
+    Y, y, n_classes, atoms_per_class, n_nonzero_coefs, n_iter, basis=None, clear=False
 ):
     """The LC-KSVD initialisation (``initialization4LCKSVD`` of Jiang et al.'s code).
 
@@ -250,6 +300,8 @@ def lcksvd_initialization(
     basis : ndarray of shape (n_features, r) or None
         Orthonormal basis of the samples' span (:func:`row_space_basis`), in whose
         coordinates the K-SVDs run.
+    clear : bool
+        Run KSVD-Box's ``cleardict`` after every K-SVD iteration (:func:`ksvd`).
 
     Returns
     -------
@@ -275,11 +327,11 @@ def lcksvd_initialization(
                 f"{m} atoms per class were asked for; lower n_atoms or give more "
                 "samples (the initial atoms are samples of the class)."
             )
-        part, _, _ = ksvd(members, members[:m], n_nonzero_coefs, n_iter)
+        part, _, _ = ksvd(members, members[:m], n_nonzero_coefs, n_iter, clear=clear)
         parts.append(part)
     D = np.concatenate(parts)
     atom_labels = np.repeat(np.arange(n_classes), atoms_per_class)
-    _, codes, _ = ksvd(Yc, D, n_nonzero_coefs, n_iter)
+    _, codes, _ = ksvd(Yc, D, n_nonzero_coefs, n_iter, clear=clear)
     if basis is not None:
         D = D @ basis.T
     X = codes.dense()

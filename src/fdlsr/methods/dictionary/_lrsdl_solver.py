@@ -217,14 +217,27 @@ def intra_small_dictionary(
         def grad(Z, G=G, DtY=DtY):
             return G @ Z - DtY + lambda2 * centred(Z)
 
+        # The Hessian is G + lambda2 (I - 11^T / n): lambda_max(G) + lambda2 bounds it
+        # (DICTOL's myLassoWIntrasmall_fista.m uses lambda_max(G) + 2 lambda2).
         lipschitz = (top_eigenvalues(G) + lambda2)[:, None, None]
-        X, _ = fista(grad, X, lipschitz, lambda1, max_iter=coding_iter, tol=1e-8)
+        X, _ = fista(
+            grad,
+            X,
+            lipschitz,
+            lambda1,
+            max_iter=coding_iter,
+            tol=1e-8,
+            per_problem=True,
+        )
+        # Each set stops on its own change, measured against its size in the original
+        # feature space (DICTOL learns one class at a time, on the full samples).
         D, _ = ball_bcd(
             D,
             Y @ X.transpose(0, 2, 1),
             X @ X.transpose(0, 2, 1),
             max_iter=n_iter,
             tol=1e-8,
+            size=(n_features or d) * n_atoms,
         )
     return D, X
 
@@ -301,11 +314,17 @@ def fit_lrsdl(
     tol,
     rng,
     init_iter=INIT_ITER,
+    final_coding_iter=0,
     n_features=None,
 ):
     """Learn ``D, D0`` and the training codes; returns an :class:`LRSDLModel`.
 
     ``shared`` indexes the samples the shared atoms start from (empty: FDDL).
+
+    After the last iteration the codes are computed once more by
+    ``final_coding_iter`` FISTA iterations with the final dictionaries, from the
+    current codes (DICTOL's ``LRSDL.m``: 300, before the class means are taken); that
+    result is kept as it is and ``objective`` does not include it. ``0`` skips it.
 
     ``objective`` holds ``J`` after initialisation and after every iteration; it never
     increases: the code step keeps the previous codes if FISTA ended higher, the
@@ -329,6 +348,7 @@ def fit_lrsdl(
             tol=tol,
             rng=rng,
             init_iter=init_iter,
+            final_coding_iter=final_coding_iter,
             n_features=d,
         )
         model.D, model.D0 = Q @ model.D, Q @ model.D0
@@ -351,4 +371,8 @@ def fit_lrsdl(
                 Y, blocks, D, D0, X, X0, pen.eta, n_features=n_features
             )
         history.append(objective(Y, blocks, D, D0, X, X0, pen))
+    if final_coding_iter:
+        X, X0 = update_codes(
+            Y, blocks, D, D0, X, X0, pen, max_iter=final_coding_iter, tol=tol
+        )
     return LRSDLModel(D, D0, X, X0, np.asarray(history), n_iter)

@@ -40,6 +40,7 @@ def fit_lcksvd2(
     max_iter=50,
     init_iter=20,
     exact=False,
+    clear_dictionary=False,
 ):
     """LC-KSVD2 on samples ``Y`` (rows, in :func:`canonical_order`) and codes ``y``.
 
@@ -50,12 +51,20 @@ def fit_lcksvd2(
     ``sqrt(alpha)``, ``sqrt(beta)`` (as ``labelconsistentksvd2.m`` does).
 
     ``objective[t]`` is the stacked K-SVD error, Eq. (5) of the paper, after
-    iteration t.
+    iteration t. ``clear_dictionary`` runs KSVD-Box's ``cleardict`` after every
+    K-SVD iteration, the initial ones included, as the authors' code does.
     """
     with single_threaded_lapack():
         basis = row_space_basis(Y)
         D0, atom_labels, _, W0, A0 = lcksvd_initialization(
-            Y, y, n_classes, atoms_per_class, n_nonzero_coefs, init_iter, basis
+            Y,
+            y,
+            n_classes,
+            atoms_per_class,
+            n_nonzero_coefs,
+            init_iter,
+            basis,
+            clear=clear_dictionary,
         )
     sa, sb = np.sqrt(alpha), np.sqrt(beta)
     H = (y[:, None] == np.arange(n_classes)).astype(float)
@@ -68,7 +77,9 @@ def fit_lcksvd2(
     members /= np.sqrt(members.sum(axis=1, keepdims=True))
     signals = np.hstack([Y, sa * H * np.sqrt(atoms_per_class), sb * H])
     atoms = normalize_rows(np.hstack([D0, sa * A0 @ members.T, sb * W0]))
-    atoms, _, errors = ksvd(signals, atoms, n_nonzero_coefs, max_iter, exact)
+    atoms, _, errors = ksvd(
+        signals, atoms, n_nonzero_coefs, max_iter, exact, clear=clear_dictionary
+    )
     D, A, W = np.split(atoms, [D0.shape[1], D0.shape[1] + n_classes], axis=1)
     if basis is not None:
         D = D @ basis.T
@@ -122,6 +133,12 @@ class LCKSVD2(DictionaryClassifier):
     atom_update : {"approximate", "exact"}, default="approximate"
         ``"approximate"`` is KSVD-Box's default one power step per atom; ``"exact"``
         uses the leading singular pair of the restricted residual.
+    clear_dictionary : bool, default=False
+        ``True`` ends every K-SVD iteration (initialisation included) with
+        KSVD-Box's ``cleardict``, as the authors' code does: atoms used by fewer
+        than 4 training samples, or with a correlation above 0.99 with another
+        atom, are replaced by the worst-coded samples. ``False`` (the default)
+        skips it; see Notes.
 
     Attributes
     ----------
@@ -164,8 +181,9 @@ class LCKSVD2(DictionaryClassifier):
     Deviations from the MATLAB code: OMP is our batched implementation (it selects
     the same atoms as scikit-learn's ``orthogonal_mp_gram``); KSVD-Box's
     ``cleardict`` step (replacing atoms used by fewer than 4 signals or nearly
-    collinear with another, after every iteration) is not done, since with as many
-    atoms as samples it would discard almost every initial atom; the samples of each
+    collinear with another, after every iteration) is not done by default, since
+    with as many atoms as samples it would discard almost every initial atom
+    (``clear_dictionary=True`` does it); the samples of each
     class are taken in a canonical order (:func:`canonical_order`) so that the model
     does not depend on the training order.
 
@@ -198,6 +216,7 @@ class LCKSVD2(DictionaryClassifier):
         "max_iter": [N_ITER],
         "init_iter": [Interval(Integral, 1, None, closed="left")],
         "atom_update": [StrOptions({"approximate", "exact"})],
+        "clear_dictionary": ["boolean"],
     }
 
     def __init__(
@@ -210,6 +229,7 @@ class LCKSVD2(DictionaryClassifier):
         max_iter=50,
         init_iter=20,
         atom_update="approximate",
+        clear_dictionary=False,
     ):
         self.n_atoms = n_atoms
         self.alpha = alpha
@@ -218,6 +238,7 @@ class LCKSVD2(DictionaryClassifier):
         self.max_iter = max_iter
         self.init_iter = init_iter
         self.atom_update = atom_update
+        self.clear_dictionary = clear_dictionary
 
     _result_attributes = (
         "dictionary",

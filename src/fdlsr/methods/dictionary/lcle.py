@@ -133,6 +133,7 @@ def fit_lcle(
     n_nonzero_coefs=30,
     max_iter=10,
     init_iter=1,
+    clear_dictionary=False,
 ):
     """LCLE on samples ``Y`` (rows, in :func:`canonical_order`) and codes ``y``.
 
@@ -140,12 +141,20 @@ def fit_lcle(
     :func:`lcle_iterations`, D and X are normalised column-wise and the classifier
     is the ridge fit ``W = H X^T (X X^T + I)^-1``, normalised per atom, as in the
     authors' scripts. The iterations run in coordinates of the samples' span, which
-    contains every column of D (an exact change of basis).
+    contains every column of D (an exact change of basis). ``clear_dictionary``
+    runs KSVD-Box's ``cleardict`` in the initialisation's K-SVDs.
     """
     with single_threaded_lapack():
         basis = row_space_basis(Y)
         D0, atom_labels, X0, _, _ = lcksvd_initialization(
-            Y, y, n_classes, atoms_per_class, n_nonzero_coefs, init_iter, basis
+            Y,
+            y,
+            n_classes,
+            atoms_per_class,
+            n_nonzero_coefs,
+            init_iter,
+            basis,
+            clear=clear_dictionary,
         )
         Yc, Dc = (Y, D0) if basis is None else (Y @ basis, D0 @ basis)
         Q = label_embedding(atom_labels, n_classes)
@@ -201,6 +210,10 @@ class LCLE(DictionaryClassifier):
         Iterations of the alternation.
     init_iter : int, default=1
         K-SVD iterations of the LC-KSVD initialisation.
+    clear_dictionary : bool, default=False
+        ``True`` ends every K-SVD iteration of the initialisation with KSVD-Box's
+        ``cleardict``, as the authors' code does (see :class:`LCKSVD2`); ``False``
+        (the default) skips it.
 
     Attributes
     ----------
@@ -267,6 +280,7 @@ class LCLE(DictionaryClassifier):
         "n_nonzero_coefs": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [N_ITER],
         "init_iter": [Interval(Integral, 1, None, closed="left")],
+        "clear_dictionary": ["boolean"],
     }
 
     def __init__(
@@ -280,6 +294,7 @@ class LCLE(DictionaryClassifier):
         n_nonzero_coefs=30,
         max_iter=10,
         init_iter=1,
+        clear_dictionary=False,
     ):
         self.n_atoms = n_atoms
         self.alpha = alpha
@@ -289,6 +304,7 @@ class LCLE(DictionaryClassifier):
         self.n_nonzero_coefs = n_nonzero_coefs
         self.max_iter = max_iter
         self.init_iter = init_iter
+        self.clear_dictionary = clear_dictionary
 
     _result_attributes = (
         "dictionary",

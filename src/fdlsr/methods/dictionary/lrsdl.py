@@ -42,6 +42,11 @@ class LRSDL(FisherDictionaryClassifier):
         shared one), as in DICTOL.
     coding_iter : int, default=20
         FISTA iterations of each code update during training (DICTOL: at most 300).
+    final_coding_iter : int, default=300
+        FISTA iterations of one more coding of the training samples with the final
+        dictionaries, from which the class mean codes are taken (the authors' choice:
+        DICTOL's ``LRSDL.m`` runs 300 after its main loop). ``0`` takes the means
+        from the codes of the last iteration.
     predict_iter : int, default=100
         FISTA iterations of the test-sample coding (DICTOL: 300 for LRSDL's rule).
     tol : float, default=1e-8
@@ -107,7 +112,9 @@ class LRSDL(FisherDictionaryClassifier):
     ``||L - D0 X0||^2 + eta ||D0||_*``, ``L = Y - D dbl(X) / 2`` (singular value
     thresholding for the nuclear norm, block coordinate descent for the unit-ball
     part; Sec. III-D). The ADMM result is kept only if it lowers that sub-problem, so
-    ``objective_`` is non-increasing.
+    ``objective_`` is non-increasing. After the last iteration ``[X; X0]`` are coded
+    once more (``final_coding_iter`` FISTA steps, as ``LRSDL.m`` does) and the mean
+    codes are taken from them.
 
     *Deviations* are those of :class:`FDDL` (iteration budget, the dictionary update
     that DICTOL's MATLAB code discards), plus: DICTOL's ADMM does not rescale the
@@ -151,6 +158,7 @@ class LRSDL(FisherDictionaryClassifier):
         max_iter=10,
         init_iter=30,
         coding_iter=20,
+        final_coding_iter=300,
         predict_iter=100,
         tol=1e-8,
         decision_rule="global",
@@ -166,6 +174,7 @@ class LRSDL(FisherDictionaryClassifier):
         self.max_iter = max_iter
         self.init_iter = init_iter
         self.coding_iter = coding_iter
+        self.final_coding_iter = final_coding_iter
         self.predict_iter = predict_iter
         self.tol = tol
         self.decision_rule = decision_rule

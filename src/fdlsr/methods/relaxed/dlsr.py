@@ -46,8 +46,18 @@ class DLSR(RelaxedRegressionClassifier):
     fit_intercept : bool, default=True
         Learn the unregularised bias ``b`` of the paper. ``False`` drops it (the model
         FDLSR reduces to when its Fisher term is removed; see Notes).
-    decision_rule : {"linear", "nearest_neighbor"}, default="linear"
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
         ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves; both give the same solution.
 
@@ -126,6 +136,8 @@ class DLSR(RelaxedRegressionClassifier):
         tol=1e-4,
         fit_intercept=True,
         decision_rule="linear",
+        n_neighbors=5,
+        weights="uniform",
         solver="auto",
     ):
         self.lam = lam
@@ -133,6 +145,8 @@ class DLSR(RelaxedRegressionClassifier):
         self.tol = tol
         self.fit_intercept = fit_intercept
         self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):

@@ -115,9 +115,19 @@ class DRR(DraggedGraphClassifier):
         Maximum number of iterations (each updates ``P``, ``M`` and ``Q``).
     tol : float or None, default=1e-4
         Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``.
-    decision_rule : {"linear", "nearest_neighbor"}, default="linear"
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
         ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
         L2-normalised projections ``Q x``.
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 

@@ -163,9 +163,19 @@ class LRDLSR(RelaxedRegressionClassifier):
         Growth factor of ``mu`` per iteration.
     max_mu : float, default=1e8
         Upper bound on ``mu``.
-    decision_rule : {"nearest_neighbor", "linear"}, default="nearest_neighbor"
+    decision_rule : {"nearest_neighbor", "linear", "nearest_mean", "knn"}, \
+            default="nearest_neighbor"
         ``"nearest_neighbor"`` (the paper's rule) is the 1-NN on L2-normalised
         projections; ``"linear"`` predicts ``argmax(Q x)``.
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -177,7 +187,11 @@ class LRDLSR(RelaxedRegressionClassifier):
     intercept_ : ndarray of shape (n_classes,)
         Zeros (no bias in the model).
     neighbors_ : NearestProjection
-        Normalised training projections, for the 1-NN rule.
+        Normalised training projections, for the 1-NN and k-NN rules (kept only
+        when fitted with one of them).
+    centroids_ : ndarray of shape (n_classes, n_classes)
+        Unit class centroids of the normalised training projections, for the
+        nearest-mean rule.
     n_iter_ : int
     objective_ : ndarray of shape (n_iter_,)
         The objective of the authors' code after each iteration (not monotone: the
@@ -260,6 +274,8 @@ class LRDLSR(RelaxedRegressionClassifier):
         rho=1.1,
         max_mu=1e8,
         decision_rule="nearest_neighbor",
+        n_neighbors=5,
+        weights="uniform",
         solver="auto",
     ):
         self.alpha = alpha
@@ -272,6 +288,8 @@ class LRDLSR(RelaxedRegressionClassifier):
         self.rho = rho
         self.max_mu = max_mu
         self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):

@@ -21,9 +21,19 @@ class LSR(RelaxedRegressionClassifier):
     ----------
     lam : float, default=0.1
         Ridge penalty on the projection (the paper's beta in Eq. 1). Must be > 0.
-    decision_rule : {"linear", "nearest_neighbor"}, default="linear"
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
         ``"linear"`` predicts ``argmax(Q x)``; ``"nearest_neighbor"`` is the 1-NN rule
         on L2-normalised projections used by FDLSR.
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solve (d x d or n x n system); both give the same ``Q``.
 
@@ -68,9 +78,19 @@ class LSR(RelaxedRegressionClassifier):
         **RelaxedRegressionClassifier._parameter_constraints
     }
 
-    def __init__(self, lam=0.1, *, decision_rule="linear", solver="auto"):
+    def __init__(
+        self,
+        lam=0.1,
+        *,
+        decision_rule="linear",
+        n_neighbors=5,
+        weights="uniform",
+        solver="auto",
+    ):
         self.lam = lam
         self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):

@@ -77,8 +77,18 @@ class ReLSR(RelaxedRegressionClassifier):
     tol : float or None, default=1e-4
         Stop once ``||W - W_prev||^2 + ||b - b_prev||^2 < tol``; ``None`` runs all
         ``max_iter`` iterations.
-    decision_rule : {"linear", "nearest_neighbor"}, default="linear"
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
         ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves; both give the same solution.
 
@@ -134,12 +144,22 @@ class ReLSR(RelaxedRegressionClassifier):
     _parameter_constraints: dict = dict(_COMMON_CONSTRAINTS)
 
     def __init__(
-        self, lam=1e-2, *, max_iter=30, tol=1e-4, decision_rule="linear", solver="auto"
+        self,
+        lam=1e-2,
+        *,
+        max_iter=30,
+        tol=1e-4,
+        decision_rule="linear",
+        n_neighbors=5,
+        weights="uniform",
+        solver="auto",
     ):
         self.lam = lam
         self.max_iter = max_iter
         self.tol = tol
         self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
@@ -163,8 +183,18 @@ class GReLSR(RelaxedRegressionClassifier):
         Maximum number of iterations; ``0`` returns ridge regression on one-hot labels.
     tol : float or None, default=1e-4
         Stop once ``||W - W_prev||^2 + ||b - b_prev||^2 < tol``.
-    decision_rule : {"linear", "nearest_neighbor"}, default="linear"
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
         ``"linear"`` predicts ``argmax(W^T x + b)``.
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -231,6 +261,8 @@ class GReLSR(RelaxedRegressionClassifier):
         max_iter=30,
         tol=1e-4,
         decision_rule="linear",
+        n_neighbors=5,
+        weights="uniform",
         solver="auto",
     ):
         self.lam = lam
@@ -238,6 +270,8 @@ class GReLSR(RelaxedRegressionClassifier):
         self.max_iter = max_iter
         self.tol = tol
         self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
         self.solver = solver
 
     def _fit_core(self, X, codes, n_classes):
