@@ -243,6 +243,12 @@ def test_table_marks_how_parameters_were_chosen(tmp_path, capsys):
     assert main([*argv, "--params", "FDLSR.alpha=0.5"]) == 0
     table = capsys.readouterr().out
     assert marker("FDLSR") == "ours"
+    # a method in cv whose every grid parameter is fixed is not searched
+    fixed = tmp_path / "fixed"
+    argv = ["run", "--config", str(config), "--out", str(fixed)]
+    assert main([*argv, "--params", "RidgeClassifier.alpha=0.1"]) == 0
+    table = capsys.readouterr().out
+    assert marker("RidgeClassifier") == "ours"
 
 
 def test_paper_configs_tune_the_baselines():

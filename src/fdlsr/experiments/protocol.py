@@ -239,7 +239,9 @@ class Experiment:
             }
             m.check(params)  # names and values, before any run
             tuned = any(name.lower() == m.name.lower() for name in self.cv)
-            out.append((m, params, tuned and bool(m.grid)))
+            # nothing to search when every parameter of the grid is fixed
+            searched = any(key not in params for key in m.grid)
+            out.append((m, params, tuned and searched))
         return out
 
 
