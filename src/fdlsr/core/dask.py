@@ -1,4 +1,4 @@
-"""FDLSR on Dask arrays: out-of-core and distributed fitting (``pip install fdlsr[dask]``).
+"""FDLSR on Dask arrays: out-of-core and distributed fitting (``pip install ".[dask]"``).
 
 ``FDLSR.fit`` sends a ``dask.array`` here by itself, so a user points the same
 estimator at data that does not fit one machine. The iteration is the blocked primal

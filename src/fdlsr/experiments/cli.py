@@ -6,6 +6,7 @@ Only argument handling lives here; the work is done by ``fdlsr.protocol``,
 
 import argparse
 import ast
+import os
 import sys
 
 from ..errors import FdlsrError
@@ -299,6 +300,11 @@ def main(argv=None):
         return _dispatch(args, parser)
     except FdlsrError as error:
         parser.exit(2, f"fdlsr: error: {error}\n")
+    except BrokenPipeError:
+        # the reader stopped early (`fdlsr methods | head`): nothing went wrong here;
+        # point stdout at /dev/null so that Python's exit flush does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as error:  # a file or folder the system refused: say which
         where = f" ({error.filename})" if error.filename else ""
         parser.exit(
