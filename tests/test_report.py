@@ -168,9 +168,13 @@ def test_missing_times_are_a_dash_not_none():
 
 def test_parameters_column_says_how_each_row_was_chosen():
     rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7], tuning="paper")
-    rows += rows_for("CRC", "representation", 2, [0.5, 0.6], tuning="fixed")
+    rows += rows_for(
+        "CRC", "representation", 2, [0.5, 0.6], tuning="fixed", fingerprint="f"
+    )
     # a row stored before rows had "tuning": read from its setting
     rows += rows_for("1-NN", "scikit-learn", 2, [0.4, 0.5], setting='{"cv": {}}')
+    # fixed values stored before fdlsr told the paper's from its own (no fingerprint)
+    rows += rows_for("LSR", "relaxed", 2, [0.3, 0.4], tuning="fixed")
     text = render(summarise(rows), "md", paper=paper_results("III"))
     marks = {
         line.split(" | ")[0][2:]: line.rstrip(" |").split(" | ")[-1]
@@ -179,6 +183,7 @@ def test_parameters_column_says_how_each_row_was_chosen():
     }
     assert marks["FDLSR"] == "paper" and marks["CRC"] == "ours"
     assert marks["1-NN"] == "CV" and marks["*FDLSR (paper)*"] == "—"
+    assert marks["LSR"] == "fixed"
     assert "Parameters column: paper = fixed at values the paper states" in text
     latex = render(summarise(rows), "latex")
     assert "Parameters" in latex and r"\\" in latex and "CV" in latex
@@ -187,4 +192,5 @@ def test_parameters_column_says_how_each_row_was_chosen():
         "FDLSR": "paper",
         "CRC": "fixed",
         "1-NN": "cv",
+        "LSR": "unrecorded",
     }

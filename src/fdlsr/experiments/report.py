@@ -29,13 +29,15 @@ FAMILY_TITLES = {
     "scikit-learn": "scikit-learn baselines",
 }
 # How a row's parameters were chosen (a row's ``tuning``) as the tables show it.
-TUNING = {"paper": "paper", "fixed": "ours", "cv": "CV"}
+TUNING = {"paper": "paper", "fixed": "ours", "cv": "CV", "unrecorded": "fixed"}
 TUNING_NOTE = (
     "Parameters column: paper = fixed at values the paper states (for this dataset, "
     "or for the one named above); ours = fixed by us (the method's registered "
     "defaults, see `fdlsr methods`, or values of the config or --params); CV = chosen "
     "on each training split by inner cross-validation over the method's grid (with "
-    "k=1 there is nothing to validate on: its fixed values)."
+    "k=1 there is nothing to validate on: its fixed values); fixed = fixed values in "
+    "rows stored before fdlsr recorded whether they are the paper's (the notes above "
+    "say which are)."
 )
 PAPER_TABLES = {
     "I": "AR",
@@ -98,11 +100,15 @@ def _label_settings(rows):
 
 
 def _tuning(row):
-    """How a stored row's parameters were chosen: ``"cv"``, ``"paper"`` or
-    ``"fixed"`` (rows written before the field existed: from their setting)."""
-    if row.get("tuning") in TUNING:
-        return row["tuning"]
-    return "cv" if '"cv":' in row.get("setting", "") else "fixed"
+    """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
+    (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
+    paper's values from its own (such rows have no fingerprint either)."""
+    tuning = row.get("tuning")
+    if tuning is None:  # written before the field existed: from the setting
+        tuning = "cv" if '"cv":' in row.get("setting", "") else "fixed"
+    if tuning == "fixed" and "fingerprint" not in row:
+        return "unrecorded"
+    return tuning if tuning in TUNING else "unrecorded"
 
 
 def chosen_rules(rows):
