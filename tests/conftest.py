@@ -60,3 +60,16 @@ def usps():
 
     X, y = load_shared("usps")
     return normalize(X), y
+
+
+def cli_error(capsys, argv):
+    """Run the command line expecting a user error: exit 2 and one line on stderr,
+    which is returned."""
+    from fdlsr.experiments.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
+    return lines[0]

@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+from conftest import cli_error
 from fdlsr.experiments.cli import main
 
 SMALL = [
@@ -23,17 +24,6 @@ SMALL = [
     "--splits",
     "2",
 ]
-
-
-def error_of(capsys, argv):
-    """Run the CLI expecting a user error: its one-line message."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), err
-    return lines[0]
 
 
 def test_run_report_and_paper_columns(tmp_path, capsys):
@@ -110,51 +100,53 @@ def test_methods_datasets_and_help(capsys):
 
 
 def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
-    assert "k=500" in error_of(
+    assert "k=500" in cli_error(
         capsys, ["run", "--dataset", "digits", "-k", "500", "--out", str(tmp_path)]
     )
-    assert "which has" in error_of(
+    assert "which has" in cli_error(
         capsys, ["run", "--dataset", "digits", "-k", "500", "--out", str(tmp_path)]
     )
-    assert "unknown method 'Nope'" in error_of(
+    assert "unknown method 'Nope'" in cli_error(
         capsys, ["run", *SMALL[:2], "--methods", "Nope", "-k", "2"]
     )
-    assert "no parameter 'gamma'" in error_of(
+    assert "no parameter 'gamma'" in cli_error(
         capsys, ["run", *SMALL, "--params", "FDLSR.gamma=1"]
     )
-    assert "METHOD.alpha" in error_of(capsys, ["run", *SMALL, "--params", "alpha=1"])
-    assert "not found" in error_of(
+    assert "METHOD.alpha" in cli_error(capsys, ["run", *SMALL, "--params", "alpha=1"])
+    assert "not found" in cli_error(
         capsys, ["run", "--config", str(tmp_path / "missing.toml")]
     )
     bad = tmp_path / "bad.toml"
     bad.write_text("dataset = [unclosed\n")
-    assert "not valid TOML" in error_of(capsys, ["run", "--config", str(bad)])
+    assert "not valid TOML" in cli_error(capsys, ["run", "--config", str(bad)])
     bad.write_text('dataset = "digits"\nsplitz = 3\n')
-    assert "unknown setting 'splitz'" in error_of(capsys, ["run", "--config", str(bad)])
-    assert "run an experiment first" in error_of(
+    assert "unknown setting 'splitz'" in cli_error(
+        capsys, ["run", "--config", str(bad)]
+    )
+    assert "run an experiment first" in cli_error(
         capsys, ["report", str(tmp_path / "none")]
     )
-    assert "say what to run" in error_of(capsys, ["run"])
-    assert "no table" in error_of(
+    assert "say what to run" in cli_error(capsys, ["run"])
+    assert "no table" in cli_error(
         capsys, ["run", *SMALL, "--out", str(tmp_path / "r"), "--paper"]
     )
     # the dataset problems are detected by fdlsr.experiments.datasets; the CLI must show them as one line
-    assert "no_such_dataset" in error_of(
+    assert "no_such_dataset" in cli_error(
         capsys, ["run", "--dataset", "no_such_dataset", "-k", "1"]
     )
     missing = str(tmp_path / "missing.mat")
-    assert "not found" in error_of(capsys, ["run", "--dataset", missing, "-k", "1"])
+    assert "not found" in cli_error(capsys, ["run", "--dataset", missing, "-k", "1"])
     garbage = tmp_path / "garbage.mat"
     garbage.write_bytes(b"not a mat file")
-    assert "garbage.mat" in error_of(
+    assert "garbage.mat" in cli_error(
         capsys, ["run", "--dataset", str(garbage), "-k", "1"]
     )
     mismatch = tmp_path / "mismatch.npz"
     np.savez(mismatch, X=np.ones((10, 4)), y=np.arange(7))
-    error_of(capsys, ["run", "--dataset", str(mismatch), "-k", "1"])
+    cli_error(capsys, ["run", "--dataset", str(mismatch), "-k", "1"])
     ambiguous = tmp_path / "ambiguous.npz"
     np.savez(ambiguous, A=np.ones((6, 4)), B=np.ones((6, 5)), y=np.arange(6) % 2)
-    error_of(capsys, ["run", "--dataset", str(ambiguous), "-k", "1"])
+    cli_error(capsys, ["run", "--dataset", str(ambiguous), "-k", "1"])
 
 
 def test_entry_point_prints_no_traceback(tmp_path):

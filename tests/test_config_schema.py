@@ -10,20 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.config import SCHEMA, load_config, shipped_configs
-
-
-def error_of(capsys, argv):
-    """Run the CLI expecting a user error: its one-line message."""
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), err
-    return lines[0]
 
 
 def write_config(path, text):
@@ -55,7 +45,7 @@ def write_config(path, text):
 )
 def test_a_bad_value_is_one_line_naming_the_key(tmp_path, capsys, text, key):
     path = write_config(tmp_path / "c.toml", text + "\n")
-    line = error_of(capsys, ["run", "--config", str(path), "--out", str(tmp_path)])
+    line = cli_error(capsys, ["run", "--config", str(path), "--out", str(tmp_path)])
     assert f"{key} " in line and "expected" in line, line
     assert not (tmp_path / "results.jsonl").exists()
 
@@ -90,7 +80,7 @@ def test_a_path_is_never_a_shipped_config(tmp_path, monkeypatch, capsys):
     up = "../" * len(Path(str(shipped)).resolve().parts)
     sneaky = up + str(elsewhere / "evil").lstrip("/")
     monkeypatch.chdir(tmp_path)
-    line = error_of(capsys, ["run", "--config", sneaky, "--out", str(tmp_path / "r")])
+    line = cli_error(capsys, ["run", "--config", sneaky, "--out", str(tmp_path / "r")])
     assert "not found" in line
     # the same file by its real path loads, and the store says it was a file
     out = tmp_path / "r"
@@ -221,7 +211,7 @@ def test_any_bytes_load_or_are_one_line(tmp_path, data):
 def test_a_bad_config_through_the_command_is_exit_2_without_traceback(tmp_path, capsys):
     path = tmp_path / "c.toml"
     path.write_bytes(b"\xff\xfe dataset = 1")
-    assert "c.toml" in error_of(capsys, ["run", "--config", str(path)])
+    assert "c.toml" in cli_error(capsys, ["run", "--config", str(path)])
 
 
 class Accepted(Exception):

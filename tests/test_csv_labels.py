@@ -4,6 +4,7 @@ file does not say; never a pixel column taken silently, never a row index as a f
 import numpy as np
 import pytest
 
+from conftest import cli_error
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.datasets import load_dataset
@@ -33,15 +34,6 @@ def message(excinfo):
     text = str(excinfo.value)
     assert "\n" not in text and "np." not in text
     return text
-
-
-def error_of(capsys, argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
-    return lines[0]
 
 
 @pytest.mark.parametrize("name", ["label", "Class", "target", "y", "labels"])
@@ -115,12 +107,12 @@ def test_y_on_the_command_line(tmp_path, capsys):
         "--splits",
         "1",
     ]
-    line = error_of(capsys, [*argv, "--out", str(tmp_path / "a")])
+    line = cli_error(capsys, [*argv, "--out", str(tmp_path / "a")])
     assert "--y 0" in line
     assert not (tmp_path / "a").exists()
     assert main([*argv, "--y", "0", "--out", str(tmp_path / "b"), "--no-table"]) == 0
     assert "3 classes" in capsys.readouterr().err
-    assert "--x" in error_of(capsys, [*argv, "--x", "a", "--y", "0"])
+    assert "--x" in cli_error(capsys, [*argv, "--x", "a", "--y", "0"])
 
 
 def test_ambiguous_label_columns_are_refused(tmp_path):

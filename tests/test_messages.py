@@ -7,19 +7,11 @@ import numpy as np
 import pytest
 import scipy.io
 
+from conftest import cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.protocol import per_class_split
 from fdlsr.methods import get_method
-
-
-def one_line_error(capsys, argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
-    return lines[0]
 
 
 @pytest.mark.parametrize(
@@ -62,7 +54,7 @@ def test_checksum_mismatch_offers_a_fix_that_exists(tmp_path, monkeypatch, capsy
     path.parent.mkdir()
     scipy.io.savemat(path, {"fea": np.ones((6, 10)), "gnd": np.repeat([1, 2], 3)})
     argv = ["run", "--dataset", "orl", "--data-dir", str(tmp_path), "-k", "1"]
-    line = one_line_error(capsys, argv)
+    line = cli_error(capsys, argv)
     assert "checksum mismatch" in line and "--no-verify" not in line
     assert f"--dataset {path}" in line
     # the fix it names works

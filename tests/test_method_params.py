@@ -3,8 +3,8 @@ run: a bad value, a negative one or an unknown name is exit 2 and nothing is sto
 
 import pytest
 
+from conftest import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
 from fdlsr.experiments.protocol import Experiment
 from fdlsr.methods import METHODS
 
@@ -21,16 +21,6 @@ SMALL = [
 ]
 
 
-def error_of(capsys, argv):
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), err
-    return lines[0]
-
-
 @pytest.mark.parametrize(
     "param, words",
     [
@@ -44,7 +34,7 @@ def error_of(capsys, argv):
 )
 def test_run_refuses_bad_parameters_before_any_run(tmp_path, capsys, param, words):
     out = tmp_path / "res"
-    line = error_of(capsys, ["run", *SMALL, "--out", str(out), "--params", param])
+    line = cli_error(capsys, ["run", *SMALL, "--out", str(out), "--params", param])
     assert all(w in line for w in words), line
     assert "np." not in line
     assert not out.exists()  # nothing written: no store, no failed rows
@@ -57,7 +47,7 @@ def test_config_parameters_are_checked_too(tmp_path, capsys):
         '[params.FDLSR]\nlam = "0.1"\n'
     )
     out = tmp_path / "res"
-    line = error_of(capsys, ["run", "--config", str(path), "--out", str(out)])
+    line = cli_error(capsys, ["run", "--config", str(path), "--out", str(out)])
     assert "FDLSR.lam" in line and "'0.1'" in line
     assert not out.exists()
 
@@ -73,7 +63,7 @@ def test_config_parameters_are_checked_too(tmp_path, capsys):
 )
 def test_plot_refuses_bad_parameters_before_drawing(tmp_path, capsys, param, words):
     out = tmp_path / "fig"
-    line = error_of(
+    line = cli_error(
         capsys,
         ["plot", "lambda", "--dataset", "digits", "-k", "2", "--out", str(out),
          "--params", param],

@@ -7,8 +7,8 @@ another normalisation must never be taken for runs already in the store.
 import json
 
 import numpy as np
-import pytest
 
+from conftest import cli_error
 from fdlsr.experiments.cli import main
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
@@ -31,12 +31,7 @@ def run(capsys, *argv):
 
 def refusal(capsys, *argv):
     """Run the CLI expecting a user error: its one line."""
-    with pytest.raises(SystemExit) as exit_info:
-        main([*RUN, *argv])
-    assert exit_info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
-    return lines[0]
+    return cli_error(capsys, [*RUN, *argv])
 
 
 def stored(folder):
