@@ -8,7 +8,10 @@ The package has four layers, each importing only those above it in this list
 * ``fdlsr.core``: the FDLSR model, its solvers and its cross-validation.
 * ``fdlsr.methods``: the comparison methods, in three families, and their registry.
 * ``fdlsr.experiments``: datasets, the paper's protocol, results stores, reports,
-  figures and the command line.
+  figures, model files and the command line.
+
+``fdlsr.save(model, path)`` and ``fdlsr.load(path)`` write and read fitted models in a
+file format that holds data only (docs/saving.md).
 """
 
 import sys
@@ -16,11 +19,12 @@ import sys
 from .core.cv import FDLSRCV
 from .core.estimator import FDLSR
 from .experiments import datasets
+from .experiments.persistence import load, save
 from .methods import dictionary, relaxed, representation
 
 __version__ = "0.1.0"
 
-__all__ = ["FDLSR", "FDLSRCV", "__version__"]
+__all__ = ["FDLSR", "FDLSRCV", "__version__", "load", "save"]
 
 # The family packages and the dataset loaders were importable as fdlsr.relaxed,
 # fdlsr.representation, fdlsr.dictionary and fdlsr.datasets before the layers became

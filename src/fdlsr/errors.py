@@ -15,3 +15,7 @@ class DatasetError(FdlsrError):
 
 class ConfigError(FdlsrError):
     """An experiment setting (method, parameter, split) is invalid."""
+
+
+class ModelFileError(FdlsrError):
+    """A model file could not be written or read (not one, damaged, unknown format)."""
