@@ -30,6 +30,8 @@ examples:
   fdlsr run --dataset orl --data-dir ../shared/data -k 2 3 --methods FDLSR 1-NN
   fdlsr datasets                          what can be loaded, and from where
   fdlsr methods                           every method with its settings
+  fdlsr fit --dataset orl --method FDLSR -o orl.fdlsr   train on every sample, save
+  fdlsr predict orl.fdlsr new.npy -o predictions.csv    label new samples
 
 Each sub-command has its own --help."""
 
@@ -288,7 +290,86 @@ def build_parser():
         "what it does, how it labels a test sample, its fixed settings and the grid "
         "that --cv searches.",
     )
+    _model_parsers(sub)
     return parser
+
+
+def _model_parsers(sub):
+    """``fdlsr fit`` (train one method on a whole dataset and save it) and ``fdlsr
+    predict`` (label samples with a saved model)."""
+    fit = sub.add_parser(
+        "fit",
+        help="train one method on every sample of a dataset and save the model",
+        description="Fit METHOD on all the samples of a dataset and write the fitted "
+        "model to a file (fdlsr.load reads it back; `fdlsr predict` uses it). As in "
+        "`fdlsr run`, the samples are unit-normalised unless --raw: the saved model "
+        "is then a scikit-learn Pipeline(Normalizer, METHOD), so it takes raw "
+        "samples. The file holds data only, never code (docs/saving.md).",
+    )
+    _dataset_args(fit)
+    group = fit.add_argument_group("model")
+    group.add_argument(
+        "--method", required=True, help="the method to fit (see `fdlsr methods`)"
+    )
+    group.add_argument(
+        "--params",
+        type=_param,
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="its parameters, e.g. alpha=0.01 lam=0.1 (default: the config's, else "
+        "the method's settings in `fdlsr methods`)",
+    )
+    group.add_argument(
+        "--seed",
+        type=_whole(0, "a seed"),
+        help="seed of the method's random state, for methods that draw (default 0)",
+    )
+    group.add_argument(
+        "--raw", action="store_true", help="do not unit-normalise the samples"
+    )
+    group.add_argument(
+        "-o", "--out", required=True, metavar="MODEL", help="the model file to write"
+    )
+
+    predict = sub.add_parser(
+        "predict",
+        help="label samples with a model saved by `fdlsr fit` or fdlsr.save",
+        description="Predict the class of every sample of DATA with the saved MODEL and "
+        "write one line per sample (index, prediction, and the label when DATA has "
+        "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
+        "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
+        "folder) or a .npy file of samples without labels, one per row.",
+    )
+    predict.add_argument(
+        "model", help="a model file written by `fdlsr fit` or fdlsr.save"
+    )
+    predict.add_argument(
+        "data", help="dataset name, data file or folder, or a .npy file"
+    )
+    predict.add_argument(
+        "-o", "--output", help="write the CSV to this file instead of the screen"
+    )
+    predict.add_argument(
+        "--data-dir",
+        help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
+    )
+    predict.add_argument(
+        "--x",
+        dest="x_var",
+        help="variable holding the samples, when a file has several",
+    )
+    predict.add_argument(
+        "--y",
+        dest="y_var",
+        metavar="NAME|INDEX",
+        help="variable (or CSV column) holding the labels, when a file has several",
+    )
+    predict.add_argument(
+        "--samples",
+        choices=["rows", "columns"],
+        help="are samples the rows or columns of X",
+    )
 
 
 def main(argv=None):

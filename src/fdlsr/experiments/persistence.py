@@ -176,7 +176,9 @@ class _Encoder:
         if isinstance(value, list):
             return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if type(value) is tuple:
-            return {"$tuple": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]}
+            return {
+                "$tuple": [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+            }
         if type(value) is dict:
             return {"$dict": self._encode_dict(value, where)}
         if isinstance(value, np.generic) and value.dtype.kind in "biuf":
@@ -257,7 +259,9 @@ class _Decoder:
             return self._read_array(node["$array"])
         if tag == "$objects":
             items = _list(node["$objects"])
-            if not all(v is None or isinstance(v, (bool, int, float, str)) for v in items):
+            if not all(
+                v is None or isinstance(v, (bool, int, float, str)) for v in items
+            ):
                 raise ValueError("an object array holds more than strings and numbers")
             out = np.empty(len(items), dtype=object)
             out[:] = items
@@ -306,7 +310,9 @@ class _Decoder:
 
     def _read_array(self, name):
         if name not in self.members:
-            raise ValueError(f"the array {str(name)[:60]!r} is missing from the archive")
+            raise ValueError(
+                f"the array {str(name)[:60]!r} is missing from the archive"
+            )
         with self.archive.open(name) as member:
             array = np.lib.format.read_array(member, allow_pickle=False)
         # An empty array read from a stream has the strides of a reshape, (160, 8)
@@ -399,7 +405,9 @@ def _what_is(path):
 def _dtype_name(dtype, where):
     """``dtype.str`` for the dtypes a model file may hold: booleans, numbers, text."""
     if dtype.kind not in "biufcU" or dtype.fields is not None:
-        raise ModelFileError(f"cannot save {where}: arrays of dtype {dtype} are not supported")
+        raise ModelFileError(
+            f"cannot save {where}: arrays of dtype {dtype} are not supported"
+        )
     return dtype.str
 
 

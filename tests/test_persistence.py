@@ -1,0 +1,358 @@
+"""fdlsr.save / fdlsr.load and the `fdlsr fit` / `fdlsr predict` commands.
+
+Every registered method (and FDLSRCV, a Pipeline, a k-d tree 1-NN) survives a round
+trip with the same predictions, scores and parameters; files that are not models (a
+pickle whose loading would create a file, an object array, a PNG, a truncated or
+corrupt archive, an unknown format, a class outside the allowlist) give one-line
+ModelFileErrors and execute nothing.
+"""
+
+import json
+import pickle
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator
+from sklearn.datasets import make_classification
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, Normalizer, StandardScaler
+
+import fdlsr
+from conftest import cli_error
+from fdlsr.errors import FdlsrError, ModelFileError
+from fdlsr.experiments import persistence
+from fdlsr.experiments.cli import main
+from fdlsr.methods import METHODS
+
+# Fewer iterations than the defaults where a method iterates: the round trip, not the
+# fit, is under test.
+FAST = {
+    "LRDLSR": dict(max_iter=10),
+    "LC-KSVD2": dict(max_iter=5, init_iter=2, n_nonzero_coefs=5),
+    "LCLE": dict(max_iter=3, n_nonzero_coefs=5),
+    "DPL": dict(max_iter=5),
+    "DRA-DPL": dict(max_iter=5),
+}
+OUTPUTS = ("predict", "decision_function", "transform", "predict_proba")
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        60, 12, n_informative=8, n_classes=3, random_state=0, class_sep=1.5
+    )
+    return X, y
+
+
+def models():
+    out = {
+        m.name: lambda m=m: m.build(**FAST.get(m.name, {})) for m in METHODS.values()
+    }
+    out["FDLSRCV"] = lambda: fdlsr.FDLSRCV(
+        alphas=[1.0, 0.1], betas=[1e-2], lams=[1.0], cv=2
+    )
+    out["Pipeline(StandardScaler, FDLSR)"] = lambda: make_pipeline(
+        StandardScaler(), fdlsr.FDLSR(alpha=0.1)
+    )
+    out["Pipeline(Normalizer, LSR)"] = lambda: make_pipeline(
+        Normalizer(), METHODS["LSR"].build()
+    )
+    # few features: scikit-learn builds a k-d tree, which the file rebuilds on load
+    out["1-NN k-d tree"] = lambda: KNeighborsClassifier(1)
+    for rule in ("knn", "nearest_mean", "linear"):
+        out[f"FDLSR {rule}"] = lambda rule=rule: fdlsr.FDLSR(decision_rule=rule)
+    return out
+
+
+def outputs(model, X):
+    """Every output the fitted model gives on ``X`` (those it can give)."""
+    found = {}
+    for name in OUTPUTS:
+        if hasattr(model, name):
+            try:
+                found[name] = getattr(model, name)(X)
+            except NotImplementedError:  # LDA's lsqr solver has no transform
+                pass
+    return found
+
+
+def plain(value):
+    """Parameters comparable with ==: estimators as (type, their parameters)."""
+    if isinstance(value, BaseEstimator):
+        return type(value), plain(value.get_params(deep=False))
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value), [plain(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("name", list(models()))
+def test_round_trip_gives_the_same_model(name, data, tmp_path):
+    X, y = data
+    if name == "1-NN k-d tree":
+        X = X[:, :4]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence notes of the short fits
+        model = models()[name]().fit(X, y)
+    path = fdlsr.save(model, tmp_path / "model.fdlsr")
+    loaded = fdlsr.load(path)
+    assert type(loaded) is type(model) and loaded is not model
+    assert plain(loaded.get_params()) == plain(model.get_params())
+    before, after = outputs(model, X), outputs(loaded, X)
+    assert "predict" in before and before.keys() == after.keys()
+    for output in before:
+        np.testing.assert_array_equal(after[output], before[output], err_msg=output)
+    if name == "1-NN k-d tree":
+        assert loaded._fit_method == "kd_tree" and loaded._tree is not None
+
+
+def test_every_registered_method_is_covered():
+    assert set(METHODS) <= set(models())
+
+
+def test_a_model_fitted_on_torch_tensors_loads_as_numpy(data, tmp_path):
+    torch = pytest.importorskip("torch")
+    import sklearn
+
+    X, y = data
+    with sklearn.config_context(array_api_dispatch=True):
+        model = fdlsr.FDLSR().fit(torch.asarray(X), torch.asarray(y))
+        expected = model.predict(torch.asarray(X))
+        scores = model.decision_function(torch.asarray(X)).numpy()
+    loaded = fdlsr.load(fdlsr.save(model, tmp_path / "torch.fdlsr"))
+    assert isinstance(loaded.coef_, np.ndarray)
+    np.testing.assert_array_equal(loaded.predict(X), np.asarray(expected))
+    # same numbers in another library: equal up to rounding
+    np.testing.assert_allclose(loaded.decision_function(X), scores, atol=1e-12)
+
+
+def test_unfitted_and_string_labelled_models_round_trip(data, tmp_path):
+    X, y = data
+    unfitted = fdlsr.load(fdlsr.save(fdlsr.FDLSR(alpha=0.5), tmp_path / "a"))
+    assert unfitted.get_params() == fdlsr.FDLSR(alpha=0.5).get_params()
+    labels = np.array(["cat", "dog", "owl"])[y]
+    model = fdlsr.FDLSR().fit(X, labels)
+    loaded = fdlsr.load(fdlsr.save(model, tmp_path / "b"))
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert loaded.classes_.dtype == model.classes_.dtype
+
+
+def test_saving_an_object_without_a_safe_form_is_refused(data, tmp_path):
+    X, y = data
+    model = make_pipeline(FunctionTransformer(np.abs), fdlsr.FDLSR()).fit(X, y)
+    with pytest.raises(ModelFileError, match="FunctionTransformer") as info:
+        fdlsr.save(model, tmp_path / "model.fdlsr")
+    assert "\n" not in str(info.value)
+    assert list(tmp_path.iterdir()) == []  # nothing written, not even a part
+
+
+# -- files that are not models: one line, nothing executed -------------------------
+
+
+class Payload:
+    """Unpickling this creates the file ``path``: the proof that code ran."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return Path.touch, (Path(self.path),)
+
+
+def one_line_error(path, *match):
+    with pytest.raises(ModelFileError) as info:
+        fdlsr.load(path)
+    message = str(info.value)
+    assert "\n" not in message and message, message
+    for text in match:
+        assert text in message, message
+    return message
+
+
+def test_a_pickle_is_refused_without_running_it(tmp_path):
+    marker = tmp_path / "executed"
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(Payload(marker)))
+    pickle.loads(path.read_bytes())  # the payload works: it does create the file...
+    assert marker.exists()
+    marker.unlink()
+    one_line_error(path, "not an fdlsr model file", "pickle")
+    assert not marker.exists()  # ...but loading the model file ran nothing
+
+
+def write_model_file(path, manifest, arrays=()):
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(persistence.MANIFEST, json.dumps(manifest))
+        for name, array in arrays:
+            with archive.open(name, "w") as member:
+                np.lib.format.write_array(member, array, allow_pickle=True)
+
+
+def manifest(model):
+    return {
+        "format": persistence.FORMAT,
+        "format_version": persistence.FORMAT_VERSION,
+        "fdlsr_version": fdlsr.__version__,
+        "model": model,
+    }
+
+
+def test_a_pickle_inside_a_model_archive_is_refused_without_running_it(tmp_path):
+    marker = tmp_path / "executed"
+    path = tmp_path / "model.fdlsr"
+    objects = np.empty(1, dtype=object)
+    objects[0] = Payload(marker)
+    state = {"coef_": {"$array": "arrays/0.npy"}}
+    model = {"$object": "fdlsr.core.estimator.FDLSR", "state": state}
+    write_model_file(path, manifest(model), [("arrays/0.npy", objects)])
+    one_line_error(path, "damaged", "allow_pickle")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["posix.system", "builtins.eval", "pickle.loads", "os.system"]
+)
+def test_a_class_outside_the_allowlist_is_refused(name, tmp_path):
+    path = tmp_path / "model.fdlsr"
+    model = {"$object": name, "state": {}}
+    write_model_file(path, manifest(model))
+    one_line_error(path, "not among the classes fdlsr loads", name)
+
+
+def test_other_files_give_one_line_each(data, tmp_path):
+    X, y = data
+    saved = fdlsr.save(fdlsr.FDLSR().fit(X, y), tmp_path / "good.fdlsr")
+    content = saved.read_bytes()
+
+    (tmp_path / "truncated").write_bytes(content[: len(content) // 2])
+    one_line_error(tmp_path / "truncated", "truncated")
+
+    corrupt = bytearray(content)
+    start = content.index(b"arrays/0.npy") + 40  # inside the first array's bytes
+    corrupt[start : start + 32] = bytes(32)
+    (tmp_path / "corrupt").write_bytes(bytes(corrupt))
+    one_line_error(tmp_path / "corrupt", "corrupt")
+
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    one_line_error(tmp_path / "image.png", "not an fdlsr model file", "PNG")
+
+    np.savez(tmp_path / "arrays.npz", X=X)
+    one_line_error(tmp_path / "arrays.npz", "not an fdlsr model file", "model.json")
+
+    (tmp_path / "empty").write_bytes(b"")
+    one_line_error(tmp_path / "empty", "empty")
+    one_line_error(tmp_path / "missing", "not found")
+    one_line_error(tmp_path, "folder")
+
+    write_model_file(tmp_path / "future", {**manifest(None), "format_version": 99})
+    one_line_error(tmp_path / "future", "format version 99")
+
+    with zipfile.ZipFile(tmp_path / "bad-json", "w") as archive:
+        archive.writestr(persistence.MANIFEST, "{not json")
+    one_line_error(tmp_path / "bad-json", "not valid JSON")
+
+    write_model_file(tmp_path / "missing-array", manifest({"$array": "arrays/9.npy"}))
+    one_line_error(tmp_path / "missing-array", "missing")
+
+
+def test_another_fdlsr_version_warns_and_loads(data, tmp_path):
+    X, y = data
+    path = fdlsr.save(fdlsr.FDLSR().fit(X, y), tmp_path / "m")
+    with zipfile.ZipFile(path) as archive:
+        saved = json.loads(archive.read(persistence.MANIFEST))
+        names = [n for n in archive.namelist() if n.endswith(".npy")]
+        arrays = [(n, np.lib.format.read_array(archive.open(n))) for n in names]
+    saved["fdlsr_version"] = "0.0.1"
+    write_model_file(path, saved, arrays)
+    with pytest.warns(UserWarning, match="saved by fdlsr 0.0.1"):
+        loaded = fdlsr.load(path)
+    np.testing.assert_array_equal(loaded.predict(X), fdlsr.FDLSR().fit(X, y).predict(X))
+
+
+def test_model_file_error_is_a_user_error():
+    assert issubclass(ModelFileError, FdlsrError)
+
+
+# -- the command line --------------------------------------------------------------
+
+
+@pytest.fixture()
+def dataset_file(data, tmp_path):
+    X, y = data
+    path = tmp_path / "data.npz"
+    np.savez(path, X=X * 1e3, y=y)  # raw scale: the model normalises
+    return path
+
+
+def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
+    X, y = data
+    model_path = tmp_path / "model.fdlsr"
+    argv = ["fit", "--dataset", str(dataset_file), "--method", "FDLSR"]
+    assert main([*argv, "--params", "alpha=0.1", "-o", str(model_path)]) == 0
+    assert "wrote" in capsys.readouterr().err
+    model = fdlsr.load(model_path)
+    assert isinstance(model[0], Normalizer) and model[-1].alpha == 0.1
+    # the same as the protocol's: unit-normalised samples, FDLSR fitted on all of them
+    reference = fdlsr.FDLSR(alpha=0.1).fit(Normalizer().fit_transform(X * 1e3), y)
+    np.testing.assert_array_equal(model[-1].coef_, reference.coef_)
+
+    out = tmp_path / "predictions.csv"
+    assert main(["predict", str(model_path), str(dataset_file), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    lines = out.read_text().splitlines()
+    assert lines[0] == "index,prediction,label" and len(lines) == len(y) + 1
+    predicted = np.array([int(line.split(",")[1]) for line in lines[1:]])
+    np.testing.assert_array_equal(
+        predicted, reference.predict(Normalizer().transform(X * 1e3))
+    )
+    accuracy = np.mean(predicted == y)
+    assert f"accuracy {100 * accuracy:.2f}%" in err
+
+    np.save(tmp_path / "samples.npy", X[:5] * 7.0)
+    assert main(["predict", str(model_path), str(tmp_path / "samples.npy")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == "index,prediction"
+    assert [int(line.split(",")[1]) for line in captured.out.splitlines()[1:]] == list(
+        predicted[:5]
+    )
+    assert "accuracy" not in captured.err
+
+
+def test_fit_raw_saves_the_bare_method(dataset_file, tmp_path):
+    model_path = tmp_path / "lsr.fdlsr"
+    argv = ["fit", "--dataset", str(dataset_file), "--method", "lsr", "--raw"]
+    assert main([*argv, "-o", str(model_path)]) == 0
+    assert type(fdlsr.load(model_path)).__name__ == "LSR"
+
+
+def test_command_line_errors(dataset_file, tmp_path, capsys):
+    model_path = tmp_path / "model.fdlsr"
+    fit = ["fit", "--dataset", str(dataset_file), "--method", "LSR"]
+    assert main([*fit, "-o", str(model_path)]) == 0
+    capsys.readouterr()
+    pkl = tmp_path / "model.pkl"
+    pkl.write_bytes(pickle.dumps({"a": 1}))
+    np.save(tmp_path / "wide.npy", np.ones((2, 5)))
+    cases = [
+        (["predict", str(tmp_path / "none"), str(dataset_file)], "not found"),
+        (["predict", str(pkl), str(dataset_file)], "pickle"),
+        (["predict", str(model_path), str(tmp_path / "wide.npy")], "12 features"),
+        (["predict", str(model_path), str(tmp_path / "no.npy")], "file not found"),
+        (["predict", str(model_path)], "required: data"),
+        (["fit", "--dataset", str(dataset_file), "-o", "m"], "--method"),
+        ([*fit], "-o/--out"),
+        ([*fit, "-o", str(tmp_path)], "is a folder"),
+        ([*fit, "-o", str(tmp_path / "no" / "m")], "does not exist"),
+        ([*fit, "--params", "bogus=1", "-o", "m"], "no parameter 'bogus'"),
+        (
+            ["fit", "--dataset", str(dataset_file), "--method", "Nope", "-o", "m"],
+            "Nope",
+        ),
+    ]
+    for argv, text in cases:
+        assert text in cli_error(capsys, argv), argv
