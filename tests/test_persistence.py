@@ -15,8 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn import __version__ as sklearn_version
 from sklearn.base import BaseEstimator
 from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, Normalizer, StandardScaler
@@ -149,6 +151,30 @@ def test_saving_an_object_without_a_safe_form_is_refused(data, tmp_path):
         fdlsr.save(model, tmp_path / "model.fdlsr")
     assert "\n" not in str(info.value)
     assert list(tmp_path.iterdir()) == []  # nothing written, not even a part
+
+
+def test_cross_validation_splitters_round_trip(data, tmp_path):
+    X, y = data
+    cv = StratifiedKFold(2, shuffle=True, random_state=3)
+    model = fdlsr.FDLSRCV(alphas=[1.0, 0.1], betas=[1e-2], lams=[1.0], cv=cv)
+    loaded = fdlsr.load(fdlsr.save(model.fit(X, y), tmp_path / "cv"))
+    assert plain(loaded.get_params()) != plain(fdlsr.FDLSRCV().get_params())
+    assert repr(loaded.cv) == repr(cv)
+    np.testing.assert_array_equal(
+        loaded.decision_function(X), model.decision_function(X)
+    )
+
+
+def test_a_pipeline_with_a_cache_folder_is_neither_saved_nor_loaded(tmp_path):
+    cached = make_pipeline(Normalizer(), fdlsr.FDLSR(), memory=str(tmp_path))
+    with pytest.raises(ModelFileError, match="cache folder"):
+        fdlsr.save(cached, tmp_path / "model.fdlsr")
+    state = {"steps": [], "memory": str(tmp_path), "_sklearn_version": sklearn_version}
+    write_model_file(
+        tmp_path / "crafted",
+        manifest({"$object": "sklearn.pipeline.Pipeline", "state": state}),
+    )
+    one_line_error(tmp_path / "crafted", "cache folder")
 
 
 # -- files that are not models: one line, nothing executed -------------------------

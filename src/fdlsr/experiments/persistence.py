@@ -122,6 +122,8 @@ def load(path):
         OverflowError,
         MemoryError,
         RecursionError,
+        RuntimeError,  # zipfile: an encrypted member
+        NotImplementedError,  # zipfile: an unknown compression
     ) as error:
         raise ModelFileError(
             f"{path} is a damaged fdlsr model file ({type(error).__name__}: "
@@ -135,6 +137,7 @@ def allowed_classes():
     FDLSR and FDLSRCV, the helper objects they keep, and scikit-learn's pipeline
     and simple preprocessing steps."""
     from sklearn.decomposition import PCA
+    from sklearn.model_selection import KFold, StratifiedKFold
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import (
@@ -153,12 +156,13 @@ def allowed_classes():
     from ..methods.dictionary._class_blocks import ClassBlocks
     from ..methods.dictionary._class_stacks import PaddedClasses
     from ..methods.representation.residuals import ClassResiduals
+    from .protocol import PerClassSplit
 
     classes = {type(method.build()) for method in METHODS.values()}
     classes |= {FDLSR, FDLSRCV, NearestProjection, ClassBlocks, ClassResiduals}
     classes |= {PaddedClasses, KNeighborsClassifier, Pipeline, LabelBinarizer}
     classes |= {LabelEncoder, MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
-    classes |= {PCA}
+    classes |= {PCA, KFold, StratifiedKFold, PerClassSplit}  # FDLSRCV's cv
     return {_dotted(cls): cls for cls in classes}
 
 
@@ -208,6 +212,7 @@ class _Encoder:
                 "representation (allowed: the estimators of fdlsr, Pipeline and "
                 "scikit-learn's scalers, Normalizer, PCA)"
             )
+        _refuse_cache(value, f"cannot save {where}:")
         state = value.__getstate__()
         if type(state) is not dict:
             raise ModelFileError(f"cannot save {where}: {name} keeps a non-dict state")
@@ -328,6 +333,7 @@ _TREE = object()  # stands for a neighbour tree until _restore rebuilds it
 def _restore(obj):
     """Rebuild what was saved as a placeholder: a nearest-neighbour classifier's
     k-d or ball tree, from its training samples, as its ``fit`` builds it."""
+    _refuse_cache(obj, "the model file holds")
     if getattr(obj, "_tree", None) is _TREE:
         from sklearn.neighbors import BallTree, KDTree
 
@@ -339,6 +345,17 @@ def _restore(obj):
             **obj.effective_metric_params_,
         )
     return obj
+
+
+def _refuse_cache(obj, start):
+    """A Pipeline with a cache folder is neither saved nor loaded: refitting it
+    would unpickle (run) whatever files that folder holds."""
+    if hasattr(obj, "steps") and getattr(obj, "memory", None) is not None:
+        raise ModelFileError(
+            f"{start} a Pipeline with a cache folder (memory="
+            f"{str(obj.memory)[:60]!r}), which refitting would unpickle: use "
+            "memory=None"
+        )
 
 
 def _read_manifest(archive, path):
