@@ -18,10 +18,17 @@ import pytest
 from sklearn import __version__ as sklearn_version
 from sklearn.base import BaseEstimator
 from sklearn.datasets import make_classification
+from sklearn.decomposition import PCA
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import FunctionTransformer, Normalizer, StandardScaler
+from sklearn.preprocessing import (
+    FunctionTransformer,
+    MaxAbsScaler,
+    MinMaxScaler,
+    Normalizer,
+    StandardScaler,
+)
 
 import fdlsr
 from conftest import cli_error
@@ -62,6 +69,9 @@ def models():
     )
     out["Pipeline(Normalizer, LSR)"] = lambda: make_pipeline(
         Normalizer(), METHODS["LSR"].build()
+    )
+    out["Pipeline(MinMaxScaler, MaxAbsScaler, PCA, LSR)"] = lambda: make_pipeline(
+        MinMaxScaler(), MaxAbsScaler(), PCA(5), METHODS["LSR"].build()
     )
     # few features: scikit-learn builds a k-d tree, which the file rebuilds on load
     out["1-NN k-d tree"] = lambda: KNeighborsClassifier(1)
