@@ -173,11 +173,10 @@ class _Encoder:
         self.arrays = {}
 
     def encode(self, value, where):
-        if value is None or isinstance(value, (bool, str)):
+        # exact types: NumPy's float64 and str_ subclass float and str
+        if value is None or type(value) in (bool, int, float, str):
             return value
-        if isinstance(value, (int, float)) and type(value) in (int, float):
-            return value
-        if isinstance(value, list):
+        if type(value) is list:
             return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if type(value) is tuple:
             return {
@@ -185,7 +184,7 @@ class _Encoder:
             }
         if type(value) is dict:
             return {"$dict": self._encode_dict(value, where)}
-        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        if isinstance(value, np.generic) and value.dtype.kind in "biufU":
             return {"$scalar": value.dtype.str, "value": value.item()}
         if isinstance(value, np.dtype):
             return {"$dtype": _dtype_name(value, where)}
@@ -202,7 +201,7 @@ class _Encoder:
             }
         if _is_neighbor_tree(value):
             return {"$tree": type(value).__name__}
-        if type(value).__module__.split(".")[0] == "torch":
+        if type(value).__module__.split(".")[0] == "torch" and hasattr(value, "detach"):
             # a model fitted on a device: its arrays are saved as NumPy
             return self._encode_array(value.detach().cpu().numpy(), where)
         name = _dotted(type(value))
