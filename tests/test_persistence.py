@@ -269,7 +269,8 @@ def test_other_files_give_one_line_each(data, tmp_path):
     one_line_error(tmp_path / "truncated", "truncated")
 
     corrupt = bytearray(content)
-    start = content.index(b"arrays/0.npy") + 40  # inside the first array's bytes
+    reference = fdlsr.load(saved).neighbors_.reference.tobytes()  # the largest array
+    start = content.index(reference) + len(reference) // 2
     corrupt[start : start + 32] = bytes(32)
     (tmp_path / "corrupt").write_bytes(bytes(corrupt))
     one_line_error(tmp_path / "corrupt", "corrupt")
@@ -294,6 +295,21 @@ def test_other_files_give_one_line_each(data, tmp_path):
 
     write_model_file(tmp_path / "missing-array", manifest({"$array": "arrays/9.npy"}))
     one_line_error(tmp_path / "missing-array", "missing")
+
+    # a header that declares 8 TB of data: refused before NumPy allocates it
+    with zipfile.ZipFile(tmp_path / "huge", "w") as archive:
+        archive.writestr(persistence.MANIFEST, json.dumps(manifest({"$array": "a"})))
+        header = {"descr": "<f8", "fortran_order": False, "shape": (10**12,)}
+        with archive.open("a", "w") as member:
+            np.lib.format.write_array_header_1_0(member, header)
+            member.write(bytes(64))
+    one_line_error(tmp_path / "huge", "declares 8000000000000 bytes")
+
+    with zipfile.ZipFile(tmp_path / "deflated", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(persistence.MANIFEST, json.dumps(manifest({"$array": "a"})))
+        with archive.open("a", "w") as member:
+            np.lib.format.write_array(member, np.zeros(3))
+    one_line_error(tmp_path / "deflated", "compressed")
 
 
 def test_another_fdlsr_version_warns_and_loads(data, tmp_path):

@@ -20,6 +20,7 @@ samples on load: the tree is a compiled object with no data-only form).
 """
 
 import json
+import math
 import os
 import tempfile
 import warnings
@@ -69,7 +70,11 @@ def save(model, path):
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        # Stored, not compressed: saving and loading cost what pickle's do (DEFLATE
+        # made them 20 to 100 times slower for a third off the size at most, see
+        # benchmarks/README.md), and every size a member declares is then bytes
+        # really in the file, which bounds what loading allocates.
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
             archive.writestr(MANIFEST, json.dumps(manifest, indent=1))
             for name, array in writer.arrays.items():
                 with archive.open(name, "w", force_zip64=True) as member:
@@ -317,13 +322,41 @@ class _Decoder:
             raise ValueError(
                 f"the array {str(name)[:60]!r} is missing from the archive"
             )
-        with self.archive.open(name) as member:
+        info = self.archive.getinfo(name)
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"{name} is compressed; fdlsr.save stores arrays as is")
+        with self.archive.open(info) as member:
+            _check_header(member, info)
+        with self.archive.open(info) as member:
             array = np.lib.format.read_array(member, allow_pickle=False)
         # An empty array read from a stream has the strides of a reshape, (160, 8)
         # for (0, 20), where NumPy makes (0, 0); BLAS then takes another path in the
         # products that use it and the scores differ in the last bits (FDDL's empty
         # shared dictionary). A copy has NumPy's own strides.
         return array.copy() if array.size == 0 else array
+
+
+def _check_header(member, info):
+    """Refuse an array whose header declares more bytes than its member holds
+    (NumPy would allocate them all before reading) or Python objects."""
+    version = np.lib.format.read_magic(member)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+    else:
+        raise ValueError(f"{info.filename}: .npy format version {version}")
+    if dtype.hasobject:
+        raise ValueError(
+            f"{info.filename} holds Python objects, which are never loaded "
+            "(allow_pickle=False)"
+        )
+    declared = math.prod(shape) * dtype.itemsize
+    if declared > info.file_size:
+        raise ValueError(
+            f"{info.filename} declares {declared} bytes of data but holds "
+            f"{info.file_size}"
+        )
 
 
 _TREE = object()  # stands for a neighbour tree until _restore rebuilds it
