@@ -8,7 +8,9 @@ ModelFileErrors and execute nothing.
 """
 
 import json
+import os
 import pickle
+import threading
 import warnings
 import zipfile
 from pathlib import Path
@@ -374,6 +376,20 @@ def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
     )
     assert "accuracy" not in captured.err
 
+    # a pipe (or /dev/stdout) is written to, never replaced by a file
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()))
+    reader.daemon = True  # if the pipe were replaced, nothing would ever write to it
+    reader.start()
+    assert main(["predict", str(model_path), str(dataset_file), "-o", str(pipe)]) == 0
+    reader.join(timeout=60)
+    assert pipe.is_fifo() and received == [out.read_text()]
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        fdlsr.save(model, pipe)
+    assert pipe.is_fifo()
+
 
 def test_fit_raw_saves_the_bare_method(dataset_file, tmp_path):
     model_path = tmp_path / "lsr.fdlsr"
@@ -390,6 +406,8 @@ def test_command_line_errors(dataset_file, tmp_path, capsys):
     pkl = tmp_path / "model.pkl"
     pkl.write_bytes(pickle.dumps({"a": 1}))
     np.save(tmp_path / "wide.npy", np.ones((2, 5)))
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
     cases = [
         (["predict", str(tmp_path / "none"), str(dataset_file)], "not found"),
         (["predict", str(pkl), str(dataset_file)], "pickle"),
@@ -399,6 +417,7 @@ def test_command_line_errors(dataset_file, tmp_path, capsys):
         (["fit", "--dataset", str(dataset_file), "-o", "m"], "--method"),
         ([*fit], "-o/--out"),
         ([*fit, "-o", str(tmp_path)], "is a folder"),
+        ([*fit, "-o", str(pipe)], "not a regular file"),
         ([*fit, "-o", str(tmp_path / "no" / "m")], "does not exist"),
         ([*fit, "--params", "bogus=1", "-o", "m"], "no parameter 'bogus'"),
         (

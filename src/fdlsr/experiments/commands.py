@@ -542,6 +542,10 @@ def _model_path(path):
             f"-o {out} is a folder; give the path of the model file to write, e.g. "
             f"{out / 'model.fdlsr'}"
         )
+    if out.exists() and not out.is_file():
+        raise ConfigError(
+            f"-o {out} exists and is not a regular file; give the path of a model file"
+        )
     if not out.parent.is_dir():
         raise ConfigError(
             f"cannot write the model to {out}: the folder {out.parent} does not exist; "
@@ -576,7 +580,7 @@ def predict(args):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     if args.output:
         try:
-            write_atomic(args.output, text.getvalue())
+            _write_predictions(Path(args.output), text.getvalue())
         except OSError as error:
             raise ConfigError(
                 f"cannot write the predictions to {args.output}: {_reason(error)}; give "
@@ -593,6 +597,16 @@ def predict(args):
             file=sys.stderr,
         )
     return 0
+
+
+def _write_predictions(path, text):
+    """A file written whole (beside it, then renamed); a device or pipe such as
+    /dev/stdout written in place, never replaced."""
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    else:
+        write_atomic(path, text)
 
 
 def _prediction_data(args):

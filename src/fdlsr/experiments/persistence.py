@@ -45,6 +45,11 @@ def save(model, path):
     from .. import __version__
 
     path = Path(path)
+    if path.exists() and not path.is_file():
+        # the file is written beside and renamed over: never over a device or folder
+        raise ModelFileError(
+            f"{path} exists and is not a regular file; give the path of a model file"
+        )
     writer = Encoder()
     tree = writer.encode(model, "model")
     manifest = {
