@@ -8,7 +8,13 @@ from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.protocol import Experiment, run_experiment
-from fdlsr.experiments.results import ResultStore, environment, read_rows, row_key
+from fdlsr.experiments.results import (
+    ResultStore,
+    environment,
+    read_rows,
+    row_key,
+    write_atomic,
+)
 
 
 class Data:
@@ -115,3 +121,22 @@ def test_side_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
         write_atomic(path, '{"title": "new"}\n')
     assert path.read_text() == '{"title": "old"}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["experiment.json"]
+
+
+def test_atomic_writes_leave_a_pipe_a_pipe(tmp_path):
+    # Renaming a temporary file over a pipe or device (as root: /dev/null) would
+    # replace it; such a path is written in place.
+    import os
+    import stat
+    import threading
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_text()))
+    reader.start()
+    write_atomic(pipe, "a table\n")
+    reader.join(timeout=10)
+    assert received == ["a table\n"]
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

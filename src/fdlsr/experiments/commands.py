@@ -580,7 +580,7 @@ def predict(args):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     if args.output:
         try:
-            _write_predictions(Path(args.output), text.getvalue())
+            write_atomic(Path(args.output), text.getvalue())
         except OSError as error:
             raise ConfigError(
                 f"cannot write the predictions to {args.output}: {_reason(error)}; give "
@@ -597,16 +597,6 @@ def predict(args):
             file=sys.stderr,
         )
     return 0
-
-
-def _write_predictions(path, text):
-    """A file written whole (beside it, then renamed); a device or pipe such as
-    /dev/stdout written in place, never replaced."""
-    if path.exists() and not path.is_file():
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    else:
-        write_atomic(path, text)
 
 
 def _prediction_data(args):

@@ -58,8 +58,16 @@ def _whole(value):
 
 
 def write_atomic(path, text):
-    """Replace ``path`` by ``text`` whole: a temporary file beside it, renamed."""
+    """Replace ``path`` by ``text`` whole: a temporary file beside it, renamed.
+
+    A path that exists and is not a regular file (a pipe, /dev/stdout, /dev/null) is
+    written in place: renaming over it would replace the device itself.
+    """
     path = Path(path)
+    if path.exists() and not path.is_file():
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o644)
