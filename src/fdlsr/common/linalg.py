@@ -268,10 +268,12 @@ def inner(a, b):
     return float(xp.sum(xp.vecdot(a, b)))  # no temporary of a's size
 
 
-def sq_distance(a, b, rows=64):
-    """``||a - b||_F^2`` as a Python float, the difference formed ``rows`` rows at a
-    time so that no temporary as large as ``a`` is needed, in any namespace."""
+def sq_distance(a, b):
+    """``||a - b||_F^2`` as a Python float, the difference formed a few rows at a
+    time (about 2^20 numbers) so that no temporary as large as ``a`` is needed, in
+    any namespace."""
     total = 0.0
+    rows = max(1, 2**20 // a.shape[-1])
     for start in range(0, a.shape[0], rows):
         r = slice(start, min(start + rows, a.shape[0]))  # in bounds (array API)
         diff = a[r, ...] - b[r, ...]
@@ -335,16 +337,24 @@ class ClassMeans:
             # A product with the averaging vector: 6x faster than sum(axis=-1) over a
             # short trailing axis.
             return blocks @ np.full(self.block, 1 / self.block, dtype=T.dtype)
-        flat = T.reshape(-1, T.shape[-1]) @ self.E
-        return np.ascontiguousarray(flat).reshape(*T.shape[:-1], n_classes)
+        # A few rows at a time: SciPy's dense @ sparse copies the dense operand.
+        flat = T.reshape(-1, T.shape[-1])
+        m = np.empty((flat.shape[0], n_classes), dtype=T.dtype)
+        rows = max(1, 2**20 // T.shape[-1])
+        for start in range(0, flat.shape[0], rows):
+            m[start : start + rows] = flat[start : start + rows] @ self.E
+        return m.reshape(*T.shape[:-1], n_classes)
 
     def add_spread(self, T, m):
         """``T += spread(m)`` in place, without forming ``spread(m)`` when possible."""
         if self.block is not None:
             blocks = T.reshape(*T.shape[:-1], m.shape[-1], self.block)
             blocks += m[..., None]
-        else:
-            T += m[..., self.y]
+        else:  # a few rows at a time: no temporary of T's size
+            rows = max(1, 2**20 // T.shape[-1])
+            for start in range(0, T.shape[-2], rows):
+                r = slice(start, start + rows)
+                T[..., r, :] += m[..., r, :][..., self.y]
         return T
 
     def overall(self, m):

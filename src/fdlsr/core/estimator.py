@@ -251,7 +251,9 @@ class FDLSR(ProjectionClassifier):
             result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
         )
         self._set_fitted(result.coef, objective, result.n_iter)
-        return self._fit_rule(result.fitted.T, codes, n_classes)
+        fitted = result.fitted
+        del result  # frees T and the relaxed target before the rule's copies
+        return self._fit_rule(fitted.T, codes, n_classes)
 
     def _set_fitted(self, coef, objective, n_iter):
         self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective

@@ -20,14 +20,16 @@ class FDLSRResult:
     fitted: np.ndarray  # Q X^T for the training samples, n_classes x n_samples
     relaxed_labels: np.ndarray  # T
     relaxed_target: np.ndarray  # H + B.S
-    labels: np.ndarray  # H, the one-hot labels
+    codes: np.ndarray  # the integer labels y
     objective: np.ndarray  # Eq. (10) after each iteration
     n_iter: int
 
     @property
     def dragging(self):
-        """``S``: ``target - H = B.S`` with ``B = +-1`` and ``S >= 0``, so S = |target - H|."""
-        return abs(self.relaxed_target - self.labels)
+        """``S``: ``target - H = B.S`` with ``B = +-1`` and ``S >= 0``, so
+        ``S = |target - H|`` (formed on request: c x n numbers)."""
+        target = self.relaxed_target
+        return abs(target - one_hot(self.codes, target.shape[0], target.dtype))
 
 
 class DenseIteration:
@@ -40,9 +42,11 @@ class DenseIteration:
     The c x n arrays are updated in place: each sweep writes ``V = alpha target +
     Q X^T`` over the previous target and the new target over the previous T, and
     each solve writes ``Q X^T`` over the previous one (NumPy) or frees it first, so
-    that an iteration holds T, the target and the product, and no other c x n
-    temporary. With ``keep_previous`` (needed by :meth:`change`, i.e. a ``tol``) the
-    previous product and state are kept instead.
+    that an iteration holds T, the target and the product and no other c x n array
+    (the one-hot ``H`` is formed for the initial solve and the first sweep only;
+    until then ``T`` and ``target`` are ``None``, standing for ``H``). With
+    ``keep_previous`` (needed by :meth:`change`, i.e. a ``tol``) the previous
+    product and state are kept instead.
     """
 
     def __init__(
@@ -55,28 +59,28 @@ class DenseIteration:
                 X, [beta, init_ridge], solver, repeated=[True, False]
             )
         self.ridge, self.system = ridge, init  # system: the one that gave ``state``
-        self.y = y
-        self.H = one_hot(y, n_classes, X.dtype)
+        self.y, self.n_classes, self.dtype = y, n_classes, X.dtype
         self.means = class_means(y, n_classes, X.dtype)
-        self.T = self.target = self.H
-        self.m = self.means.of(self.T)
-        self.fitted, self.state = init.solve(self.H)
+        H = one_hot(y, n_classes, X.dtype)
+        self.m = self.means.of(H)
+        self.fitted, self.state = init.solve(H)
+        self.T = self.target = None  # H
         self.keep_previous = keep_previous
         self.prev = self.out = None
 
     def sweep(self, alpha, lam, t_step):
-        if self.target is self.H:  # first sweep: H stays as it is
-            V = alpha * self.H
+        if self.target is None:  # first sweep: V = alpha H + Q X^T
+            V = one_hot(self.y, self.n_classes, self.dtype)
         else:  # the previous target is not needed again: V overwrites it
             V = self.target
-            V *= alpha
+        V *= alpha
         V += self.fitted
-        spare = None if self.T is self.H else self.T  # the previous T, free now
+        spare = self.T  # the previous T, free now
         if not self.keep_previous:  # the product is free too: reuse it, or free it
             self.out = self.fitted if isinstance(self.fitted, np.ndarray) else None
             self.fitted = None
         self.T = T_STEPS[t_step](V, self.m, self.means, alpha, lam)
-        self.target = relaxed_target(self.T, self.y, self.H, out=spare)
+        self.target = relaxed_target(self.T, self.y, out=spare)
         self.m = self.means.of(self.T)
 
     def solve(self):
@@ -145,12 +149,14 @@ def fit_fdlsr(
     )
     record = None if callback is None else lambda k, _: callback(k, it.coef_fn())
     objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step, record)
+    if it.T is None:  # no iteration: T = H + B.S = H
+        it.T = it.target = one_hot(y, n_classes, X.dtype)
     return FDLSRResult(
         coef=it.coef_fn()(),
         fitted=it.fitted,
         relaxed_labels=it.T,
         relaxed_target=it.target,
-        labels=it.H,
+        codes=y,
         objective=objective,
         n_iter=n_iter,
     )

@@ -316,7 +316,9 @@ class DeviceBlockedIteration(BlockState):
         P = xp.zeros((c, X.shape[1]), dtype=high, device=self.dev)
         class_sums = xp.zeros((c, c), dtype=high, device=self.dev)
         target_sums = xp.zeros((c, c), dtype=high, device=self.dev)
-        t_sq = label_sq = 0.0
+        # norms summed on the device: no host synchronisation per block
+        t_sq = xp.zeros((), dtype=high, device=self.dev)
+        label_sq = xp.zeros((), dtype=high, device=self.dev)
         for rows in self._blocks():
             Xb, labels = X[rows, ...], self._labels(rows, X.dtype)
             # T-step (Eq. 14, or the exact step through ``shift``), samples as rows
@@ -330,15 +332,15 @@ class DeviceBlockedIteration(BlockState):
             P += xp.astype(T.T @ Xb, high)
             class_sums += xp.astype(labels.T @ T, high)
             target_sums += xp.astype(labels.T @ new, high)
-            t_sq += float(xp.sum(xp.vecdot(T, T)))
+            t_sq += xp.astype(xp.sum(xp.vecdot(T, T)), high)
             new -= T  # the label residual, sign aside
-            label_sq += float(xp.sum(xp.vecdot(new, new)))
+            label_sq += xp.astype(xp.sum(xp.vecdot(new, new)), high)
         return {
             "P": self._host(P),
             "class_sums": self._host(class_sums),
             "target_sums": self._host(target_sums),
-            "t_sq": t_sq,
-            "label_sq": label_sq,
+            "t_sq": float(t_sq),
+            "label_sq": float(label_sq),
         }
 
 
