@@ -71,21 +71,27 @@ def memory_peaks(n, d, c, separation, max_iter=5):
     labels, for the dense and blocked iterations and two decision rules."""
     X, y, _ = make_features(n, d, c, 0, separation)
     base = X.nbytes + c * n * X.itemsize
-    print(f"{n} x {d} float32, {c} classes: X {X.nbytes / 2**20:.0f} MiB,"
-          f" c x n labels {c * n * X.itemsize / 2**20:.0f} MiB")
+    print(
+        f"{n} x {d} float32, {c} classes: X {X.nbytes / 2**20:.0f} MiB,"
+        f" c x n labels {c * n * X.itemsize / 2**20:.0f} MiB"
+    )
     # working_memory decides between the paths in every version of fdlsr
     paths = {"dense": 10**9, "blocked": 1}
     for rule in ("nearest_neighbor", "nearest_mean"):
         for path, memory in paths.items():
-            model = FDLSR(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=max_iter,
-                          decision_rule=rule)
+            model = FDLSR(
+                alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=max_iter, decision_rule=rule
+            )
             with sklearn.config_context(working_memory=memory):
                 tracemalloc.start()
                 model.fit(X, y)
                 peak = tracemalloc.get_traced_memory()[1] + X.nbytes
                 tracemalloc.stop()
-            print(f"  {path:8s} {rule:17s} peak {peak / 2**20:7.0f} MiB ="
-                  f" {peak / base:.2f} x (X + c x n labels)", flush=True)
+            print(
+                f"  {path:8s} {rule:17s} peak {peak / 2**20:7.0f} MiB ="
+                f" {peak / base:.2f} x (X + c x n labels)",
+                flush=True,
+            )
 
 
 def main():

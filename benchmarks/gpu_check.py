@@ -59,10 +59,10 @@ class Device:
     def __init__(self, torch, name):
         self.torch, self.name, self.cuda = torch, name, name == "cuda"
 
-    def timed(self, f):
+    def timed(self, f, *args):
         self.synchronize()
         start = time.perf_counter()
-        out = f()
+        out = f(*args)
         self.synchronize()
         return out, time.perf_counter() - start
 
@@ -84,9 +84,9 @@ class Device:
 
 
 def feret_agreement(torch, device):
-    from conftest import load_shared, split_per_class
     from sklearn.preprocessing import normalize
 
+    from conftest import load_shared, split_per_class
     from fdlsr import FDLSR
 
     try:
@@ -101,11 +101,13 @@ def feret_agreement(torch, device):
         Xg = torch.asarray(X, dtype=dtype, device=device.name)
         yg = torch.asarray(y, device=device.name)
         FDLSR(**PARAMS).fit(Xg, yg)  # warm-up
-        model, seconds = device.timed(lambda: FDLSR(**PARAMS).fit(Xg, yg))
+        model, seconds = device.timed(FDLSR(**PARAMS).fit, Xg, yg)
         coef = model.coef_.cpu().numpy().astype(np.float64)
         rel = np.linalg.norm(coef - reference) / np.linalg.norm(reference)
-        print(f"FERET k=5 {str(dtype):14s} fit {seconds:.3f} s,"
-              f" rel. diff of Q from NumPy float64 {rel:.1e}")
+        print(
+            f"FERET k=5 {str(dtype):14s} fit {seconds:.3f} s,"
+            f" rel. diff of Q from NumPy float64 {rel:.1e}"
+        )
 
 
 def large_case(torch, device, n, d, c, path, rule, n_test=10_000):
@@ -122,15 +124,17 @@ def large_case(torch, device, n, d, c, path, rule, n_test=10_000):
     solver = "primal" if path == "dense" else "blocked"
     model = FDLSR(**PARAMS, solver=solver, decision_rule=rule)
     with sklearn.config_context(working_memory=2**40 if path == "dense" else 1024):
-        _, fit_s = device.timed(lambda: model.fit(X, y))
+        _, fit_s = device.timed(model.fit, X, y)
     peak = device.peak() - base + data
-    pred, pred_s = device.timed(lambda: model.predict(X_test))
+    pred, pred_s = device.timed(model.predict, X_test)
     accuracy = float((pred == y_test).float().mean())
-    print(f"{n:>10,} x {d} x {c} {path:7s} {rule:16s} fit {fit_s:6.2f} s,"
-          f" predict {n_test} {pred_s:.2f} s, accuracy {accuracy:.3f},"
-          f" peak {peak / GIB:5.1f} GiB = {peak / (data + labels):.2f} x"
-          f" (X {data / GIB:.1f} + c x n labels {labels / GIB:.1f} GiB)", flush=True)
-    del model, X, y, X_test, y_test
+    print(
+        f"{n:>10,} x {d} x {c} {path:7s} {rule:16s} fit {fit_s:6.2f} s,"
+        f" predict {n_test} {pred_s:.2f} s, accuracy {accuracy:.3f},"
+        f" peak {peak / GIB:5.1f} GiB = {peak / (data + labels):.2f} x"
+        f" (X {data / GIB:.1f} + c x n labels {labels / GIB:.1f} GiB)",
+        flush=True,
+    )
 
 
 def main():
@@ -151,21 +155,28 @@ def main():
     device = Device(torch, "cpu" if args.smoke else "cuda")
     scale = 1000 if args.smoke else 1
     if device.cuda:
-        print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__},"
-              f" {torch.cuda.mem_get_info()[1] / GIB:.0f} GiB, TF32 matmul"
-              f" {torch.backends.cuda.matmul.allow_tf32}", flush=True)
+        print(
+            f"device: {torch.cuda.get_device_name()}, torch {torch.__version__},"
+            f" {torch.cuda.mem_get_info()[1] / GIB:.0f} GiB, TF32 matmul"
+            f" {torch.backends.cuda.matmul.allow_tf32}",
+            flush=True,
+        )
     with sklearn.config_context(array_api_dispatch=True):
         feret_agreement(torch, device)
         n = 1_000_000 // scale
         for path in ("dense", "blocked"):
-            large_case(torch, device, n, 512, 1000 // scale * 10, path, "nearest_neighbor")
+            large_case(
+                torch, device, n, 512, 1000 // scale * 10, path, "nearest_neighbor"
+            )
         large_case(torch, device, n, 512, 1000 // scale * 10, "blocked", "nearest_mean")
         n = 10_000_000 // scale
         need = n * 512 * 4 + n * 1000 * 4 + 2 * GIB  # X, relaxed target, blocks
         if args.skip_10m or (device.cuda and device.free() < need):
             print(f"10M case skipped (needs about {need / GIB:.0f} GiB free)")
         else:
-            large_case(torch, device, n, 512, 1000 // scale * 10, "blocked", "nearest_mean")
+            large_case(
+                torch, device, n, 512, 1000 // scale * 10, "blocked", "nearest_mean"
+            )
 
 
 if __name__ == "__main__":

@@ -274,11 +274,11 @@ class FDLSR(ProjectionClassifier):
         if not isinstance(X, np.ndarray):  # on the arrays' device
             xp, _, dev = get_namespace_and_device(X)
             high = _max_precision_float_dtype(xp, dev)
-            self._set_fitted(coef, xp.asarray(objective, dtype=high, device=dev), n_iter)
-            self.centroids_ = _centroids_in_blocks(X, coef, codes, n_classes)
-            self._set_neighbors(
-                lambda: NearestProjection(X @ coef.T, codes, n_classes)
+            self._set_fitted(
+                coef, xp.asarray(objective, dtype=high, device=dev), n_iter
             )
+            self.centroids_ = _centroids_in_blocks(X, coef, codes, n_classes)
+            self._set_neighbors(lambda: NearestProjection(X @ coef.T, codes, n_classes))
             return self
         self._set_fitted(coef, objective, n_iter)
         self.centroids_ = centroids_from_features(X, coef, codes, n_classes)

@@ -306,7 +306,9 @@ class DeviceBlockedIteration(BlockState):
     def _pass(self, Q, shift, alpha, lam, t_step):
         xp, X, high = self.xp, self.X, self.high
         if self.target is None:
-            self.target = xp.empty((X.shape[0], self.n_classes), dtype=X.dtype, device=self.dev)
+            self.target = xp.empty(
+                (X.shape[0], self.n_classes), dtype=X.dtype, device=self.dev
+            )
             first = True
         else:
             first = False
@@ -359,7 +361,9 @@ def fit_blocked(X, y, n_classes, *, beta, init_ridge=1e-4, block_rows=None, **pa
     relaxed target is the only n x c array held (in X's dtype).
     """
     start = time.perf_counter()
-    iteration = BlockedIteration if isinstance(X, np.ndarray) else DeviceBlockedIteration
+    iteration = (
+        BlockedIteration if isinstance(X, np.ndarray) else DeviceBlockedIteration
+    )
     it = iteration(
         X, y, n_classes, beta=beta, init_ridge=init_ridge, block_rows=block_rows
     )
