@@ -2,14 +2,18 @@
 
 For each case the same training data are fitted by ``tests/reference.py`` (the MATLAB
 transcription: d x d inverses, explicit loops) and by ``fdlsr.FDLSR``, alternating and
-repeating, and the median times are compared. It also reports the rate of FDLSR's
-iteration phase (fit with 30 iterations minus fit with 0, over the flops of the 30
-iterations) as a fraction of this machine's measured matrix-multiply rate.
+repeating, and the best times are compared. The whole fit's flops (Gram matrix,
+factorisations, initial solve, iterations, ``Q``; see :func:`fit_flops`) over its time
+give its rate, reported as a fraction of this machine's matrix-multiply rate measured
+in the same process and the same setting. Two settings: BLAS pinned to one thread and
+CPU time (``time.process_time``), which a shared machine's load disturbs least; and
+BLAS's default threads with wall-clock time.
 
-    python benchmarks/bench_fit.py [--data-dir ../shared/data] [--repeats 5]
+    python benchmarks/bench_fit.py [--repeats 5] [--threads 1|default|both]
 """
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,83 +24,118 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 from sklearn.preprocessing import normalize  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
 
 from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
+from fdlsr.common.linalg import blas_threads  # noqa: E402
 from reference import fdlsr_transcription  # noqa: E402
 
 
-def gemm_rate(dtype, size=2000, repeats=5):
+def gemm_rate(dtype, size=2000, repeats=5, clock=time.perf_counter):
     """Best-of-N flops per second of a square matrix product in ``dtype``."""
     a = np.random.default_rng(0).random((size, size)).astype(dtype)
     a @ a
-    best = min(_timed(lambda: a @ a) for _ in range(repeats))
+    best = min(_timed(lambda: a @ a, clock) for _ in range(repeats))
     return 2 * size**3 / best
 
 
-def _timed(f):
-    start = time.perf_counter()
+def _timed(f, clock=time.perf_counter):
+    start = clock()
     f()
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def median_times(functions, repeats):
-    """Run the functions in turn, ``repeats`` rounds after a warm-up; median seconds."""
+def best_times(functions, repeats, clock=time.perf_counter):
+    """Run the functions in turn, ``repeats`` rounds after a warm-up; best seconds
+    (the least disturbed by other processes)."""
     for f in functions.values():
         f()
     times = {name: [] for name in functions}
     for _ in range(repeats):
         for name, f in functions.items():
-            times[name].append(_timed(f))
-    return {name: float(np.median(t)) for name, t in times.items()}
+            times[name].append(_timed(f, clock))
+    return {name: float(np.min(t)) for name, t in times.items()}
 
 
-def iteration_flops(n, d, c, max_iter, form):
-    # dual: one c x n by n x n product; primal: T X (c n d), (.) C (c d d), Q X^T (c d n)
-    per_iter = 2 * c * n * n if form == "dual" else 2 * c * d * (2 * n + d)
-    return max_iter * per_iter
+def fit_flops(n, d, c, max_iter, form):
+    """Flops of a whole fit, counted as the issue counts them (a Gram matrix as a
+    full product, 2 n^2 d): the Gram matrix, two Cholesky factorisations (m^3 / 3
+    each, m the system's size) and one inverse (2 m^3 / 3), the initial solve,
+    ``max_iter`` iterations and the final ``Q``. Dual: each iteration is one c x n by
+    n x n product and ``Q = R X`` is 2 c n d; primal: T X, (.) C and Q X^T."""
+    m = n if form == "dual" else d
+    gram = 2 * m * m * (d if form == "dual" else n)
+    factor = 4 * m**3 / 3
+    if form == "dual":
+        init, per_iter, coef = 2 * c * n * n, 2 * c * n * n, 2 * c * n * d
+    else:
+        init, per_iter, coef = (
+            2 * c * n * d + 2 * c * d * d + 2 * c * d * n,
+            2 * c * d * (2 * n + d),
+            0,
+        )
+    return gram + factor + init + max_iter * per_iter + coef
 
 
-def run_case(name, X, y, params, repeats, peak):
+def run_case(name, X, y, params, repeats, settings):
     order = np.argsort(y, kind="stable")
     X, y = X[order], y[order]
     codes = np.unique(y, return_inverse=True)[1]
     n, d = X.shape
     c = codes.max() + 1
     form = "dual" if d > n else "primal"
-    print(f"\n{name}: n={n}, d={d}, c={c} ({form} form)")
-    for dtype in (np.float64, np.float32):
-        Xd = X.astype(dtype)
-        q_ref = fdlsr_transcription(X.T, codes, **params)
-        t = median_times(
-            {
-                "transcription": lambda: fdlsr_transcription(X.T, codes, **params),
-                "fdlsr": lambda Xd=Xd: FDLSR(**params).fit(Xd, y),
-                "fdlsr_init_only": lambda Xd=Xd: FDLSR(**params, max_iter=0).fit(Xd, y),
-            },
-            repeats,
-        )
-        model = FDLSR(**params).fit(Xd, y)
-        rel = np.linalg.norm(model.coef_ - q_ref) / np.linalg.norm(q_ref)
-        iter_time = t["fdlsr"] - t["fdlsr_init_only"]
-        rate = iteration_flops(n, d, c, 30, form) / iter_time
-        print(
-            f"  {np.dtype(dtype).name:8s} transcription (float64) {t['transcription']:.3f} s"
-            f" | FDLSR {t['fdlsr']:.3f} s | ratio {t['transcription'] / t['fdlsr']:.2f}x"
-            f" | rel. diff of Q {rel:.1e}"
-        )
-        print(
-            f"           iteration phase {iter_time:.3f} s = {rate / 1e9:.1f} GFLOP/s,"
-            f" {100 * rate / peak[dtype]:.0f}% of the measured {np.dtype(dtype).name}"
-            f" GEMM rate ({peak[dtype] / 1e9:.1f} GFLOP/s)"
-        )
+    flops = fit_flops(n, d, c, 30, form)
+    print(
+        f"\n{name}: n={n}, d={d}, c={c} ({form} form), {flops / 1e9:.1f} GFLOP per fit"
+    )
+    for setting, (limit, clock) in settings.items():
+        with threadpool_limits(limit):
+            for dtype in (np.float64, np.float32):
+                Xd = X.astype(dtype)
+                peak = gemm_rate(dtype, clock=clock)
+                q_ref = fdlsr_transcription(X.T, codes, **params)
+                t = best_times(
+                    {
+                        "transcription": lambda: fdlsr_transcription(
+                            X.T, codes, **params
+                        ),
+                        "fdlsr": lambda Xd=Xd: FDLSR(**params).fit(Xd, y),
+                    },
+                    repeats,
+                    clock,
+                )
+                model = FDLSR(**params).fit(Xd, y)
+                rel = np.linalg.norm(model.coef_ - q_ref) / np.linalg.norm(q_ref)
+                rate = flops / t["fdlsr"]
+                print(
+                    f"  {setting:22s} {np.dtype(dtype).name:7s}"
+                    f" transcription (float64) {t['transcription']:.3f} s"
+                    f" | FDLSR {t['fdlsr']:.3f} s"
+                    f" | ratio {t['transcription'] / t['fdlsr']:.2f}x"
+                    f" | rel. diff of Q {rel:.1e}"
+                    f" | {rate / 1e9:.1f} GFLOP/s = {100 * rate / peak:.0f}% of the"
+                    f" {np.dtype(dtype).name} GEMM rate ({peak / 1e9:.1f} GFLOP/s)",
+                    flush=True,
+                )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--threads",
+        choices=["1", "default", "both"],
+        default="both",
+        help="BLAS pinned to one thread (CPU time) and/or its default (wall time)",
+    )
     args = parser.parse_args()
-    peak = {dt: gemm_rate(dt) for dt in (np.float64, np.float32)}
+    settings = {}
+    if args.threads in ("1", "both"):
+        settings["1 thread, CPU time"] = (1, time.process_time)
+    if args.threads in ("default", "both"):
+        settings[f"{blas_threads()} threads, wall time"] = (None, time.perf_counter)
+    print(f"load average at start: {os.getloadavg()}")
     feret_X, feret_y = load_shared("feret")
     train, _ = split_per_class(feret_y, 5, seed=0)
     run_case(
@@ -105,7 +144,7 @@ def main():
         feret_y[train],
         dict(alpha=1e-2, beta=1e-3, lam=1e-1),
         args.repeats,
-        peak,
+        settings,
     )
     usps_X, usps_y = load_shared("usps")
     train, _ = split_per_class(usps_y, 300, seed=0)
@@ -115,8 +154,9 @@ def main():
         usps_y[train],
         dict(alpha=1.0, beta=1e-2, lam=1.0),
         args.repeats,
-        peak,
+        settings,
     )
+    print(f"load average at end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

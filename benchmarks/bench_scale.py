@@ -11,6 +11,14 @@ iteration) against the measured float32 GEMM rate, the accuracy and the peak mem
 (``ru_maxrss``) of the process.
 
     python benchmarks/bench_scale.py [--n-samples 1000000] [--n-test 10000]
+
+With ``--memory`` it measures instead, with ``tracemalloc`` (NumPy reports its
+allocations to it), the peak memory of ``FDLSR.fit`` on a scaled-down case, in
+the dense (in-memory) and blocked iterations and with two decision rules, as a
+ratio to the training data plus the c x n relaxed labels:
+
+    python benchmarks/bench_scale.py --memory --n-samples 100000 --n-features 128 \
+        --n-classes 100
 """
 
 import argparse
@@ -19,6 +27,7 @@ import os
 import resource
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +66,34 @@ def _with_peak_memory(record):
     return True
 
 
+def memory_peaks(n, d, c, separation, max_iter=5):
+    """Peak bytes allocated during ``fit`` (X included) over X + the c x n relaxed
+    labels, for the dense and blocked iterations and two decision rules."""
+    X, y, _ = make_features(n, d, c, 0, separation)
+    base = X.nbytes + c * n * X.itemsize
+    print(
+        f"{n} x {d} float32, {c} classes: X {X.nbytes / 2**20:.0f} MiB,"
+        f" c x n labels {c * n * X.itemsize / 2**20:.0f} MiB"
+    )
+    # working_memory decides between the paths in every version of fdlsr
+    paths = {"dense": 10**9, "blocked": 1}
+    for rule in ("nearest_neighbor", "nearest_mean"):
+        for path, memory in paths.items():
+            model = FDLSR(
+                alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=max_iter, decision_rule=rule
+            )
+            with sklearn.config_context(working_memory=memory):
+                tracemalloc.start()
+                model.fit(X, y)
+                peak = tracemalloc.get_traced_memory()[1] + X.nbytes
+                tracemalloc.stop()
+            print(
+                f"  {path:8s} {rule:17s} peak {peak / 2**20:7.0f} MiB ="
+                f" {peak / base:.2f} x (X + c x n labels)",
+                flush=True,
+            )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int, default=1_000_000)
@@ -66,7 +103,11 @@ def main():
     parser.add_argument(
         "--separation", type=float, default=0.3, help="class centre norm / noise norm"
     )
+    parser.add_argument("--memory", action="store_true", help="tracemalloc peaks")
     args = parser.parse_args()
+    if args.memory:
+        memory_peaks(args.n_samples, args.n_features, args.n_classes, args.separation)
+        return
     logging.basicConfig(
         format="  %(message)s", level=logging.INFO, stream=sys.stdout, force=True
     )

@@ -145,9 +145,14 @@ class _RidgeForm:
 class PrimalRidge(_RidgeForm):
     """Ridge solves in the feature space, with the d x d system ``X^T X + ridge I``."""
 
-    def solve(self, T):
-        """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = Q``."""
+    def solve(self, T, out=None):
+        """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = Q``.
+
+        ``out`` (NumPy only) receives ``fitted``: an iteration reuses its buffer.
+        """
         Q = self.system.right_solve(T @ self.X)
+        if out is not None and isinstance(Q, np.ndarray):
+            return np.matmul(Q, self.X.T, out=out), Q
         return Q @ self.X.T, Q
 
     def coef(self, state):
@@ -158,19 +163,32 @@ class PrimalRidge(_RidgeForm):
         """``||Q||_F^2`` from the pair returned by :meth:`solve` (or differences)."""
         return inner(state, state)
 
+    @staticmethod
+    def fit_sq(state, fitted, T):
+        """``||Q X^T - T||_F^2``, the difference formed a few rows at a time."""
+        return sq_distance(fitted, T)
+
 
 class DualRidge(_RidgeForm):
     """Ridge solves in the sample space, with the n x n system ``X X^T + ridge I``."""
 
-    def solve(self, T):
-        """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = R``, Q = R X."""
+    def solve(self, T, out=None):
+        """Return ``(fitted, state)``: ``fitted = Q X^T`` and ``state = R``, Q = R X.
+
+        ``out`` (NumPy only) receives ``fitted``: an iteration reuses its buffer.
+        """
         R = self.system.right_solve(T)
         if isinstance(R, np.ndarray):
-            fitted = np.multiply(R, -self.ridge)
+            fitted = np.multiply(R, -self.ridge, out=out)
             fitted += T
         else:
-            fitted = T - self.ridge * R
+            fitted = R * -self.ridge
+            fitted += T
         return fitted, R
+
+    def fit_sq(self, state, fitted, T):
+        """``||Q X^T - T||_F^2`` without a c x n difference: ``Q X^T - T = -ridge R``."""
+        return self.ridge**2 * inner(state, state)
 
     def coef(self, state):
         return state @ self.X
@@ -247,7 +265,20 @@ def inner(a, b):
     if isinstance(a, np.ndarray):
         return float(np.vdot(a, b))
     xp, _ = get_namespace(a)
-    return float(xp.sum(a * b))
+    return float(xp.sum(xp.vecdot(a, b)))  # no temporary of a's size
+
+
+def sq_distance(a, b):
+    """``||a - b||_F^2`` as a Python float, the difference formed a few rows at a
+    time (about 2^20 numbers) so that no temporary as large as ``a`` is needed, in
+    any namespace."""
+    total = 0.0
+    rows = max(1, 2**20 // a.shape[-1])
+    for start in range(0, a.shape[0], rows):
+        r = slice(start, min(start + rows, a.shape[0]))  # in bounds (array API)
+        diff = a[r, ...] - b[r, ...]
+        total += inner(diff, diff)
+    return total
 
 
 def one_hot(y, n_classes, dtype=np.float64):
@@ -306,16 +337,24 @@ class ClassMeans:
             # A product with the averaging vector: 6x faster than sum(axis=-1) over a
             # short trailing axis.
             return blocks @ np.full(self.block, 1 / self.block, dtype=T.dtype)
-        flat = T.reshape(-1, T.shape[-1]) @ self.E
-        return np.ascontiguousarray(flat).reshape(*T.shape[:-1], n_classes)
+        # A few rows at a time: SciPy's dense @ sparse copies the dense operand.
+        flat = T.reshape(-1, T.shape[-1])
+        m = np.empty((flat.shape[0], n_classes), dtype=T.dtype)
+        rows = max(1, 2**20 // T.shape[-1])
+        for start in range(0, flat.shape[0], rows):
+            m[start : start + rows] = flat[start : start + rows] @ self.E
+        return m.reshape(*T.shape[:-1], n_classes)
 
     def add_spread(self, T, m):
         """``T += spread(m)`` in place, without forming ``spread(m)`` when possible."""
         if self.block is not None:
             blocks = T.reshape(*T.shape[:-1], m.shape[-1], self.block)
             blocks += m[..., None]
-        else:
-            T += m[..., self.y]
+        else:  # a few rows at a time: no temporary of T's size
+            rows = max(1, 2**20 // T.shape[-1])
+            for start in range(0, T.shape[-2], rows):
+                r = slice(start, start + rows)
+                T[..., r, :] += m[..., r, :][..., self.y]
         return T
 
     def overall(self, m):
@@ -337,24 +376,34 @@ class ClassMeans:
 
 
 class DenseClassMeans:
-    """:class:`ClassMeans` for any array-API namespace, with a dense indicator.
+    """:class:`ClassMeans` for any array-API namespace, without a sparse indicator.
 
-    ``T @ E`` with ``E`` the n x n_classes matrix of ``1 / n_k`` indicators costs
-    2 rows n n_classes flops, small next to the ridge products, and runs on the
-    arrays' device; ``spread`` is a ``take`` along the samples.
+    The class means are products with a one-hot indicator built ``block`` samples at
+    a time (2 rows n n_classes flops, small next to the ridge products, on the
+    arrays' device), and the spread is added a few rows at a time: no n x n_classes
+    indicator is stored and no temporary of T's size is formed, which matters on a
+    GPU where T itself may take gigabytes.
     """
 
-    def __init__(self, y, n_classes, dtype):
+    def __init__(self, y, n_classes, dtype, block=65536):
         xp, _ = get_namespace(y)
-        self.xp, self.y = xp, y
-        H = one_hot(y, n_classes, dtype)
-        self.counts = xp.sum(H, axis=1)
+        self.xp, self.y, self.dtype = xp, y, dtype
+        self.n_classes, self.step = n_classes, block
+        counts = xp.zeros(n_classes, dtype=dtype, device=device(y))
+        for start in range(0, y.shape[0], block):
+            part = y[start : min(start + block, y.shape[0])]
+            counts += xp.sum(one_hot(part, n_classes, dtype), axis=1)
+        self.counts = counts
         self.weights = self.counts / y.shape[0]
-        self.E = H.T / self.counts
         self.block = None
 
     def of(self, T):
-        return T @ self.E
+        xp, n = self.xp, self.y.shape[0]
+        m = xp.zeros((T.shape[0], self.n_classes), dtype=T.dtype, device=device(T))
+        for start in range(0, n, self.step):
+            cols = slice(start, min(start + self.step, n))
+            m += T[:, cols] @ one_hot(self.y[cols], self.n_classes, T.dtype).T
+        return m / self.counts
 
     def overall(self, m):
         return m @ self.weights
@@ -363,7 +412,10 @@ class DenseClassMeans:
         return self.xp.take(m, self.y, axis=-1)
 
     def add_spread(self, T, m):
-        T += self.spread(m)
+        rows = max(1, 2**24 // T.shape[-1])  # temporaries of 16 Mi entries at most
+        for start in range(0, T.shape[0], rows):
+            r = slice(start, min(start + rows, T.shape[0]))
+            T[r, ...] += self.spread(m[r, ...])
         return T
 
     def sq_norm_within(self, m):

@@ -13,6 +13,7 @@ from ..common.compat import (
     _max_precision_float_dtype,
     get_namespace_and_device,
 )
+from ..common.linalg import one_hot
 from ..common.neighbors import NearestProjection, centroids_from_features
 from ..common.validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
 from .solver import fit_fdlsr
@@ -68,10 +69,13 @@ class FDLSR(ProjectionClassifier):
     weights : {"uniform", "distance"}, default="uniform"
         Votes under ``decision_rule="knn"``: one per neighbour, or the inverse of its
         distance (neighbours at distance zero then take all the votes).
-    solver : {"auto", "primal", "dual"}, default="auto"
+    solver : {"auto", "primal", "dual", "blocked"}, default="auto"
         Form of the ridge solves: ``"primal"`` factorises ``X^T X`` (d x d), ``"dual"``
-        factorises ``X X^T`` (n x n); ``"auto"`` picks dual when there are more features
-        than samples. Both give the same ``Q``.
+        factorises ``X X^T`` (n x n); ``"blocked"`` is the primal form run over blocks
+        of samples, holding no c x n array but the relaxed target (for large training
+        sets, on a GPU in particular). ``"auto"`` picks dual when there are more
+        features than samples, and blocked when the in-memory iteration's c x n arrays
+        would exceed scikit-learn's ``working_memory``. All give the same ``Q``.
 
     Attributes
     ----------
@@ -146,9 +150,9 @@ class FDLSR(ProjectionClassifier):
     choose the rule.
 
     *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
-    ``working_memory`` (primal form), each iteration is one pass over blocks of
-    samples and the relaxed target is the only per-sample state
-    (``fdlsr.streaming``). A Dask array is fitted by the same blocked iteration as a
+    ``working_memory`` (primal form), or with ``solver="blocked"``, each iteration
+    is one pass over blocks of samples and the relaxed target is the only
+    per-sample state (``fdlsr.streaming``), in NumPy or on the arrays' device. A Dask array is fitted by the same blocked iteration as a
     Dask graph (``fdlsr.dask``); PyTorch, CuPy or array-api-strict arrays are
     fitted on their device under ``sklearn.set_config(array_api_dispatch=True)``.
     See docs/performance.md.
@@ -180,7 +184,7 @@ class FDLSR(ProjectionClassifier):
         "init_ridge": [POSITIVE],
         "t_step": [StrOptions({"paper", "exact"})],
         **RULE_CONSTRAINTS,
-        "solver": [StrOptions({"auto", "primal", "dual"})],
+        "solver": [StrOptions({"auto", "primal", "dual", "blocked"})],
     }
     _array_api = True
 
@@ -247,7 +251,9 @@ class FDLSR(ProjectionClassifier):
             result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
         )
         self._set_fitted(result.coef, objective, result.n_iter)
-        return self._fit_rule(result.fitted.T, codes, n_classes)
+        fitted = result.fitted
+        del result  # frees T and the relaxed target before the rule's copies
+        return self._fit_rule(fitted.T, codes, n_classes)
 
     def _set_fitted(self, coef, objective, n_iter):
         self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
@@ -265,6 +271,15 @@ class FDLSR(ProjectionClassifier):
         coef, objective, n_iter = fit_blocked(
             X, codes, n_classes, **self._algorithm_params()
         )
+        if not isinstance(X, np.ndarray):  # on the arrays' device
+            xp, _, dev = get_namespace_and_device(X)
+            high = _max_precision_float_dtype(xp, dev)
+            self._set_fitted(
+                coef, xp.asarray(objective, dtype=high, device=dev), n_iter
+            )
+            self.centroids_ = _centroids_in_blocks(X, coef, codes, n_classes)
+            self._set_neighbors(lambda: NearestProjection(X @ coef.T, codes, n_classes))
+            return self
         self._set_fitted(coef, objective, n_iter)
         self.centroids_ = centroids_from_features(X, coef, codes, n_classes)
         self._set_neighbors(
@@ -333,12 +348,33 @@ class FDLSR(ProjectionClassifier):
 
 
 def _needs_blocks(X, n_classes, solver):
-    """Whether the in-memory iteration's c x n arrays (four of them) would exceed
-    scikit-learn's ``working_memory``: then iterate over blocks of samples."""
-    if not isinstance(X, np.ndarray):
-        return False
+    """``solver="blocked"``, or ``"auto"`` in the primal form when the in-memory
+    iteration's c x n arrays (four of them) would exceed scikit-learn's
+    ``working_memory``: then iterate over blocks of samples."""
+    if solver == "blocked":
+        return True
     n, d = X.shape
     if solver == "dual" or (solver == "auto" and d > n):
         return False
-    state_bytes = 4 * n * n_classes * X.dtype.itemsize
+    xp = get_namespace_and_device(X)[0]
+    state_bytes = 4 * n * n_classes * xp.finfo(X.dtype).bits // 8
     return state_bytes > get_config()["working_memory"] * 2**20
+
+
+def _centroids_in_blocks(X, coef, codes, n_classes, block_rows=65536):
+    """``class_centroids`` of ``X @ coef.T`` on X's device, a block of samples at a
+    time: no n x c array is formed. Sums of the unit projections have the direction
+    of their means."""
+    xp, _, dev = get_namespace_and_device(X)
+    sums = xp.zeros((n_classes, coef.shape[0]), dtype=X.dtype, device=dev)
+    for start in range(0, X.shape[0], block_rows):
+        rows = slice(start, min(start + block_rows, X.shape[0]))
+        Z = _unit_rows(X[rows, ...] @ coef.T, xp)
+        sums += one_hot(codes[rows], n_classes, X.dtype) @ Z
+    return _unit_rows(sums, xp)
+
+
+def _unit_rows(Z, xp):
+    """Rows scaled to unit length; zero rows stay zero."""
+    norms = xp.linalg.vector_norm(Z, axis=1, keepdims=True)
+    return Z / xp.where(norms == 0, xp.ones_like(norms), norms)

@@ -23,7 +23,9 @@ the objective (10) after each iteration and the stopping rule of its step 4):
 * :class:`fdlsr.core.solver.DenseIteration`: whole c x n arrays in any array-API
   namespace, primal or dual ridge solves;
 * :class:`fdlsr.core.streaming.BlockedIteration`: one pass over blocks of samples per
-  iteration, for data whose c x n arrays do not fit in memory;
+  iteration, for data whose c x n arrays do not fit in memory, and
+  :class:`fdlsr.core.streaming.DeviceBlockedIteration`, the same on the device of a
+  PyTorch, CuPy or array-api-strict array;
 * :class:`fdlsr.core.dask.DaskIteration`: the same pass as a Dask graph over chunks.
 
 The interface is two coarse steps, ``sweep`` (T-step and S-step over all samples)
@@ -41,7 +43,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..common.compat import get_namespace
+from ..common.compat import device, get_namespace
 
 
 def t_divisor(alpha, lam):
@@ -115,13 +117,22 @@ def relaxed_target(T, y, H=None, out=None):
     """``H + B.S`` with ``S = max(B.(T - H), 0)`` (Eq. 21), in one pass.
 
     Off the true class ``B = -1`` and the entry is ``min(T, 0)``; on it, ``max(T, 1)``.
-    ``T`` has classes along its second-last axis. ``out`` (NumPy only) receives the
-    result. Other namespaces than NumPy select with the one-hot ``H`` instead of
-    indexing.
+    ``T`` has classes along its second-last axis; ``out`` (not ``T`` itself) receives
+    the result. Other namespaces than NumPy (2-d ``T`` only) select with the labels
+    ``y`` a few classes at a time, so that no temporary of T's size is formed; ``H``
+    is not needed and is accepted for compatibility.
     """
     if not isinstance(T, np.ndarray):
         xp, _ = get_namespace(T)
-        return xp.where(H > 0, xp.clip(T, min=1.0), xp.clip(T, max=0.0))
+        out = xp.empty_like(T) if out is None else out
+        rows = max(1, 2**24 // T.shape[-1])
+        for start in range(0, T.shape[0], rows):
+            r = slice(start, min(start + rows, T.shape[0]))
+            classes = xp.arange(r.start, r.stop, device=device(T))
+            true = xp.expand_dims(classes, axis=1) == xp.expand_dims(y, axis=0)
+            part = T[r, ...]
+            out[r, ...] = xp.where(true, xp.clip(part, min=1.0), xp.clip(part, max=0.0))
+        return out
     target = np.minimum(T, 0, out=out)
     cols = np.arange(T.shape[-1])
     target[..., y, cols] = np.maximum(T[..., y, cols], 1)

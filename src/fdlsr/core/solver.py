@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..common.linalg import class_means, inner, make_ridge, one_hot
+from ..common.linalg import class_means, inner, make_ridge, one_hot, sq_distance
 from .iteration import T_STEPS, fisher, objective, relaxed_target, run
 
 
@@ -19,9 +19,17 @@ class FDLSRResult:
     coef: np.ndarray  # Q, n_classes x n_features
     fitted: np.ndarray  # Q X^T for the training samples, n_classes x n_samples
     relaxed_labels: np.ndarray  # T
-    dragging: np.ndarray  # S
+    relaxed_target: np.ndarray  # H + B.S
+    codes: np.ndarray  # the integer labels y
     objective: np.ndarray  # Eq. (10) after each iteration
     n_iter: int
+
+    @property
+    def dragging(self):
+        """``S``: ``target - H = B.S`` with ``B = +-1`` and ``S >= 0``, so
+        ``S = |target - H|`` (formed on request: c x n numbers)."""
+        target = self.relaxed_target
+        return abs(target - one_hot(self.codes, target.shape[0], target.dtype))
 
 
 class DenseIteration:
@@ -30,9 +38,20 @@ class DenseIteration:
     Initialisation as in the authors' code: ``Q = H X (X^T X + init_ridge I)^-1``,
     ``S = 0``, ``T = H``. The ridge solver's ``state`` is ``Q`` (primal) or
     ``R`` with ``Q = R X`` (dual); ``fitted`` is ``Q X^T``.
+
+    The c x n arrays are updated in place: each sweep writes ``V = alpha target +
+    Q X^T`` over the previous target and the new target over the previous T, and
+    each solve writes ``Q X^T`` over the previous one (NumPy) or frees it first, so
+    that an iteration holds T, the target and the product and no other c x n array
+    (the one-hot ``H`` is formed for the initial solve and the first sweep only;
+    until then ``T`` and ``target`` are ``None``, standing for ``H``). With
+    ``keep_previous`` (needed by :meth:`change`, i.e. a ``tol``) the previous
+    product and state are kept instead.
     """
 
-    def __init__(self, X, y, n_classes, *, beta, init_ridge, solver):
+    def __init__(
+        self, X, y, n_classes, *, beta, init_ridge, solver, keep_previous=True
+    ):
         if init_ridge == beta:
             ridge = init = make_ridge(X, [beta], solver)[0]
         else:
@@ -40,33 +59,42 @@ class DenseIteration:
                 X, [beta, init_ridge], solver, repeated=[True, False]
             )
         self.ridge, self.system = ridge, init  # system: the one that gave ``state``
-        self.y = y
-        self.H = one_hot(y, n_classes, X.dtype)
+        self.y, self.n_classes, self.dtype = y, n_classes, X.dtype
         self.means = class_means(y, n_classes, X.dtype)
-        self.T = self.target = self.H
-        self.m = self.means.of(self.T)
-        self.fitted, self.state = init.solve(self.H)
-        self.prev = None
+        H = one_hot(y, n_classes, X.dtype)
+        self.m = self.means.of(H)
+        self.fitted, self.state = init.solve(H)
+        self.T = self.target = None  # H
+        self.keep_previous = keep_previous
+        self.prev = self.out = None
 
     def sweep(self, alpha, lam, t_step):
-        V = alpha * self.target
+        if self.target is None:  # first sweep: V = alpha H + Q X^T
+            V = one_hot(self.y, self.n_classes, self.dtype)
+        else:  # the previous target is not needed again: V overwrites it
+            V = self.target
+        V *= alpha
         V += self.fitted
+        spare = self.T  # the previous T, free now
+        if not self.keep_previous:  # the product is free too: reuse it, or free it
+            self.out = self.fitted if isinstance(self.fitted, np.ndarray) else None
+            self.fitted = None
         self.T = T_STEPS[t_step](V, self.m, self.means, alpha, lam)
-        self.target = relaxed_target(self.T, self.y, self.H)
+        self.target = relaxed_target(self.T, self.y, out=spare)
         self.m = self.means.of(self.T)
 
     def solve(self):
-        self.prev = self.fitted, self.state
-        self.fitted, self.state = self.ridge.solve(self.T)
+        if self.keep_previous:
+            self.prev = self.fitted, self.state
+        out, self.out = self.out, None
+        self.fitted, self.state = self.ridge.solve(self.T, out=out)
         self.system = self.ridge
 
     def objective(self, alpha, beta, lam):
-        fit_residual = self.fitted - self.T
-        label_residual = self.T - self.target
         means, m = self.means, self.m
         return objective(
-            inner(fit_residual, fit_residual),
-            inner(label_residual, label_residual),
+            self.ridge.fit_sq(self.state, self.fitted, self.T),
+            sq_distance(self.T, self.target),
             self.ridge.sq_norm(self.state, self.fitted),
             fisher(
                 inner(self.T, self.T), means.sq_norm_within(m), means.sq_norm_overall(m)
@@ -111,17 +139,24 @@ def fit_fdlsr(
     the current ``Q``.
     """
     it = DenseIteration(
-        X, y, n_classes, beta=beta, init_ridge=init_ridge, solver=solver
+        X,
+        y,
+        n_classes,
+        beta=beta,
+        init_ridge=init_ridge,
+        solver=solver,
+        keep_previous=tol is not None,
     )
     record = None if callback is None else lambda k, _: callback(k, it.coef_fn())
     objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step, record)
-    B = 2 * it.H - 1
-    S = B * (it.target - it.H)  # target - H = B.S and B.B = 1
+    if it.T is None:  # no iteration: T = H + B.S = H
+        it.T = it.target = one_hot(y, n_classes, X.dtype)
     return FDLSRResult(
         coef=it.coef_fn()(),
         fitted=it.fitted,
         relaxed_labels=it.T,
-        dragging=S,
+        relaxed_target=it.target,
+        codes=y,
         objective=objective,
         n_iter=n_iter,
     )

@@ -39,7 +39,13 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..common.linalg import RidgeSystem
+from ..common.compat import (
+    _convert_to_numpy,
+    _max_precision_float_dtype,
+    device,
+    get_namespace,
+)
+from ..common.linalg import RidgeSystem, one_hot
 from .iteration import class_shift, fisher, objective, relaxed_target, run, t_divisor
 
 logger = logging.getLogger(__name__)
@@ -250,6 +256,96 @@ class BlockedIteration(BlockState):
         return total
 
 
+class DeviceBlockedIteration(BlockState):
+    """The blocked iteration on an array of any array-API namespace (PyTorch, CuPy,
+    array-api-strict): the passes run on X's device, ``block_rows`` samples at a time
+    in their given order, and the driver's c x c and d x d matrices stay in NumPy
+    (float64), as for a Dask array. Memory on the device: X, the relaxed target
+    (n x c, X's dtype) and a few block_rows x c temporaries; X is never copied.
+
+    Each block applies the same formulas as :func:`block_step` with the one-hot
+    labels of the block (block_rows x c) in place of the runs of one class, and the
+    partial sums are accumulated on the device in its highest precision.
+    """
+
+    def __init__(self, X, y, n_classes, *, beta, init_ridge, block_rows=None):
+        xp, _ = get_namespace(X)
+        self.xp, self.dev = xp, device(X)
+        self.high = _max_precision_float_dtype(xp, self.dev)
+        self.X, self.y, self.n_classes = X, y, n_classes
+        self.block_rows = block_rows or max(256, 2**24 // max(n_classes, X.shape[1]))
+        gram = xp.zeros((X.shape[1], X.shape[1]), dtype=self.high, device=self.dev)
+        class_sums = xp.zeros((n_classes, X.shape[1]), dtype=self.high, device=self.dev)
+        for rows in self._blocks():
+            Xb = xp.astype(X[rows, ...], self.high)
+            gram += Xb.T @ Xb
+            class_sums += self._labels(rows, self.high).T @ Xb
+        counts = np.bincount(_convert_to_numpy(y, xp), minlength=n_classes)
+        stats = {"gram": self._host(gram), "class_sums": self._host(class_sums)}
+        super().__init__({**stats, "counts": counts}, beta, init_ridge, np.float64)
+        self.target = None  # allocated by the first pass
+
+    def _blocks(self):
+        n = self.X.shape[0]
+        for start in range(0, n, self.block_rows):
+            yield slice(start, min(start + self.block_rows, n))
+
+    def _labels(self, rows, dtype):
+        """The one-hot labels of a block, block_rows x c."""
+        return one_hot(self.y[rows], self.n_classes, dtype).T
+
+    def _host(self, a):
+        return np.asarray(_convert_to_numpy(a, self.xp), dtype=np.float64)
+
+    def _device(self, a):
+        return self.xp.asarray(a, dtype=self.X.dtype, device=self.dev)
+
+    def coef(self):
+        return self._device(self.Q)
+
+    def _pass(self, Q, shift, alpha, lam, t_step):
+        xp, X, high = self.xp, self.X, self.high
+        if self.target is None:
+            self.target = xp.empty(
+                (X.shape[0], self.n_classes), dtype=X.dtype, device=self.dev
+            )
+            first = True
+        else:
+            first = False
+        Q, shift = self._device(Q), self._device(shift)
+        scale = 1 / t_divisor(alpha, lam)
+        c = self.n_classes
+        P = xp.zeros((c, X.shape[1]), dtype=high, device=self.dev)
+        class_sums = xp.zeros((c, c), dtype=high, device=self.dev)
+        target_sums = xp.zeros((c, c), dtype=high, device=self.dev)
+        # norms summed on the device: no host synchronisation per block
+        t_sq = xp.zeros((), dtype=high, device=self.dev)
+        label_sq = xp.zeros((), dtype=high, device=self.dev)
+        for rows in self._blocks():
+            Xb, labels = X[rows, ...], self._labels(rows, X.dtype)
+            # T-step (Eq. 14, or the exact step through ``shift``), samples as rows
+            T = Xb @ Q.T
+            T += alpha * (labels if first else self.target[rows, ...])
+            T += xp.take(shift, self.y[rows], axis=0)
+            T *= scale
+            # S-step: the new relaxed target H + B.S
+            new = xp.where(labels > 0, xp.clip(T, min=1.0), xp.clip(T, max=0.0))
+            self.target[rows, ...] = new
+            P += xp.astype(T.T @ Xb, high)
+            class_sums += xp.astype(labels.T @ T, high)
+            target_sums += xp.astype(labels.T @ new, high)
+            t_sq += xp.astype(xp.sum(xp.vecdot(T, T)), high)
+            new -= T  # the label residual, sign aside
+            label_sq += xp.astype(xp.sum(xp.vecdot(new, new)), high)
+        return {
+            "P": self._host(P),
+            "class_sums": self._host(class_sums),
+            "target_sums": self._host(target_sums),
+            "t_sq": float(t_sq),
+            "label_sq": float(label_sq),
+        }
+
+
 def default_block_rows(n_classes, itemsize):
     """Rows per block so that an n_b x c block (about 4 MB) stays in cache."""
     return max(256, (4 << 20) // (n_classes * itemsize))
@@ -265,7 +361,10 @@ def fit_blocked(X, y, n_classes, *, beta, init_ridge=1e-4, block_rows=None, **pa
     relaxed target is the only n x c array held (in X's dtype).
     """
     start = time.perf_counter()
-    it = BlockedIteration(
+    iteration = (
+        BlockedIteration if isinstance(X, np.ndarray) else DeviceBlockedIteration
+    )
+    it = iteration(
         X, y, n_classes, beta=beta, init_ridge=init_ridge, block_rows=block_rows
     )
     logger.info("Gram matrix and init: %.1f s", time.perf_counter() - start)
