@@ -70,9 +70,9 @@ def main():
     print(f"load average at start: {load_start}", flush=True)
 
     def fast():
-        return FDLSRCV(
-            betas=betas, decision_rules=["nearest_neighbor"], cv=cv
-        ).fit(X, y)
+        return FDLSRCV(betas=betas, decision_rules=["nearest_neighbor"], cv=cv).fit(
+            X, y
+        )
 
     def slow():
         grid = {"alpha": PAPER_GRID, "beta": betas, "lam": PAPER_GRID}
@@ -104,10 +104,14 @@ def main():
     fast_scores = fast_model.cv_results_["mean_test_score"]
     slow_scores = slow_model.cv_results_["mean_test_score"]
     differing = int(np.sum(fast_scores != slow_scores))
-    fast_best = {k: v for k, v in fast_model.best_params_.items() if k != "decision_rule"}
+    fast_best = {
+        k: v for k, v in fast_model.best_params_.items() if k != "decision_rule"
+    }
     same = fast_best == slow_model.best_params_
     print(f"FDLSRCV      best {fast_best} score {fast_model.best_score_:.4f}")
-    print(f"GridSearchCV best {slow_model.best_params_} score {slow_model.best_score_:.4f}")
+    print(
+        f"GridSearchCV best {slow_model.best_params_} score {slow_model.best_score_:.4f}"
+    )
     print(f"same choice: {same}")
     print(
         f"grid points with different mean scores: {differing} of {fast_scores.size}"
