@@ -109,6 +109,29 @@ class HatOperators:
         return self.xp.astype(self._weighted(ridge) @ self.coef_basis.T, self.dtype)
 
 
+class _SortedClassMeans(ClassMeans):
+    """:class:`ClassMeans` whose spread, for labels sorted by class (FDLSRCV sorts
+    each fold's training samples), repeats each class's column over its run of
+    samples instead of gathering by label: half the time of the T-step's costliest
+    elementwise pass when classes have unequal sizes (no reshape applies then)."""
+
+    def __init__(self, y, n_classes, dtype):
+        super().__init__(y, n_classes, dtype)
+        self.runs = np.bincount(y, minlength=n_classes)
+
+    def add_spread(self, T, m):
+        if self.block is not None:
+            return super().add_spread(T, m)
+        T += np.repeat(m, self.runs, axis=-1)
+        return T
+
+
+def _class_means(y, n_classes, dtype):
+    if np.all(y[1:] >= y[:-1]):
+        return _SortedClassMeans(y, n_classes, dtype)
+    return ClassMeans(y, n_classes, dtype)
+
+
 def _t_step(T, fitted, target, m, means, alpha, lam, t_step):
     """The T-step of one grid point, written into ``T``: ``iteration.t_step_paper`` or
     ``iteration.t_step_exact`` in place, with their per-class term and divisor."""
@@ -136,7 +159,7 @@ def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_
     """
     g, n = len(alphas), y.shape[0]
     dtype = init_fitted.dtype
-    means = ClassMeans(y, n_classes, dtype)
+    means = _class_means(y, n_classes, dtype)
     H = one_hot(y, n_classes, dtype)
     T = np.empty((g, n_classes, n), dtype=dtype)
     T[:] = H
