@@ -62,3 +62,41 @@ def test_fdlsrcv_accepts_torch(blobs):
     assert model.best_params_ == reference.best_params_
     assert isinstance(model.coef_, torch.Tensor)
     np.testing.assert_array_equal(predicted.numpy(), reference.predict(X_test))
+
+
+@pytest.mark.parametrize("namespace", NAMESPACES)
+@pytest.mark.parametrize(
+    "fixed",
+    [
+        dict(solver="dual", t_step="paper"),
+        dict(solver="primal", t_step="exact", n_neighbors=3, weights="distance"),
+        dict(solver="dual", t_step="paper", scoring="balanced_accuracy"),
+    ],
+)
+def test_fdlsrcv_searches_in_the_namespace(blobs, namespace, fixed, monkeypatch):
+    """The grid's iterations run on the input's arrays (no move to NumPy) and give
+    NumPy's cv_results_ and choice, for every rule and a generic scorer."""
+    from fdlsr.core import cv
+
+    xp = pytest.importorskip(namespace)
+    X, y, X_test = blobs
+    grid = dict(alphas=[1e-2, 1.0], betas=[1e-3, 1e-1], lams=[0.0, 1e-1], cv=3)
+    reference = FDLSRCV(**grid, max_iter=8, **fixed).fit(X, y)
+    seen = []
+
+    def spy(fitted_op, init_fitted, *args, **kwargs):
+        seen.append(type(init_fitted))
+        return search_grid(fitted_op, init_fitted, *args, **kwargs)
+
+    search_grid = cv.search_grid
+    monkeypatch.setattr(cv, "search_grid", spy)
+    with sklearn.config_context(array_api_dispatch=True):
+        model = FDLSRCV(**grid, max_iter=8, **fixed).fit(xp.asarray(X), xp.asarray(y))
+        predicted = model.predict(xp.asarray(X_test))
+    assert seen and all(kind is type(xp.asarray(X)) for kind in seen)
+    assert model.best_params_ == reference.best_params_
+    for key in ["mean_test_score", "rank_test_score"]:
+        np.testing.assert_allclose(
+            model.cv_results_[key], reference.cv_results_[key], rtol=1e-6
+        )
+    np.testing.assert_array_equal(to_numpy(predicted), reference.predict(X_test))

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.datasets import load_digits
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import normalize
@@ -160,3 +161,35 @@ def test_float32_search_stays_float32(digits):
 def test_bad_grid_is_named(digits, grid, message):
     with pytest.raises(ValueError, match=message):
         FDLSRCV(**grid).fit(*digits)
+
+
+@pytest.mark.parametrize("t_step", ["paper", "exact"])
+@pytest.mark.parametrize("max_iter", [0, 1, 6])
+def test_batched_grid_equals_numpy_loop(digits, t_step, max_iter):
+    """The namespace-generic batched iterations (run here on NumPy arrays through
+    array-api-strict) equal the threaded NumPy loop, T and Q X^T."""
+    xp = pytest.importorskip("array_api_strict")
+    from fdlsr.core.grid import fit_grid_batched
+
+    X, y = digits[0][:90], digits[1][:90]
+    codes = np.unique(y, return_inverse=True)[1]
+    c = codes.max() + 1
+    alphas, lams, beta = np.array([0.0, 1e-2, 1.0]), np.array([1e-1, 0.0, 1.0]), 1e-2
+    kwargs = dict(max_iter=max_iter, t_step=t_step)
+    hats = HatOperators(X, "dual")
+    init = hats.fitted(1e-4)(one_hot(codes, c))
+    T, fitted = fit_grid(hats.fitted(beta), init, codes, c, alphas, lams, **kwargs)
+    with sklearn.config_context(array_api_dispatch=True):
+        hats_xp = HatOperators(xp.asarray(X), "dual")
+        codes_xp = xp.asarray(codes)
+        T_xp, fitted_xp = fit_grid_batched(
+            hats_xp.fitted(beta),
+            hats_xp.fitted(1e-4)(one_hot(codes_xp, c, xp.float64)),
+            codes_xp,
+            c,
+            alphas,
+            lams,
+            **kwargs,
+        )
+    assert relative_error(np.asarray(T_xp), T) < 1e-9
+    assert relative_error(np.asarray(fitted_xp), fitted) < 1e-9

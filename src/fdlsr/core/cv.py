@@ -12,13 +12,14 @@ from ..common.compat import (
     StrOptions,
     _convert_to_numpy,
     _fit_context,
+    device,
     get_namespace,
 )
 from ..common.linalg import one_hot
 from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
 from ..common.validation import encode_labels
 from .estimator import FDLSR
-from .grid import HatOperators, fit_grid_threaded
+from .grid import HatOperators, search_grid
 
 #: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
 PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
@@ -39,7 +40,8 @@ class FDLSRCV(FDLSR):
     the same grid and folds; only the cost differs.
 
     Arrays of other array-API libraries (with ``array_api_dispatch=True``) are
-    accepted: the search then runs in NumPy on the host and the refit on their device.
+    accepted: the search and the refit then run in their namespace, on their device
+    (only the labels' fold bookkeeping and the grid's scores go through the host).
 
     Parameters
     ----------
@@ -174,20 +176,18 @@ class FDLSRCV(FDLSR):
         """
         xp, _ = get_namespace(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
-        X_device, y_device = X, y
         codes = encode_labels(self, y)
-        # The search runs in NumPy on the host; the refit runs on the arrays' device.
-        X, y, codes = (
-            a
-            if isinstance(a, np.ndarray)
-            else _convert_to_numpy(a, get_namespace(a)[0])
-            for a in (X, y, codes)
-        )
+        # The folds' bookkeeping (sample indices, classes) is done on the host from
+        # the labels; the search itself runs in X's namespace, on its device.
+        codes = _to_numpy(codes)
         alphas = _grid(self.alphas, "alphas", positive=False)
         betas = _grid(self.betas, "betas", positive=True)
         lams = _grid(self.lams, "lams", positive=False)
         rules = _rules(self.decision_rules)
-        folds = list(self._cv(codes).split(X, codes))
+        # Splitters need only the number of samples from X: a host stand-in spares
+        # them device arrays.
+        X_split = X if isinstance(X, np.ndarray) else np.empty((X.shape[0], 0))
+        folds = list(self._cv(codes).split(X_split, codes))
         scorer = None if self.scoring is None else check_scoring(FDLSR(), self.scoring)
 
         # scores[fold, a, b, rule, l]: ParameterGrid order (keys sorted)
@@ -200,7 +200,7 @@ class FDLSRCV(FDLSR):
         self._set_results(scores, alphas, betas, rules, lams)
 
         best = FDLSR(**self.best_params_, **self._fixed_params())
-        best.fit(X_device, y_device)
+        best.fit(X, y)
         for name in ("coef_", "n_iter_", "objective_", "centroids_", "classes_"):
             setattr(self, name, getattr(best, name))
         self.alpha_, self.beta_, self.lam_, self.decision_rule_ = (
@@ -257,6 +257,10 @@ class FDLSRCV(FDLSR):
         self.best_score_ = float(mean[self.best_index_])
 
 
+def _to_numpy(a):
+    return a if isinstance(a, np.ndarray) else _convert_to_numpy(a, get_namespace(a)[0])
+
+
 def _grid(values, name, positive):
     values = np.asarray(values, dtype=np.float64).ravel()
     low_ok = values > 0 if positive else values >= 0
@@ -283,25 +287,31 @@ def _rules(values):
 def _search_fold(X, codes, train, test, alphas, betas, lams, rules, model, scorer, y):
     """Validation scores of every grid point on one fold, shape (alphas, betas, rules,
     lams)."""
+    xp, _ = get_namespace(X)
     fold_classes, y_train = np.unique(codes[train], return_inverse=True)
     order = np.argsort(y_train, kind="stable")  # class-sorted: reshape-based means
     train, y_train = train[order], y_train[order]
-    X_train, X_test = X[train], X[test]
-    n, d = X_train.shape
     c = fold_classes.size
+    # Validation labels as codes of this fold's classes (-1: unseen, always wrong).
+    position = np.searchsorted(fold_classes, codes[test]).clip(max=c - 1)
+    y_test = np.where(fold_classes[position] == codes[test], position, -1)
+    if not isinstance(X, np.ndarray):
+        dev = device(X)
+        train, test, y_train, y_test = (
+            xp.asarray(a, device=dev) for a in (train, test, y_train, y_test)
+        )
+    X_train, X_test = xp.take(X, train, axis=0), xp.take(X, test, axis=0)
+    n, d = X_train.shape
     form = model.solver
     if form == "auto":
         form = "dual" if d > n else "primal"
     hats = HatOperators(X_train, form)
     init_fitted = hats.fitted(model.init_ridge)(one_hot(y_train, c, X.dtype))
-    # Validation labels as codes of this fold's classes (-1: unseen, always wrong).
-    position = np.searchsorted(fold_classes, codes[test]).clip(max=c - 1)
-    y_test = np.where(fold_classes[position] == codes[test], position, -1)
     pairs = np.array(np.meshgrid(alphas, lams, indexing="ij")).reshape(2, -1)
     scores = np.empty((alphas.size, betas.size, len(rules), lams.size))
     for b, beta in enumerate(betas):
         ridge = beta if model.max_iter else model.init_ridge
-        T, fitted = fit_grid_threaded(
+        T, fitted = search_grid(
             hats.fitted(beta),
             init_fitted,
             y_train,
@@ -315,25 +325,28 @@ def _search_fold(X, codes, train, test, alphas, betas, lams, rules, model, score
             readout = hats.readout(ridge, X_test)
             projected = T @ readout  # (pairs, c, n_test): Q X_test^T per pair
             values = [
-                _accuracies(rules, model, fitted[j], P, y_train, y_test, c)
-                for j, P in enumerate(projected)
+                _accuracies(
+                    rules, model, fitted[j, ...], projected[j, ...], y_train, y_test, c
+                )
+                for j in range(pairs.shape[1])
             ]
         else:
             C = hats.coef(ridge)
+            y_fold_test = xp.take(y, test, axis=0)
             values = [
                 [
-                    scorer(est, X_test, y[test])
+                    scorer(est, X_test, y_fold_test)
                     for est in _fitted_models(
                         model,
                         rules,
                         a,
                         beta,
                         lam,
-                        T[j] @ C,
-                        fitted[j],
+                        T[j, ...] @ C,
+                        fitted[j, ...],
                         y_train,
                         fold_classes,
-                        X.shape[1],
+                        d,
                     )
                 ]
                 for j, (a, lam) in enumerate(pairs.T)
@@ -357,6 +370,7 @@ def _rule_state(rules, fitted, y_train, n_classes):
 def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
     """Accuracy of each rule from training (c x n) and test (c x n_test) projections,
     as ``FDLSR.predict`` computes them."""
+    xp, _ = get_namespace(projected)
     neighbors, centroids = _rule_state(rules, fitted, y_train, n_classes)
     out = []
     for rule in rules:
@@ -364,12 +378,12 @@ def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
             pred = neighbors.predict(projected.T)
         elif rule == "knn":
             scores = neighbors.knn_scores(projected.T, model.n_neighbors, model.weights)
-            pred = np.argmax(scores, axis=1)
+            pred = xp.argmax(scores, axis=1)
         elif rule == "nearest_mean":
-            pred = np.argmax(centroid_scores(projected.T, centroids), axis=1)
+            pred = xp.argmax(centroid_scores(projected.T, centroids), axis=1)
         else:
-            pred = np.argmax(projected, axis=0)
-        out.append(float(np.mean(pred == y_test)))
+            pred = xp.argmax(projected, axis=0)
+        out.append(float(xp.mean(xp.astype(pred == y_test, projected.dtype))))
     return out
 
 
@@ -384,7 +398,7 @@ def _fitted_models(
         est = FDLSR(
             alpha=alpha, beta=beta, lam=lam, decision_rule=rule, **model._fixed_params()
         )
-        est.classes_ = model.classes_[classes]
+        est.classes_ = _take_classes(model.classes_, classes)
         est.coef_ = coef
         est.centroids_ = centroids
         if rule in NEIGHBOR_RULES:
@@ -394,3 +408,11 @@ def _fitted_models(
         est._n_features_out = classes.size
         models.append(est)
     return models
+
+
+def _take_classes(classes, codes):
+    """``classes[codes]`` for host ``codes``, whatever the namespace of ``classes``."""
+    if isinstance(classes, np.ndarray):
+        return classes[codes]
+    xp, _ = get_namespace(classes)
+    return xp.take(classes, xp.asarray(codes, device=device(classes)), axis=0)

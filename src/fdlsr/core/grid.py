@@ -34,7 +34,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..common.linalg import ClassMeans, _single_threaded_lapack, blas_threads, one_hot
+from ..common.compat import _max_precision_float_dtype, device, get_namespace
+from ..common.linalg import (
+    ClassMeans,
+    DenseClassMeans,
+    _single_threaded_lapack,
+    blas_threads,
+    one_hot,
+)
 from .iteration import class_shift, relaxed_target, t_divisor
 
 
@@ -45,49 +52,84 @@ class HatOperators:
     ``form`` is ``"dual"`` (decompose the n x n ``X X^T``) or ``"primal"`` (the d x d
     ``X^T X``). In both forms, with ``w = 1 / (s + beta)``,
     ``Q = T (basis * w) coef_basis^T`` and ``Q X^T = T (basis * w) fit_basis^T``.
-    The decomposition runs in float64; operators are returned in ``dtype``.
+    The decomposition runs in float64 (the device's highest precision for other
+    array namespaces, on ``X``'s device); operators are returned in ``dtype``.
     """
 
     def __init__(self, X, form, dtype=None):
-        X64 = np.asarray(X, dtype=np.float64)
-        self.dtype = X.dtype if dtype is None else np.dtype(dtype)
+        xp, _ = get_namespace(X)
+        self.xp = xp
+        self.numpy = isinstance(X, np.ndarray)
+        self.high = _max_precision_float_dtype(xp, device(X))
+        self.dtype = X.dtype if dtype is None else dtype
+        X64 = xp.astype(X, self.high)
         if form == "dual":
-            s, U = np.linalg.eigh(X64 @ X64.T)
-            s = np.maximum(s, 0)
+            s, U = xp.linalg.eigh(X64 @ X64.T)
+            s = xp.clip(s, min=0.0)
             self.basis, self.coef_basis, self.fit_basis = U, X64.T @ U, U * s
         else:
-            s, V = np.linalg.eigh(X64.T @ X64)
-            s = np.maximum(s, 0)
+            s, V = xp.linalg.eigh(X64.T @ X64)
+            s = xp.clip(s, min=0.0)
             Z = X64 @ V
             self.basis, self.coef_basis, self.fit_basis = Z, V, Z
         self.spectrum = s
         self.form = form
 
     def _weighted(self, ridge):
-        return self.basis * (1 / (self.spectrum + ridge))
+        return self.basis * (1 / (self.spectrum + float(ridge)))
 
     def fitted(self, ridge):
-        """A function ``T -> T P_ridge`` for ``T`` of shape (rows, n_samples).
+        """A function ``T -> T P_ridge`` for ``T`` of shape (rows, n_samples); NumPy
+        takes an ``out`` array.
 
         The n x n matrix is formed when that is cheaper per product (``n <= 2 r``,
         r the rank of the basis); otherwise the product is applied in factored form.
         """
+        xp = self.xp
         n, r = self.basis.shape
         if n <= 2 * r:
-            P = (self._weighted(ridge) @ self.fit_basis.T).astype(self.dtype)
+            P = xp.astype(self._weighted(ridge) @ self.fit_basis.T, self.dtype)
+            if not self.numpy:
+                return lambda T: T @ P
             return lambda T, out=None: np.matmul(T, P, out=out)
-        B = self._weighted(ridge).astype(self.dtype)
-        F = np.ascontiguousarray(self.fit_basis.T, dtype=self.dtype)
+        B = xp.astype(self._weighted(ridge), self.dtype)
+        F = xp.astype(self.fit_basis.T, self.dtype)
+        if not self.numpy:
+            return lambda T: (T @ B) @ F
+        F = np.ascontiguousarray(F)
         return lambda T, out=None: np.matmul(T @ B, F, out=out)
 
     def readout(self, ridge, X_other):
         """``W`` (n x m) with ``Q X_other^T = T W`` for the Q of relaxed labels T."""
-        other = np.asarray(X_other, dtype=np.float64) @ self.coef_basis
-        return (self._weighted(ridge) @ other.T).astype(self.dtype)
+        other = self.xp.astype(X_other, self.high) @ self.coef_basis
+        return self.xp.astype(self._weighted(ridge) @ other.T, self.dtype)
 
     def coef(self, ridge):
         """``C`` (n x d) with ``Q = T C``."""
-        return (self._weighted(ridge) @ self.coef_basis.T).astype(self.dtype)
+        return self.xp.astype(self._weighted(ridge) @ self.coef_basis.T, self.dtype)
+
+
+class _SortedClassMeans(ClassMeans):
+    """:class:`ClassMeans` whose spread, for labels sorted by class (FDLSRCV sorts
+    each fold's training samples), repeats each class's column over its run of
+    samples instead of gathering by label: half the time of the T-step's costliest
+    elementwise pass when classes have unequal sizes (no reshape applies then)."""
+
+    def __init__(self, y, n_classes, dtype):
+        super().__init__(y, n_classes, dtype)
+        self.runs = np.bincount(y, minlength=n_classes)
+
+    def add_spread(self, T, m):
+        if self.block is not None:
+            return super().add_spread(T, m)
+        T += np.repeat(m, self.runs, axis=-1)
+        return T
+
+
+def _class_means(y, n_classes, dtype):
+    if np.all(y[1:] >= y[:-1]):
+        return _SortedClassMeans(y, n_classes, dtype)
+    return ClassMeans(y, n_classes, dtype)
 
 
 def _t_step(T, fitted, target, m, means, alpha, lam, t_step):
@@ -117,7 +159,7 @@ def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_
     """
     g, n = len(alphas), y.shape[0]
     dtype = init_fitted.dtype
-    means = ClassMeans(y, n_classes, dtype)
+    means = _class_means(y, n_classes, dtype)
     H = one_hot(y, n_classes, dtype)
     T = np.empty((g, n_classes, n), dtype=dtype)
     T[:] = H
@@ -157,3 +199,53 @@ def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwar
             )
         )
     return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
+
+
+def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+    """:func:`fit_grid` in any array-API namespace, on the arrays' device.
+
+    ``fitted_op(T)`` computes ``T P_beta``; ``init_fitted`` and the codes ``y`` are
+    arrays of that namespace, ``alphas`` and ``lams`` host floats. The T-step and
+    S-step of all pairs are whole (pairs, c, n) operations (one kernel each on a
+    device, where a Python loop over pairs would launch many small ones); the steps
+    are those of :mod:`fdlsr.core.iteration`, with alpha and lambda broadcast per pair.
+    """
+    max_iter, t_step = kwargs["max_iter"], kwargs["t_step"]
+    xp, _ = get_namespace(init_fitted)
+    dtype, dev = init_fitted.dtype, device(init_fitted)
+    g, n = len(alphas), y.shape[0]
+    means = DenseClassMeans(y, n_classes, dtype)
+    H = one_hot(y, n_classes, dtype)
+    alpha, lam = (
+        xp.reshape(
+            xp.asarray([float(v) for v in values], dtype=dtype, device=dev), (g, 1, 1)
+        )
+        for values in (alphas, lams)
+    )
+    T = xp.broadcast_to(H, (g, n_classes, n))
+    fitted = xp.broadcast_to(init_fitted, (g, n_classes, n))
+    target, m = T, xp.broadcast_to(means.of(H), (g, n_classes, n_classes))
+    for iteration in range(max_iter):
+        if iteration:
+            fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)
+        V = alpha * target + fitted
+        if t_step == "paper":
+            shift = class_shift(m, means.overall(m), alpha, lam, t_step)
+            T = means.spread(shift) + V
+            T = T / t_divisor(alpha, lam)
+        else:
+            mV = means.of(V)
+            shift = class_shift(mV, means.overall(mV), alpha, lam, t_step)
+            T = V / t_divisor(alpha, lam) + means.spread(shift)
+        target = relaxed_target(T, y, H)
+        m = means.of(T)
+    if max_iter:
+        fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)
+    return xp.asarray(T, copy=True), xp.asarray(fitted, copy=True)
+
+
+def search_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+    """The grid's iterations where the arrays live: NumPy's threaded in-place loop
+    (:func:`fit_grid_threaded`) or, for other namespaces, :func:`fit_grid_batched`."""
+    run = fit_grid_threaded if isinstance(init_fitted, np.ndarray) else fit_grid_batched
+    return run(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
