@@ -210,7 +210,7 @@ def build_parser():
         nargs="?",
         const="auto",
         metavar="TABLE",
-        help="add the paper's numbers (its Table I-V; default: the config's table)",
+        help="add the paper's numbers (its Table I-VI; default: the config's table)",
     )
     report.add_argument(
         "-o", "--output", help="write to this file instead of the screen"

@@ -291,9 +291,10 @@ def _paper(option, info):
     if not table:
         raise ConfigError(
             f"the paper has no table for {info.get('dataset')!r}; name one with --paper I "
-            "(AR), II (PIE), III (FERET), IV (LFW) or V (COIL-100)"
+            "(AR), II (PIE), III (FERET), IV (LFW), V (COIL-100) or VI (deep features "
+            "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
         )
-    return paper_results(table)
+    return paper_results(table, info.get("dataset"))
 
 
 def _warn(messages, dataset):
