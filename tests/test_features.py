@@ -195,3 +195,26 @@ def test_bad_options_are_one_line_errors(folder, tmp_path, monkeypatch, capsys,
     argv = ["features", str(folder), "-o", str(tmp_path / "f.npz"), *options]
     assert message in cli_error(capsys, argv)
     assert "error" in cli_error(capsys, ["features", str(folder), "-o", "f.txt"])
+
+
+def test_a_timm_model(folder, tmp_path):
+    """timm:NAME: the pooled features of timm's own forward_head(pre_logits=True)."""
+    timm = pytest.importorskip("timm")
+    import torch
+    from PIL import Image
+    from timm.data import create_transform, resolve_data_config
+
+    out = tmp_path / "timm.npz"
+    record = extract_features(folder, out, model="timm:resnet18", weights="none",
+                              batch_size=6)  # fmt: skip
+    assert record["timm"] == timm.__version__ and record["layer"] == "fc (input)"
+    torch.manual_seed(0)
+    net = timm.create_model("resnet18", pretrained=False).eval()
+    transform = create_transform(**resolve_data_config({}, model=net))
+    with np.load(out) as f:
+        files = [folder / name for name in f["files"]]
+        X = f["features"]
+    batch = torch.stack([transform(Image.open(p).convert("RGB")) for p in files])
+    with torch.inference_mode():
+        expected = net.forward_head(net.forward_features(batch), pre_logits=True)
+    np.testing.assert_allclose(X, expected.numpy(), rtol=1e-4, atol=1e-5)

@@ -84,6 +84,8 @@ def load_backbone(model=DEFAULT_MODEL, weights="default", layer=None, seed=0):
         net, transform, source = _timm(model[len("timm:") :], weights)
     else:
         net, transform, source = _torchvision(torchvision, torch, model, weights)
+    if weights == "none":
+        source = f"none (random initialisation, torch seed {seed})"
     net.eval()
     module, name, use_input = _layer(net, layer, model)
     record = {
@@ -123,7 +125,7 @@ def _torchvision(torchvision, torch, name, weights):
     transform = default.transforms() if default is not None else _imagenet_transform()
     if weights == "none":
         net = models.get_model(name, weights=None)
-        return net, transform, f"none (random initialisation, torch seed {_seed(torch)})"
+        return net, transform, "none"
     if weights == "default" or (enum is not None and weights in enum.__members__):
         if enum is None:
             raise ConfigError(
@@ -184,15 +186,20 @@ def _timm(name, weights):
         options["pretrained_cfg_overlay"] = {"file": str(path.resolve())}
     try:
         net = timm.create_model(name, pretrained=weights != "none", **options)
-    except RuntimeError as exc:  # an unknown name, or weights it cannot load
+    except Exception as exc:  # an unknown name, weights not cached, a wrong file
+        # (timm and huggingface_hub raise RuntimeError, OSError, ValueError, ...)
         raise ConfigError(
             f"timm cannot build {name} with weights {weights} ({one_line(exc)[:160]}); "
             "check the name (timm.list_models()) and that the weights are cached"
         ) from None
     transform = create_transform(**resolve_data_config({}, model=net))
-    source = {"none": "none (random initialisation)", "default": "timm default"}.get(
-        weights, f"file {weights}"
-    )
+    if weights == "none":
+        source = "none"
+    elif weights == "default":
+        cfg = net.pretrained_cfg
+        source = f"timm default ({cfg.get('hf_hub_id') or cfg.get('url') or name})"
+    else:
+        source = f"file {Path(weights).resolve()} (sha256 {_sha256(weights)})"
     return net, transform, source
 
 
@@ -207,10 +214,6 @@ def _imagenet_transform():
             transforms.Normalize(IMAGENET_MEAN, IMAGENET_STD),
         ]
     )
-
-
-def _seed(torch):
-    return torch.initial_seed()
 
 
 def _layer(net, layer, model):
