@@ -119,6 +119,8 @@ def test_an_interrupted_extraction_resumes_from_its_chunks(folder, extracted, tm
     # other settings do not mix with these chunks
     with pytest.raises(ConfigError, match="another extraction.*layer"):
         extract_features(folder, out, chunk_size=4, layer="layer4", **SMALL)
+    with pytest.raises(ConfigError, match="another extraction.*chunk_size"):
+        extract_features(folder, out, chunk_size=6, **SMALL)
     calls.clear()
     record = extract_features(
         folder, out, chunk_size=4, progress=lambda done, total: calls.append(done),

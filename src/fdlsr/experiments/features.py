@@ -337,6 +337,8 @@ def extract_features(
         ``"cuda"``, ``"cpu"``, ...; default: the GPU when there is one.
     workers : int, default=0
         DataLoader processes decoding images (0: in this process).
+    seed : int, default=0
+        Torch's seed for random weights (``weights="none"``).
     progress : callable, optional
         ``progress(done, total)`` after each batch (after the chunk it completes is
         written).
@@ -366,7 +368,7 @@ def extract_features(
         "n_images": len(images),
     }
     parts = output.with_name(output.name + ".parts")
-    _start_parts(parts, record, images.names)
+    _start_parts(parts, record, images.names, chunk_size)
     import torch
 
     loader_options = dict(batch_size=batch_size, num_workers=workers, shuffle=False)
@@ -376,7 +378,7 @@ def extract_features(
     for index in range(n_chunks):
         lo, hi = index * chunk_size, min(total, (index + 1) * chunk_size)
         chunk = parts / f"chunk-{index:05d}.npy"
-        if chunk.is_file():
+        if chunk.is_file() and np.load(chunk, mmap_mode="r").shape[0] == hi - lo:
             done = hi
             if progress:
                 progress(done, total)
@@ -405,11 +407,12 @@ def extract_features(
     return {**record, "seconds": seconds, "images_per_second": rate}
 
 
-def _start_parts(parts, record, names):
+def _start_parts(parts, record, names, chunk_size):
     """Create ``parts``, or check that the chunks there came from the same settings."""
     identity = {
         key: record[key] for key in ("model", "layer", "weights", "preprocessing")
     }
+    identity["chunk_size"] = chunk_size
     identity["files"] = hashlib.sha256("\n".join(names).encode()).hexdigest()
     run = parts / "run.json"
     if run.is_file():
