@@ -50,7 +50,10 @@ def write_photos(root, n, classes=4, size=(375, 500)):
     for i in range(n):
         c = i % classes
         base = np.stack(
-            [np.sin(xx / (20 + 7 * c) + k) * np.cos(yy / (15 + 5 * k)) for k in range(3)],
+            [
+                np.sin(xx / (20 + 7 * c) + k) * np.cos(yy / (15 + 5 * k))
+                for k in range(3)
+            ],
             axis=-1,
         )
         pixels = 128 + 90 * base + rng.normal(0, 12, (h, w, 3))
@@ -87,7 +90,9 @@ def extraction(args):
     import torch
 
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    print(f"\n## Extraction ({args.images} JPEG photos 500x375, batch {args.batch_size})")
+    print(
+        f"\n## Extraction ({args.images} JPEG photos 500x375, batch {args.batch_size})"
+    )
     print(f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads; "
           f"devices: {', '.join(devices)}; {load()}")  # fmt: skip
     print("| model | device | d | end to end (images/s) | forward only (images/s) "
@@ -154,12 +159,12 @@ def classification(args):
             fits = {}
             for name in ("DLSR", "FDLSR"):
                 method = get_method(name)
+                estimator = method.build(**params[name])
                 with threadpool_limits(args.threads):
                     cpu, wall, model = timed(
-                        lambda m=method, n=name: m.build(**params[n]).fit(Xtr, ytr),
-                        args.repeats,
+                        lambda e=estimator, X=Xtr, y=ytr: e.fit(X, y), args.repeats
                     )
-                    pcpu, _, predicted = timed(lambda m=model: m.predict(Xte), 1)
+                    pcpu, _, predicted = timed(lambda m=model, X=Xte: m.predict(X), 1)
                 fits[name] = cpu
                 ratio = f"{fits['FDLSR'] / fits['DLSR']:.2f}" if name == "FDLSR" else ""
                 print(f"| {d} | {classes} | {len(ytr)} | {name} | {cpu:.2f} | "
@@ -173,7 +178,9 @@ def main():
     parser.add_argument("--images", type=int, default=64)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--workers", type=int, default=0)
-    parser.add_argument("--models", nargs="+", default=["resnet18", "resnet50", "vgg19"])
+    parser.add_argument(
+        "--models", nargs="+", default=["resnet18", "resnet50", "vgg19"]
+    )
     parser.add_argument("--dims", type=int, nargs="+", default=[2048, 4096])
     parser.add_argument("--classes", type=int, nargs="+", default=[200, 400])
     parser.add_argument("--repeats", type=int, default=3)

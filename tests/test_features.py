@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+
 from conftest import cli_error
 from image_layouts import cub200, image_folder
 
@@ -129,9 +130,7 @@ def test_an_interrupted_extraction_resumes_from_its_chunks(folder, extracted, tm
     # the first chunk read back (one call), the other two computed in batches of 2
     assert calls == [4, 6, 8, 10, 12]
     assert record["images_per_second"] is not None
-    np.testing.assert_array_equal(
-        load_dataset(out).X, load_dataset(extracted[0]).X
-    )
+    np.testing.assert_array_equal(load_dataset(out).X, load_dataset(extracted[0]).X)
     assert not parts.exists()
 
 

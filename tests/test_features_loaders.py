@@ -3,10 +3,11 @@ fixtures written in its exact layout (tests/image_layouts.py)."""
 
 import numpy as np
 import pytest
-from image_layouts import cub200, flowers102, image_folder, stanford40
 
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.datasets._image_lists import detect, image_list
+from image_layouts import cub200, flowers102, image_folder, stanford40
+
 
 def cli_error(kind, function, *args):
     """The message of the one-line ``kind`` error that ``function(*args)`` raises."""
@@ -80,7 +81,11 @@ def test_list_file_paths_relative_to_it_with_an_optional_split(tmp_path):
     (tmp_path / "list.txt").write_text("\n".join(lines))
     images = image_list(tmp_path / "list.txt")
     assert images.layout == "list" and images.labels.tolist() == ["a", "a", "b"]
-    assert images.names == ["class_0/img_0.png", "class_0/img_1.png", "class_1/img_0.png"]
+    assert images.names == [
+        "class_0/img_0.png",
+        "class_0/img_1.png",
+        "class_1/img_0.png",
+    ]
     assert images.train is None
     (tmp_path / "split.csv").write_text(
         "class_0/img_0.png,a,train\nclass_0/img_1.png,a,test\n"

@@ -141,7 +141,11 @@ def _torchvision(torchvision, torch, name, weights):
                 "--weights PATH (a state dict) or --weights none"
             )
         net = models.get_model(name, weights=chosen)
-        return net, chosen.transforms(), f"{enum.__name__}.{chosen.name} ({cached.name})"
+        return (
+            net,
+            chosen.transforms(),
+            f"{enum.__name__}.{chosen.name} ({cached.name})",
+        )
     path = Path(weights).expanduser()
     if not path.is_file():
         names = ", ".join(enum.__members__) if enum is not None else "none"

@@ -29,7 +29,17 @@ import numpy as np
 from ...errors import DatasetError
 from ._dataset import one_line
 
-IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".pgm", ".ppm"}
+IMAGE_SUFFIXES = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".bmp",
+    ".gif",
+    ".tif",
+    ".tiff",
+    ".pgm",
+    ".ppm",
+}
 LAYOUTS = ("folder", "list", "stanford40", "cub200", "flowers102")
 
 
@@ -266,7 +276,9 @@ def _id_table(path):
             continue
         fields = line.split(maxsplit=1)
         if len(fields) != 2:
-            raise DatasetError(f"{path} line {number}: expected 'id value', got {line!r}")
+            raise DatasetError(
+                f"{path} line {number}: expected 'id value', got {line!r}"
+            )
         table[fields[0]] = fields[1].strip()
     return table
 
@@ -275,4 +287,6 @@ def _read_text(path):
     try:
         return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise DatasetError(f"{path} is not a UTF-8 text file; save it as text") from None
+        raise DatasetError(
+            f"{path} is not a UTF-8 text file; save it as text"
+        ) from None
