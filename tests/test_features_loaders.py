@@ -1,6 +1,8 @@
 """The image lists of ``fdlsr features``: each data set's own files, read on small
 fixtures written in its exact layout (tests/image_layouts.py)."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -129,3 +131,13 @@ def test_broken_layouts_say_what_to_fix(tmp_path):
     assert "unknown image layout" in cli_error(
         DatasetError, image_list, tmp_path / "c", "imagenet"
     )
+
+
+def test_without_torchvision_extraction_says_what_to_install(tmp_path, monkeypatch):
+    from fdlsr.errors import ConfigError
+    from fdlsr.experiments.features import extract_features
+
+    monkeypatch.setitem(sys.modules, "torchvision", None)  # import fails
+    image_folder(tmp_path, classes=1, per_class=1)
+    text = cli_error(ConfigError, extract_features, tmp_path, tmp_path / "f.npz")
+    assert "torchvision" in text and 'pip install ".[features]"' in text
