@@ -4,7 +4,8 @@
     fdlsr.common              shared helpers and classifier plumbing
     fdlsr.core                the FDLSR model and its solvers
     fdlsr.methods             the comparison methods and their registry
-    fdlsr.experiments         datasets, protocol, store, reports, figures, CLI
+    fdlsr.experiments         datasets, deep features, protocol, store, reports,
+                              figures, CLI
 
 The imports are parsed (not executed), so a lazy import inside a function counts too.
 See docs/architecture.md.
@@ -34,7 +35,10 @@ CLI_MAY_IMPORT = {
     "fdlsr.experiments.commands",
     "fdlsr.experiments.config",
 }
-NUMERICAL = {"numpy", "scipy", "sklearn", "matplotlib", "dask", "torch"}
+NUMERICAL = {
+    "numpy", "scipy", "sklearn", "matplotlib", "dask", "torch", "torchvision", "timm",
+    "PIL",
+}  # fmt: skip
 
 
 def module_name(path):

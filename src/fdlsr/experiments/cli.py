@@ -212,7 +212,7 @@ def build_parser():
         nargs="?",
         const="auto",
         metavar="TABLE",
-        help="add the paper's numbers (its Table I-V; default: the config's table)",
+        help="add the paper's numbers (its Table I-VI; default: the config's table)",
     )
     report.add_argument(
         "-o", "--output", help="write to this file instead of the screen"
@@ -282,6 +282,8 @@ def build_parser():
         "--data-dir",
         help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
     )
+
+    _features_parser(sub)
 
     sub.add_parser(
         "methods",
@@ -369,6 +371,82 @@ def _model_parsers(sub):
         "--samples",
         choices=["rows", "columns"],
         help="are samples the rows or columns of X",
+    )
+
+
+def _features_parser(sub):
+    """``fdlsr features``: images through a pretrained backbone into a feature file."""
+    features = sub.add_parser(
+        "features",
+        help="deep features of images, for `fdlsr run --dataset FILE`",
+        description="Pass images through a pretrained torchvision (or timm) model and "
+        "save one layer's activations (default: the penultimate layer) with the labels, "
+        "file names, the data set's own split and a record of the model, layer, "
+        "weights and preprocessing, as .npz or .mat. Runs on the GPU when there is "
+        "one. Chunks are written to OUTPUT.parts as they finish: running the same "
+        "command again resumes. Needs torch and torchvision (pip install "
+        '".[features]").',
+        epilog="examples:\n"
+        "  fdlsr features photos/ -o photos_vgg19.npz      one sub-folder per class\n"
+        "  fdlsr features CUB_200_2011/ -o data/cub200/cub200_vgg19.npz\n"
+        "  fdlsr features list.txt --model resnet50 -o f.npz  path,label lines\n"
+        "  fdlsr features photos/ --model resnet18 --weights none -o test.npz",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    features.add_argument(
+        "source",
+        help="a folder (one sub-folder per class, or the folder of Stanford-40, "
+        "CUB-200-2011 or Oxford 102 Flowers) or a list file of path,label lines",
+    )
+    features.add_argument(
+        "-o", "--output", required=True, help="the .npz or .mat file to write"
+    )
+    features.add_argument(
+        "--layout",
+        choices=["folder", "list", "stanford40", "cub200", "flowers102"],
+        help="how SOURCE lists its images (default: told from the files there)",
+    )
+    features.add_argument(
+        "--model",
+        default="vgg19",
+        help="a torchvision model (vgg19, resnet50, vit_b_16, ...) or timm:NAME "
+        "(default vgg19, as the paper)",
+    )
+    features.add_argument(
+        "--layer",
+        help="the module whose output is kept (default: the penultimate layer, the "
+        "input of the last linear layer)",
+    )
+    features.add_argument(
+        "--weights",
+        default="default",
+        help="default (pretrained, from torch's local cache), a weights name "
+        "(IMAGENET1K_V1), a state-dict file, or none (random, for tests)",
+    )
+    features.add_argument(
+        "--batch-size", type=_whole(1, "a batch size"), default=32, metavar="N"
+    )
+    features.add_argument(
+        "--chunk-size",
+        type=_whole(1, "a chunk size"),
+        default=512,
+        metavar="N",
+        help="images per chunk written to OUTPUT.parts (default 512)",
+    )
+    features.add_argument(
+        "--device", help="cuda, cpu, ... (default: the GPU when there is one)"
+    )
+    features.add_argument(
+        "--workers",
+        type=_whole(0, "a number of processes"),
+        default=0,
+        help="processes decoding images (default 0: this one)",
+    )
+    features.add_argument(
+        "--seed",
+        type=_whole(0, "a seed"),
+        default=0,
+        help="seed of the random weights of --weights none (default 0)",
     )
 
 

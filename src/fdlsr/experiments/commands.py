@@ -224,6 +224,66 @@ def run(args):
     return 0
 
 
+def features(args):
+    """``fdlsr features``: extract, with a one-line progress bar on stderr."""
+    from .features import extract_features
+
+    bar = Bar(f"features {Path(args.source).name}")
+    record = extract_features(
+        args.source,
+        args.output,
+        layout=args.layout,
+        model=args.model,
+        layer=args.layer,
+        weights=args.weights,
+        batch_size=args.batch_size,
+        chunk_size=args.chunk_size,
+        device=args.device,
+        workers=args.workers,
+        seed=args.seed,
+        progress=bar,
+    )
+    bar.close()
+    rate = record["images_per_second"]
+    speed = f", {rate:.1f} images/s" if rate else " (all chunks were already there)"
+    print(
+        f"{record['n_images']} images -> {record['n_features']} features of "
+        f"{record['model']} {record['layer']} on {record['device']}{speed}; "
+        f"wrote {args.output} (classify: fdlsr run --dataset {args.output})",
+        file=sys.stderr,
+    )
+    return 0
+
+
+class Bar:
+    """A progress line on stderr: redrawn in place on a terminal, else a line per 10%."""
+
+    def __init__(self, label, stream=None):
+        self.label = label
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
+        self.started = time.perf_counter()
+        self.shown = -1
+
+    def __call__(self, done, total):
+        tenth = 10 * done // max(total, 1)
+        if not self.tty and tenth == self.shown:
+            return
+        self.shown = tenth
+        elapsed = time.perf_counter() - self.started
+        filled = 30 * done // max(total, 1)
+        line = (
+            f"fdlsr: {self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+            f"{done}/{total} images, {elapsed:.0f} s"
+        )
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n",
+              file=self.stream, flush=True)  # fmt: skip
+
+    def close(self):
+        if self.tty and self.shown >= 0:
+            print(file=self.stream, flush=True)
+
+
 def _paper(option, info):
     if option is None:
         return None
@@ -231,9 +291,10 @@ def _paper(option, info):
     if not table:
         raise ConfigError(
             f"the paper has no table for {info.get('dataset')!r}; name one with --paper I "
-            "(AR), II (PIE), III (FERET), IV (LFW) or V (COIL-100)"
+            "(AR), II (PIE), III (FERET), IV (LFW), V (COIL-100) or VI (deep features "
+            "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
         )
-    return paper_results(table)
+    return paper_results(table, info.get("dataset"))
 
 
 def _warn(messages, dataset):

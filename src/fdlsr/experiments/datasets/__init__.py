@@ -14,6 +14,7 @@ sub-folder per class. Mistakes a user can fix raise
 See ``docs/datasets.md`` for the registry and the layouts recognised.
 """
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -218,6 +219,12 @@ def _read(
         X, labels, split = layout.X, layout.y, layout.fixed_split
         shape, default_order = layout.image_shape, layout.order or default_order
         how = layout.description
+        record = feature_record(arrays)
+        if record:
+            how = (
+                f"deep features of {record.get('model')}, layer {record.get('layer')}, "
+                f"weights {record.get('weights')}; {how}"
+            )
     elif kind == "csv":
         X, labels, how = read_csv(path, label_column=label_column)
         how = f"CSV, {how}"
@@ -234,6 +241,18 @@ def _read(
         description=description or f"{path.name}: {how}",
         path=str(path),
     )  # fmt: skip
+
+
+def feature_record(arrays):
+    """The record of a file written by ``fdlsr features`` (model, layer, weights,
+    preprocessing, versions) from its ``{name: ndarray}``, or None."""
+    if "record" not in arrays:
+        return None
+    try:
+        record = json.loads(str(np.asarray(arrays["record"]).ravel()[0]))
+    except (ValueError, IndexError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _kind(path):

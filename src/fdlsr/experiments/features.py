@@ -1,0 +1,478 @@
+"""Deep features of images: a pretrained backbone's penultimate layer, saved for ``fdlsr run``.
+
+The paper's Table VI classifies VGG-19 features (ImageNet weights) of Stanford-40,
+CUB-200-2011 and Oxford 102 Flowers. :func:`extract_features` makes such a file from
+the images: a list of files (``datasets._image_lists``: a class-per-folder tree, a
+``path,label`` list or one of the three data sets' own layouts) goes through a
+torchvision or timm model with the preprocessing of its weights, in batches, on the GPU
+when there is one. The features of one layer are kept: by default the input of the
+model's last linear layer (VGG-19: fc7, 4096-d; ResNet-50: the pooled 2048-d vector;
+a ViT: the class token), or the output of any module named with ``layer`` (a 4-D
+convolutional map is averaged over its spatial positions).
+
+*Weights* come from torch's (or timm's) local cache, from a file (``weights=PATH``,
+a state dict), or are random (``weights="none"``, seeded: for tests and timing);
+nothing is downloaded unless the cache already holds it.
+
+*Resumable.* Features are written in chunks of ``chunk_size`` images to a folder
+``OUTPUT.parts`` beside the output as they finish; a rerun with the same settings
+skips the chunks that are there, and the folder is removed once the output is written.
+
+*The output* (``.npz`` or ``.mat``) holds ``features`` (n x d, float32), ``labels``,
+``files`` (paths relative to the image folder), the data set's own split as 1-based
+``trainIdx``/``testIdx`` when it has one, and ``record``: a JSON text naming the
+model, layer, weights, preprocessing and library versions. ``load_dataset`` (and so
+``fdlsr run --dataset FILE``) reads it as it is.
+"""
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..errors import ConfigError, DatasetError
+from .datasets._dataset import one_line
+from .datasets._image_lists import image_list
+
+DEFAULT_MODEL = "vgg19"
+PENULTIMATE = "penultimate"
+# ImageNet's preprocessing, for a model whose weights do not say theirs.
+IMAGENET_MEAN, IMAGENET_STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+
+
+@dataclass
+class Backbone:
+    """A model in eval mode, the module whose activations are kept, the transform."""
+
+    model: object
+    module: object
+    layer: str
+    use_input: bool  # True: the module's input (the penultimate layer), else its output
+    transform: object
+    record: dict
+
+
+def _torch():
+    try:
+        import torch
+        import torchvision
+    except ImportError:
+        raise ConfigError(
+            "feature extraction needs PyTorch and torchvision: pip install torch "
+            'torchvision (or pip install ".[features]" in the fdlsr source folder)'
+        ) from None
+    return torch, torchvision
+
+
+def load_backbone(model=DEFAULT_MODEL, weights="default", layer=None, seed=0):
+    """The backbone ``model`` (a torchvision name, or ``timm:NAME``) with ``weights``.
+
+    ``weights``: ``"default"`` (the model's recommended pretrained weights, from the
+    local cache), a torchvision weights name (``IMAGENET1K_V1``), ``"none"`` (random,
+    drawn with ``seed``) or the path of a state-dict file.
+    """
+    torch, torchvision = _torch()
+    weights = str(weights)
+    if weights == "none":
+        torch.manual_seed(seed)
+    if model.startswith("timm:"):
+        net, transform, source = _timm(model[len("timm:") :], weights)
+    else:
+        net, transform, source = _torchvision(torchvision, torch, model, weights)
+    if weights == "none":
+        source = f"none (random initialisation, torch seed {seed})"
+    net.eval()
+    module, name, use_input = _layer(net, layer, model)
+    record = {
+        "model": model,
+        "layer": name + (" (input)" if use_input else " (output)"),
+        "weights": source,
+        "preprocessing": " ".join(repr(transform).split()),
+        "torch": torch.__version__,
+        "torchvision": torchvision.__version__,
+        "fdlsr": __version__,
+    }
+    if model.startswith("timm:"):
+        import timm
+
+        record["timm"] = timm.__version__
+    return Backbone(net, module, name, use_input, transform, record)
+
+
+def _torchvision(torchvision, torch, name, weights):
+    from torchvision import models
+
+    try:
+        models.get_model_builder(name)
+    except ValueError:
+        known = ", ".join(
+            m for m in models.list_models(module=models) if m in _EXAMPLES
+        )
+        raise ConfigError(
+            f"unknown torchvision model {name!r}; give a name of "
+            f"torchvision.models.list_models() (e.g. {known}) or timm:NAME"
+        ) from None
+    try:
+        enum = models.get_model_weights(name)
+    except ValueError:
+        enum = None
+    default = enum.DEFAULT if enum is not None else None
+    transform = default.transforms() if default is not None else _imagenet_transform()
+    if weights == "none":
+        net = models.get_model(name, weights=None)
+        return net, transform, "none"
+    if weights == "default" or (enum is not None and weights in enum.__members__):
+        if enum is None:
+            raise ConfigError(
+                f"torchvision has no pretrained weights for {name}; pass --weights "
+                "PATH (a state dict) or --weights none"
+            )
+        chosen = default if weights == "default" else enum[weights]
+        cached = Path(torch.hub.get_dir()) / "checkpoints" / Path(chosen.url).name
+        if not cached.is_file():
+            raise ConfigError(
+                f"the weights {name} {chosen.name} are not in torch's cache ({cached}); "
+                "copy the file there from a machine with network access, or pass "
+                "--weights PATH (a state dict) or --weights none"
+            )
+        net = models.get_model(name, weights=chosen)
+        return (
+            net,
+            chosen.transforms(),
+            f"{enum.__name__}.{chosen.name} ({cached.name})",
+        )
+    path = Path(weights).expanduser()
+    if not path.is_file():
+        names = ", ".join(enum.__members__) if enum is not None else "none"
+        raise ConfigError(
+            f"--weights {weights}: no such file, and not a weights name of {name} "
+            f"(default, none, {names})"
+        )
+    net = models.get_model(name, weights=None)
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    if isinstance(state, dict) and isinstance(state.get("state_dict"), dict):
+        state = state["state_dict"]
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        raise ConfigError(
+            f"{path} does not hold {name}'s weights ({one_line(exc)[:160]}); give the "
+            "state dict saved from the same architecture"
+        ) from None
+    return net, transform, f"file {path.resolve()} (sha256 {_sha256(path)})"
+
+
+# Examples named in the error for an unknown model.
+_EXAMPLES = ("vgg19", "resnet18", "resnet50", "vit_b_16", "convnext_tiny")
+
+
+def _timm(name, weights):
+    try:
+        import timm
+        from timm.data import create_transform, resolve_data_config
+    except ImportError:
+        raise ConfigError(
+            f"timm:{name} needs timm: pip install timm (or give a torchvision model)"
+        ) from None
+    options = {}
+    if weights not in ("default", "none"):
+        path = Path(weights).expanduser()
+        if not path.is_file():
+            raise ConfigError(
+                f"--weights {weights}: no such file (timm models take default, none "
+                "or the path of a weights file)"
+            )
+        options["pretrained_cfg_overlay"] = {"file": str(path.resolve())}
+    try:
+        net = timm.create_model(name, pretrained=weights != "none", **options)
+    except Exception as exc:  # an unknown name, weights not cached, a wrong file
+        # (timm and huggingface_hub raise RuntimeError, OSError, ValueError, ...)
+        raise ConfigError(
+            f"timm cannot build {name} with weights {weights} ({one_line(exc)[:160]}); "
+            "check the name (timm.list_models()) and that the weights are cached"
+        ) from None
+    transform = create_transform(**resolve_data_config({}, model=net))
+    if weights == "none":
+        source = "none"
+    elif weights == "default":
+        cfg = net.pretrained_cfg
+        source = f"timm default ({cfg.get('hf_hub_id') or cfg.get('url') or name})"
+    else:
+        source = f"file {Path(weights).resolve()} (sha256 {_sha256(weights)})"
+    return net, transform, source
+
+
+def _imagenet_transform():
+    from torchvision import transforms
+
+    return transforms.Compose(
+        [
+            transforms.Resize(256),
+            transforms.CenterCrop(224),
+            transforms.ToTensor(),
+            transforms.Normalize(IMAGENET_MEAN, IMAGENET_STD),
+        ]
+    )
+
+
+def _layer(net, layer, model):
+    """The module to hook: the last linear layer's input, or the named module's output."""
+    import torch
+
+    modules = dict(net.named_modules())
+    if layer in (None, PENULTIMATE):
+        linear = [n for n, m in modules.items() if isinstance(m, torch.nn.Linear)]
+        if not linear:
+            raise ConfigError(
+                f"{model} has no linear layer, so no penultimate layer: name a layer "
+                "with --layer (e.g. the last pooling module)"
+            )
+        return modules[linear[-1]], linear[-1], True
+    if layer not in modules or not layer:
+        names = [n for n in modules if n]
+        shown = ", ".join(names[-8:])
+        raise ConfigError(
+            f"{model} has no layer {layer!r}; name one of its modules (the last ones: "
+            f"{shown}) or leave --layer out for the penultimate layer"
+        )
+    return modules[layer], layer, False
+
+
+class _Images:
+    """The transformed images, for a DataLoader (any map-style sequence will do)."""
+
+    def __init__(self, files, transform):
+        self.files, self.transform = files, transform
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, index):
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(self.files[index]) as img:
+                return self.transform(img.convert("RGB"))
+        except (UnidentifiedImageError, OSError) as exc:
+            raise DatasetError(
+                f"cannot read the image {self.files[index]} ({one_line(exc)}); "
+                "replace or remove the file"
+            ) from None
+
+
+def pick_device(device=None):
+    """``device`` as given, else ``"cuda"`` when a GPU is there, else ``"cpu"``."""
+    torch, _ = _torch()
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"--device {device}: no CUDA GPU is available; use cpu")
+    return str(device)
+
+
+def features_of(backbone, batch, device):
+    """The hooked activations of one batch of transformed images, as float32 rows."""
+    import torch
+
+    caught = []
+    if backbone.use_input:
+        handle = backbone.module.register_forward_pre_hook(
+            lambda module, args: caught.append(args[0])
+        )
+    else:
+        handle = backbone.module.register_forward_hook(
+            lambda module, args, output: caught.append(output)
+        )
+    try:
+        with torch.inference_mode():
+            backbone.model(batch.to(device))
+    finally:
+        handle.remove()
+    out = caught[0]
+    if isinstance(out, (tuple, list)):
+        out = out[0]
+    if out.ndim == 4:  # a convolutional map: average over the positions
+        out = out.mean(dim=(2, 3))
+    return out.reshape(out.shape[0], -1).float().cpu().numpy()
+
+
+def extract_features(
+    source,
+    output,
+    *,
+    layout=None,
+    model=DEFAULT_MODEL,
+    layer=None,
+    weights="default",
+    batch_size=32,
+    chunk_size=512,
+    device=None,
+    workers=0,
+    seed=0,
+    progress=None,
+):
+    """Extract deep features of the images of ``source`` and save them to ``output``.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A folder (one sub-folder per class, or the folder of Stanford-40,
+        CUB-200-2011 or Oxford 102 Flowers) or a list file of ``path,label`` lines.
+    output : str or path-like
+        The ``.npz`` or ``.mat`` file to write.
+    layout : {"folder", "list", "stanford40", "cub200", "flowers102"}, optional
+        How ``source`` lists its images; default: told from the files present.
+    model : str, default="vgg19"
+        A torchvision model name (``torchvision.models.list_models()``) or ``timm:NAME``.
+    layer : str, optional
+        A module of the model whose output is kept; default: the penultimate layer
+        (the input of the last linear layer).
+    weights : str, default="default"
+        ``"default"`` (pretrained, from the local cache), a torchvision weights name,
+        ``"none"`` (random, seeded by ``seed``) or a state-dict file.
+    batch_size, chunk_size : int
+        Images per forward pass, and per chunk written to ``OUTPUT.parts``.
+    device : str, optional
+        ``"cuda"``, ``"cpu"``, ...; default: the GPU when there is one.
+    workers : int, default=0
+        DataLoader processes decoding images (0: in this process).
+    seed : int, default=0
+        Torch's seed for random weights (``weights="none"``).
+    progress : callable, optional
+        ``progress(done, total)`` after each batch (after the chunk it completes is
+        written).
+
+    Returns
+    -------
+    dict
+        The record written into the file, with ``n_images``, ``n_features``,
+        ``seconds`` and ``images_per_second`` of this call.
+    """
+    output = Path(output).expanduser()
+    if output.suffix.lower() not in (".npz", ".mat"):
+        raise ConfigError(
+            f"output {output}: give a .npz or .mat file name (e.g. features.npz)"
+        )
+    for name, value in (("batch_size", batch_size), ("chunk_size", chunk_size)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{name} must be a whole number >= 1, got {value!r}")
+    images = image_list(source, layout)
+    backbone = load_backbone(model, weights, layer, seed)
+    device = pick_device(device)
+    backbone.model.to(device)
+    record = {
+        **backbone.record,
+        "images": str(Path(source).expanduser().resolve()),
+        "layout": images.layout,
+        "n_images": len(images),
+    }
+    parts = output.with_name(output.name + ".parts")
+    _start_parts(parts, record, images.names, chunk_size)
+    import torch
+
+    loader_options = dict(batch_size=batch_size, num_workers=workers, shuffle=False)
+    total, started, computed = len(images), time.perf_counter(), 0
+    n_chunks = -(-total // chunk_size)
+    done = 0
+    for index in range(n_chunks):
+        lo, hi = index * chunk_size, min(total, (index + 1) * chunk_size)
+        chunk = parts / f"chunk-{index:05d}.npy"
+        if chunk.is_file() and np.load(chunk, mmap_mode="r").shape[0] == hi - lo:
+            done = hi
+            if progress:
+                progress(done, total)
+            continue
+        loader = torch.utils.data.DataLoader(
+            _Images(images.files[lo:hi], backbone.transform), **loader_options
+        )
+        rows = []
+        for batch in loader:
+            rows.append(features_of(backbone, batch, device))
+            done += len(rows[-1])
+            computed += len(rows[-1])
+            if done == hi:
+                _save_atomic(chunk, np.concatenate(rows))
+            if progress:
+                progress(done, total)
+    X = np.concatenate([np.load(parts / f"chunk-{i:05d}.npy") for i in range(n_chunks)])
+    seconds = time.perf_counter() - started
+    record.update(n_features=int(X.shape[1]), device=device)
+    _write(output, X, images, record)
+    for i in range(n_chunks):
+        (parts / f"chunk-{i:05d}.npy").unlink()
+    (parts / "run.json").unlink()
+    parts.rmdir()
+    rate = computed / seconds if computed and seconds > 0 else None
+    return {**record, "seconds": seconds, "images_per_second": rate}
+
+
+def _start_parts(parts, record, names, chunk_size):
+    """Create ``parts``, or check that the chunks there came from the same settings."""
+    identity = {
+        key: record[key] for key in ("model", "layer", "weights", "preprocessing")
+    }
+    identity["chunk_size"] = chunk_size
+    identity["files"] = hashlib.sha256("\n".join(names).encode()).hexdigest()
+    run = parts / "run.json"
+    if run.is_file():
+        before = json.loads(run.read_text())
+        if before != identity:
+            changed = sorted(k for k in identity if before.get(k) != identity[k])
+            raise ConfigError(
+                f"{parts} holds chunks of another extraction ({', '.join(changed)} "
+                "differ); rerun with the same settings to resume, or delete the folder"
+            )
+        return
+    parts.mkdir(parents=True, exist_ok=True)
+    _write_text(run, json.dumps(identity, indent=1))
+
+
+def _save_atomic(path, array):
+    tmp = path.with_name(path.name + ".tmp.npy")
+    np.save(tmp, array)
+    os.replace(tmp, path)
+
+
+def _write_text(path, text):
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _write(output, X, images, record):
+    """The feature file: features, labels, files, the split (1-based) and the record."""
+    arrays = {
+        "features": X.astype(np.float32),
+        "labels": np.asarray(images.labels, dtype=str),
+        "files": np.array(images.names, dtype=str),
+        "record": np.array(json.dumps(record, sort_keys=True)),
+    }
+    if images.train is not None:
+        arrays["trainIdx"] = images.train.astype(np.int64) + 1
+        arrays["testIdx"] = images.test.astype(np.int64) + 1
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if output.suffix.lower() == ".npz":
+        tmp = output.with_name(output.name + ".tmp.npz")
+        np.savez(tmp, **arrays)
+    else:
+        from scipy.io import savemat
+
+        tmp = output.with_name(output.name + ".tmp.mat")
+        for key in ("labels", "files"):  # cell arrays of strings in MATLAB
+            arrays[key] = np.array(list(arrays[key]), dtype=object)
+        arrays["record"] = np.array([arrays["record"].item()], dtype=object)
+        savemat(tmp, arrays, do_compression=False)
+    os.replace(tmp, output)
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
