@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 
 from ...common.compat import Interval
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
@@ -125,6 +126,9 @@ def lcle_iterations(
 
 def _objective(Y, D, X, V, L, Q, alpha, beta, gamma):
     rx, rv = Y - D @ X, Y - D @ V
+    # L (a kNN graph) and Q (class blocks) are mostly zeros: sparse products skip
+    # them; the value is only reported, so its last bits do not feed back.
+    L, Q = sp.csr_array(L), sp.csr_array(Q)
     return float(
         np.vdot(rx, rx)
         + np.vdot(rv, rv)
