@@ -136,3 +136,21 @@ def test_times_pinv_falls_back_to_pinv_when_singular(rank):
     S, B = A @ A.T, rng.standard_normal((25, 40))
     expected = B @ np.linalg.pinv(S, rtol=40 * np.finfo(float).eps, hermitian=True)
     np.testing.assert_array_equal(_times_pinv(B, S), expected)
+
+
+@pytest.mark.parametrize("counts", [[3, 3, 3, 3], [2, 4, 1, 3]])
+def test_class_sums_by_reshape_are_the_per_class_sums(counts):
+    from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+
+    blocks = ClassBlocks(counts, [2, 2, 2, 2])
+    X = np.random.default_rng(6).standard_normal((8, sum(counts)))
+    edges = blocks.sample_edges
+    expected = np.stack(
+        [X[:, a:b].mean(axis=1) for a, b in zip(edges[:-1], edges[1:], strict=True)],
+        axis=1,
+    )
+    np.testing.assert_allclose(blocks.class_means(X), expected, rtol=1e-14)
+    means = blocks.class_means(X)
+    Z = X.copy()
+    blocks.subtract_spread(Z, means)
+    np.testing.assert_array_equal(Z, X - np.repeat(means, counts, axis=1))

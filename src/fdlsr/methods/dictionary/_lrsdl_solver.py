@@ -141,7 +141,7 @@ def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol, gram=None):
         overall = means @ counts / blocks.n_samples
         means *= 2.0 * lambda2
         means -= lambda2 * overall[:, None]
-        GX -= np.repeat(means, counts, axis=1)
+        blocks.subtract_spread(GX, means)
         if k0:
             G0 = out[K:]
             np.matmul(D0tD0x2, X0v, out=G0)
