@@ -188,7 +188,11 @@ def largest_difference(before, after):
     """Largest difference over the fitted arrays, relative to each array's scale."""
     worst = 0.0
     for key in before.files:
-        if key == "predictions" or before[key].dtype.kind != "f" or not before[key].size:
+        if (
+            key == "predictions"
+            or before[key].dtype.kind != "f"
+            or not before[key].size
+        ):
             continue
         scale = max(np.abs(before[key]).max(), np.finfo(float).tiny)
         worst = max(worst, np.abs(before[key] - after[key]).max() / scale)
@@ -202,7 +206,9 @@ def compare(baseline, methods, repeats):
 
     trees = {"before": str(Path(baseline).resolve()), "after": str(HERE.parent / "src")}
     print(f"load average at start {os.getloadavg()}", flush=True)
-    print("method     fit+predict CPU s: before  after  ratio   max rel diff  same predictions")
+    print(
+        "method     fit+predict CPU s: before  after  ratio   max rel diff  same predictions"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for name in methods:
             best = {"before": np.inf, "after": np.inf}
@@ -219,7 +225,9 @@ def compare(baseline, methods, repeats):
                     )
                     times = json.loads(done.stdout.strip().splitlines()[-1])
                     if not times["package"].startswith(tree):
-                        raise SystemExit(f"{label} imported {times['package']}, not {tree}")
+                        raise SystemExit(
+                            f"{label} imported {times['package']}, not {tree}"
+                        )
                     total = times["fit_cpu"] + times["predict_cpu"]
                     best[label] = min(best[label], total)
             before = np.load(Path(tmp) / "before.npz")

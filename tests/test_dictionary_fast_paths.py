@@ -81,7 +81,7 @@ def _fista_transcribed(grad, X0, lipschitz, lam, *, max_iter, tol, per_problem=F
     Y = X.copy()
     t = 1.0
     done = np.zeros(len(X) if per_problem else 0, dtype=bool)
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
         V = Y - step * grad(Y)
         X_new = V - np.clip(V, -lam * step, lam * step)
         if per_problem:
