@@ -10,6 +10,18 @@ beside it, and a summary with the paper's Table III numbers is printed.
     python benchmarks/bench_dictionary.py --ks 2 3 4 5 --splits 10 --out results/x.csv
     python benchmarks/bench_dictionary.py --summary results/x.csv   # table only
 
+Before/after timing of a speed-up (``--compare SRC``): each method is fitted and
+predicted on FERET k = 5, split 0 of seed 0 (the protocol's
+``per_class_split(y, 5, 0, 0)`` and ``run_random_state(0, 0)``), alternately by
+the package under ``SRC`` (an exported older tree, e.g. ``git archive <commit> src |
+tar -x -C /tmp/before``, then ``--compare /tmp/before/src``) and by this one, each run
+in a fresh process with BLAS on one thread; it prints the best CPU seconds of each
+over ``--repeats`` rounds, their ratio, the load average, and the largest relative
+difference between the two fitted models and whether their predictions agree.
+
+    python benchmarks/bench_dictionary.py --compare /tmp/before/src --repeats 3 \
+        --methods LC-KSVD2 LCLE FDDL LRSDL
+
 Times are wall-clock seconds (``fit_s``, ``predict_s``) and CPU seconds of this process
 summed over its threads (``*_cpu_s``; LAPACK runs on one thread, products on the
 BLAS default). On a shared machine wall-clock times grow with the others' load, which
@@ -138,7 +150,102 @@ def summary(rows, methods, ks):
             )
 
 
+COMPARED = ("LC-KSVD2", "LCLE", "FDDL", "LRSDL")
+
+
+def one_run(name, out):
+    """Child process of ``--compare``: fit and predict ``name``, save the model."""
+    from fdlsr.experiments.protocol import per_class_split, run_random_state
+
+    X, y = load_shared("feret")
+    X = normalize(X)
+    train, test = per_class_split(y, 5, 0, 0)
+    method = get_method(name)
+    params = {}
+    if "random_state" in method.build().get_params():
+        params["random_state"] = run_random_state(0, 0)
+    with threadpoolctl.threadpool_limits(1):
+        model = method.build(**params)
+        cpu = time.process_time()
+        model.fit(X[train], y[train])
+        fit_cpu = time.process_time() - cpu
+        cpu = time.process_time()
+        predictions = model.predict(X[test])
+        predict_cpu = time.process_time() - cpu
+    fitted = {
+        key: value
+        for key, value in vars(model).items()
+        if key.endswith("_") and isinstance(value, np.ndarray)
+    }
+    np.savez(out, predictions=predictions, **fitted)
+    import fdlsr
+
+    package = fdlsr.__file__
+    print(json.dumps(dict(fit_cpu=fit_cpu, predict_cpu=predict_cpu, package=package)))
+
+
+def largest_difference(before, after):
+    """Largest difference over the fitted arrays, relative to each array's scale."""
+    worst = 0.0
+    for key in before.files:
+        if (
+            key == "predictions"
+            or before[key].dtype.kind != "f"
+            or not before[key].size
+        ):
+            continue
+        scale = max(np.abs(before[key]).max(), np.finfo(float).tiny)
+        worst = max(worst, np.abs(before[key] - after[key]).max() / scale)
+    return worst
+
+
+def compare(baseline, methods, repeats):
+    """Alternate runs of the baseline tree and of this one; print the best times."""
+    import subprocess
+    import tempfile
+
+    trees = {"before": str(Path(baseline).resolve()), "after": str(HERE.parent / "src")}
+    print(f"load average at start {os.getloadavg()}", flush=True)
+    print(
+        "method     fit+predict CPU s: before  after  ratio   max rel diff  same predictions"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in methods:
+            best = {"before": np.inf, "after": np.inf}
+            for _ in range(repeats):
+                for label, tree in trees.items():
+                    env = {**os.environ, "PYTHONPATH": tree}
+                    out = Path(tmp) / f"{label}.npz"
+                    done = subprocess.run(
+                        [sys.executable, __file__, "--child", name, str(out)],
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    )
+                    times = json.loads(done.stdout.strip().splitlines()[-1])
+                    if not times["package"].startswith(tree):
+                        raise SystemExit(
+                            f"{label} imported {times['package']}, not {tree}"
+                        )
+                    total = times["fit_cpu"] + times["predict_cpu"]
+                    best[label] = min(best[label], total)
+            before = np.load(Path(tmp) / "before.npz")
+            after = np.load(Path(tmp) / "after.npz")
+            same = np.array_equal(before["predictions"], after["predictions"])
+            print(
+                f"{name:9s} {best['before']:27.2f} {best['after']:6.2f}"
+                f" {best['before'] / best['after']:6.2f}"
+                f"   {largest_difference(before, after):12.1e}  {same}",
+                flush=True,
+            )
+    print(f"load average at end {os.getloadavg()}")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        one_run(sys.argv[2], sys.argv[3])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(PAPER))
     parser.add_argument("--ks", nargs="+", type=int, default=[5])
@@ -147,7 +254,15 @@ def main():
         "--out", type=Path, default=Path("results/dictionary_feret.csv")
     )
     parser.add_argument("--summary", type=Path, help="only summarise this CSV")
+    parser.add_argument(
+        "--compare", metavar="SRC", help="time against the package under SRC"
+    )
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    if args.compare:
+        methods = args.methods if args.methods != list(PAPER) else list(COMPARED)
+        compare(args.compare, methods, args.repeats)
+        return
     if args.summary:
         rows = list(csv.DictReader(args.summary.open()))
         for row in rows:

@@ -33,6 +33,10 @@ class ClassBlocks:
         self.atom_class = np.repeat(np.arange(self.n_classes), self.atom_counts)
         self._own = None
         self._own_atoms = None
+        # Equal classes (a k-per-class training set): class sums and spreads are
+        # reshapes, much faster than reduceat and repeat over the samples axis.
+        sizes = set(self.sample_counts.tolist())
+        self._block = sizes.pop() if len(sizes) == 1 else None
 
     def samples(self, c):
         return slice(self.sample_edges[c], self.sample_edges[c + 1])
@@ -71,12 +75,25 @@ class ClassBlocks:
         """Mean of the columns of each class, one column per class."""
         if X.shape[0] == 0:
             return np.zeros((0, self.n_classes))
-        sums = np.add.reduceat(X, self.sample_edges[:-1], axis=1)
+        if self._block is not None:
+            blocks = X.reshape(X.shape[0], self.n_classes, self._block)
+            sums = blocks @ np.ones(self._block)
+        else:
+            sums = np.add.reduceat(X, self.sample_edges[:-1], axis=1)
         return sums / self.sample_counts
 
     def spread(self, means):
         """Each sample's column replaced by its class mean."""
         return np.repeat(means, self.sample_counts, axis=1)
+
+    def subtract_spread(self, Z, means):
+        """``Z -= spread(means)`` in place (without forming the spread if possible)."""
+        if self._block is not None and Z.flags.c_contiguous:
+            blocks = Z.reshape(Z.shape[0], self.n_classes, self._block)
+            blocks -= means[:, :, None]
+        else:
+            Z -= self.spread(means)
+        return Z
 
     def own_reconstruction(self, D, X):
         """``D_c X^c_c`` for the samples of every class c (n_features x n_samples)."""

@@ -18,9 +18,12 @@ from ...common.linalg import _single_threaded_lapack
 _DENSE_EIGEN_MAX = 300
 
 
-def soft_threshold(V, threshold, out=None):
-    """Elementwise ``sign(V) * max(|V| - threshold, 0)``: the prox of the l1 norm."""
-    clipped = np.clip(V, -threshold, threshold)
+def soft_threshold(V, threshold, out=None, scratch=None):
+    """Elementwise ``sign(V) * max(|V| - threshold, 0)``: the prox of the l1 norm.
+
+    ``scratch``, an array of V's shape, holds the clipped values if given.
+    """
+    clipped = np.clip(V, -threshold, threshold, out=scratch)
     return np.subtract(V, clipped, out=out)
 
 
@@ -55,6 +58,9 @@ def fista(grad, X0, lipschitz, lam, *, max_iter, tol, per_problem=False):
     threshold = np.multiply(lam, step)
     X = np.array(X0, copy=True)
     Y = X.copy()
+    # Scratch for the clipped values and |X_new - X|: fresh arrays of the codes'
+    # size at every iteration would cost as much as the arithmetic on them.
+    scratch = np.empty_like(X)
     t = 1.0
     n_iter = 0
     done = np.zeros(len(X) if per_problem else 0, dtype=bool)
@@ -62,15 +68,17 @@ def fista(grad, X0, lipschitz, lam, *, max_iter, tol, per_problem=False):
         V = grad(Y)
         np.multiply(V, -step, out=V)
         V += Y
-        X_new = soft_threshold(V, threshold, out=V)
+        X_new = soft_threshold(V, threshold, out=V, scratch=scratch)
         t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
         if per_problem:
             X_new[done] = X[done]
-        delta = X_new - X
+        # X_new - X into X's memory (the old iterate is not needed any more).
+        delta = np.subtract(X_new, X, out=X)
+        magnitude = np.abs(delta, out=scratch)
         if not per_problem:
-            change = np.abs(delta).mean() if delta.size else 0.0
+            change = magnitude.mean() if delta.size else 0.0
         elif delta.size:
-            done |= np.abs(delta).reshape(len(delta), -1).mean(axis=1) < tol
+            done |= magnitude.reshape(len(delta), -1).mean(axis=1) < tol
             change = 0.0 if done.all() else np.inf
         else:
             change = 0.0

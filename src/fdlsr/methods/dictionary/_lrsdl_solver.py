@@ -68,13 +68,13 @@ class Penalties:
     eta: float
 
 
-def objective(Y, blocks, D, D0, X, X0, pen):
-    """The cost ``J`` above, evaluated directly."""
+def objective(Y, blocks, D, D0, X, X0, pen, gram=None):
+    """The cost ``J`` above, evaluated directly (``gram``: ``D.T @ D`` if known)."""
     Ybar = Y - D0 @ X0
     R = Ybar - D @ X
     own = blocks.own_reconstruction(D, X)
     R_own = Ybar - own
-    G = D.T @ D
+    G = D.T @ D if gram is None else gram
     f = (
         float(np.vdot(R, R))
         + float(np.vdot(R_own, R_own))
@@ -89,7 +89,7 @@ def objective(Y, blocks, D, D0, X, X0, pen):
     )
 
 
-def code_lipschitz(blocks, D, D0, lambda2):
+def code_lipschitz(blocks, D, D0, lambda2, gram=None):
     """Lipschitz bound of the gradient of the smooth part in ``[X; X0]``.
 
     Without shared atoms, ``lambda_max(M(D^T D)) + 2 lambda2`` (the Fisher Hessian
@@ -98,7 +98,8 @@ def code_lipschitz(blocks, D, D0, lambda2):
     sum_{j != c} ||D_j x^j||^2`` is bounded by ``||[D D0]||^2 + max_c ||[D_c D0]||^2``.
     """
     if D0.shape[1] == 0:
-        return top_eigenvalue(blocks.double_diagonal(D.T @ D)) + 2.0 * lambda2
+        G = D.T @ D if gram is None else gram
+        return top_eigenvalue(blocks.double_diagonal(G)) + 2.0 * lambda2
     full = np.hstack([D, D0])
     worst = max(
         top_eigenvalue(
@@ -110,13 +111,17 @@ def code_lipschitz(blocks, D, D0, lambda2):
     return top_eigenvalue(full.T @ full) + worst + 2.0 * lambda2
 
 
-def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol):
-    """FISTA on ``[X; X0]`` with ``D, D0`` fixed (Vu & Monga Sec. III-B)."""
+def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol, gram=None):
+    """FISTA on ``[X; X0]`` with ``D, D0`` fixed (Vu & Monga Sec. III-B).
+
+    ``gram`` is ``D.T @ D`` when the caller has it (the same product either way).
+    """
     K, k0 = D.shape[1], D0.shape[1]
     lambda2 = pen.lambda2
+    G = D.T @ D if gram is None else gram
     # The Fisher gradient lambda2 X (2I - 2P_c + P_1): its 2 lambda2 X part is folded
     # into the Gram matrix, the mean parts are formed from the K x C class means.
-    H = blocks.double_diagonal(D.T @ D)
+    H = blocks.double_diagonal(G)
     H.flat[:: K + 1] += 2.0 * lambda2
     dbl_DtY = blocks.double_own(D.T @ Y)
     DtD0 = D.T @ D0
@@ -136,7 +141,7 @@ def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol):
         overall = means @ counts / blocks.n_samples
         means *= 2.0 * lambda2
         means -= lambda2 * overall[:, None]
-        GX -= np.repeat(means, counts, axis=1)
+        blocks.subtract_spread(GX, means)
         if k0:
             G0 = out[K:]
             np.matmul(D0tD0x2, X0v, out=G0)
@@ -145,7 +150,7 @@ def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol):
             G0 += lambda2 * centred(X0v)
         return out
 
-    lipschitz = code_lipschitz(blocks, D, D0, lambda2)
+    lipschitz = code_lipschitz(blocks, D, D0, lambda2, G)
     V, _ = fista(
         grad, np.vstack([X, X0]), lipschitz, pen.lambda1, max_iter=max_iter, tol=tol
     )
@@ -354,25 +359,28 @@ def fit_lrsdl(
         model.D, model.D0 = Q @ model.D, Q @ model.D0
         return model
     D, D0, X, X0 = initialise(Y, blocks, shared, pen, rng, init_iter, n_features)
-    history = [objective(Y, blocks, D, D0, X, X0, pen)]
+    # D^T D of the current D, shared by the cost and the code step (one product per D).
+    G = D.T @ D
+    history = [objective(Y, blocks, D, D0, X, X0, pen, G)]
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
         X_new, X0_new = update_codes(
-            Y, blocks, D, D0, X, X0, pen, max_iter=coding_iter, tol=tol
+            Y, blocks, D, D0, X, X0, pen, max_iter=coding_iter, tol=tol, gram=G
         )
-        if objective(Y, blocks, D, D0, X_new, X0_new, pen) <= history[-1]:
+        if objective(Y, blocks, D, D0, X_new, X0_new, pen, G) <= history[-1]:
             X, X0 = X_new, X0_new
         if D0.shape[1]:
             used = np.abs(X0).sum(axis=1) >= UNUSED_SHARED_ATOM
             D0, X0 = D0[:, used], X0[used]
         D = update_dictionary(Y, blocks, D, D0, X, X0, tol=tol, n_features=n_features)
+        G = D.T @ D
         if D0.shape[1]:
             D0 = update_shared_dictionary(
                 Y, blocks, D, D0, X, X0, pen.eta, n_features=n_features
             )
-        history.append(objective(Y, blocks, D, D0, X, X0, pen))
+        history.append(objective(Y, blocks, D, D0, X, X0, pen, G))
     if final_coding_iter:
         X, X0 = update_codes(
-            Y, blocks, D, D0, X, X0, pen, max_iter=final_coding_iter, tol=tol
+            Y, blocks, D, D0, X, X0, pen, max_iter=final_coding_iter, tol=tol, gram=G
         )
     return LRSDLModel(D, D0, X, X0, np.asarray(history), n_iter)
