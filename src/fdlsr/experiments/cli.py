@@ -183,6 +183,14 @@ def build_parser():
     group.add_argument(
         "--raw", action="store_true", help="do not unit-normalise the samples"
     )
+    group.add_argument(
+        "--jobs",
+        type=_whole(1, "a number of jobs"),
+        default=1,
+        metavar="N",
+        help="runs computed at once in N processes, BLAS threads shared out among "
+        "them (default 1); rows are the same, times are per process",
+    )
     group = run.add_argument_group("output")
     group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")
     group.add_argument(
