@@ -96,3 +96,16 @@ def test_warm_up_fits_a_few_classes_and_never_fails():
     assert seen == [((4, 64), 4), (8, 64)]
     # LDA cannot fit one sample per class: the warm-up says nothing
     warm_up(get_method("LDA"), X, y, train, test, {})
+
+
+def test_cli_jobs(tmp_path, capsys):
+    from conftest import cli_error
+    from fdlsr.experiments.cli import main
+
+    small = ["--dataset", "digits", "--methods", "1-NN", "RidgeClassifier", "-k", "2"]
+    out = str(tmp_path / "res")
+    argv = ["run", *small, "--splits", "2", "--out", out, "--no-table", "--jobs", "2"]
+    assert main(argv) == 0
+    assert "4 runs computed, 0 already" in capsys.readouterr().err
+    assert len(read_rows(out)) == 4
+    assert "--jobs" in cli_error(capsys, ["run", *small, "--jobs", "0"])
