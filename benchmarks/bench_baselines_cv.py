@@ -7,9 +7,11 @@ in the span of the training samples) and with scikit-learn's own (GridSearchCV o
 plain estimator, same parameters). Prints the C each chooses, the mean fold accuracy
 of every C, the CPU seconds of each search and their ratio, then the refit and test
 accuracy of the chosen C. ``--old`` adds LinearSVC as it was before (``dual="auto"``,
-which picks liblinear's dual solver here; slow: minutes).
+which picks liblinear's dual solver here; slow: minutes). ``--fold`` instead times
+single fits on the first inner fold, for every C: fdlsr's, scikit-learn's on the
+same parameters, and LinearSVC's old dual solver (and prints each fold accuracy).
 
-    python benchmarks/bench_baselines_cv.py [--k 5] [--split 0] [--old]
+    python benchmarks/bench_baselines_cv.py [--k 5] [--split 0] [--old] [--fold]
 """
 
 import argparse
@@ -40,6 +42,7 @@ def main():
     parser.add_argument("--split", type=int, default=0)
     parser.add_argument("--data-dir", default=os.environ.get("FDLSR_DATA_DIR"))
     parser.add_argument("--old", action="store_true")
+    parser.add_argument("--fold", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     dataset = load_dataset("feret", data_dir=args.data_dir)
@@ -53,6 +56,14 @@ def main():
     }
     if args.old:
         plain["LinearSVC"].append(("old dual=auto", svm.LinearSVC))
+    if args.fold:
+        plain["LinearSVC"].append(("old dual=auto", svm.LinearSVC))
+        fit, held = next(cv.split(X[train], y[train]))
+        with threadpool_limits(1):
+            fold_fits(
+                plain, X[train][fit], y[train][fit], X[train][held], y[train][held]
+            )
+        return
     with threadpool_limits(1):
         for name, references in plain.items():
             method = get_method(name)
@@ -78,10 +89,26 @@ def main():
             sys.stdout.flush()
 
 
+def fold_fits(plain, X, y, X_held, y_held):
+    for name, references in plain.items():
+        method = get_method(name)
+        for C in method.grid["C"]:
+            for label, factory in [("fdlsr", method.build), *references]:
+                params = {**method.params, "C": C}
+                if label.startswith("old"):
+                    params.pop("dual")
+                start = time.process_time()
+                model = factory(**params).fit(X, y)
+                seconds = time.process_time() - start
+                print(
+                    f"{name} C={C:g} {label}: {seconds:.2f} s CPU, fold accuracy "
+                    f"{100 * model.score(X_held, y_held):.1f}%, n_iter {model.n_iter_}",
+                    flush=True,
+                )
+
+
 def show(label, found, seconds):
-    scores = ", ".join(
-        f"{100 * s:.1f}" for s in found.cv_results_["mean_test_score"]
-    )
+    scores = ", ".join(f"{100 * s:.1f}" for s in found.cv_results_["mean_test_score"])
     print(
         f"  {label}: C={found.best_params_['C']:g}, fold accuracy % [{scores}], "
         f"{seconds:.1f} s CPU"

@@ -119,7 +119,9 @@ def estimate(store, jobs=2):
     rows = [r for r in read_rows(store) if row_key(r) in keys]
     per_method = {}
     for r in rows:
-        seconds = r.get("tune_time", 0) + r.get("fit_time", 0) + r.get("predict_time", 0)
+        seconds = (
+            r.get("tune_time", 0) + r.get("fit_time", 0) + r.get("predict_time", 0)
+        )
         per_method[r["method"]] = per_method.get(r["method"], 0.0) + seconds
     return rows, len(keys), per_method
 

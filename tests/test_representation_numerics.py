@@ -194,7 +194,9 @@ def test_src_feature_sign_with_repeated_samples(problem):
     model = SRC(lam=lam).fit(X2, y2)
     D = model.dictionary_
     codes = model.encode(np.vstack([Y, np.zeros(Y.shape[1])]))
-    for a, t in zip(codes[:-1], Y / np.linalg.norm(Y, axis=1, keepdims=True), strict=True):
+    for a, t in zip(
+        codes[:-1], Y / np.linalg.norm(Y, axis=1, keepdims=True), strict=True
+    ):
         corr = 2 * D @ (t - a @ D)
         active = a != 0
         np.testing.assert_allclose(corr[active], lam * np.sign(a[active]), atol=1e-6)

@@ -26,8 +26,10 @@ possible (a held-out sample's class would have no training sample): the fixed va
 used and the row says so.
 
 *Timing.* Training (``fit``) and test (``predict``) are timed separately with
-``time.perf_counter``, after one untimed warm-up fit per method and process; the
-parameter search is timed apart (``tune_time``).
+``time.perf_counter``, after one untimed warm-up per method and process on a few
+classes of the split (:func:`warm_up`); the parameter search is timed apart
+(``tune_time``). With ``n_jobs > 1`` the runs share the cores (:func:`run_experiment`),
+so each time is that of one process with its share of BLAS threads.
 """
 
 import json
@@ -478,7 +480,11 @@ def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
     ``n_jobs = 1`` (splits and random states depend only on the seed and the split)
     except its times, which are those of a process sharing the cores.
     """
-    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs < 1:
+    if (
+        not isinstance(n_jobs, (int, np.integer))
+        or isinstance(n_jobs, bool)
+        or n_jobs < 1
+    ):
         raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
     runs = experiment_runs(experiment, dataset)
     X = prepare(dataset, experiment.normalise)
@@ -535,13 +541,9 @@ def _computed(units, context, n_jobs):
     from joblib import Parallel, delayed
 
     threads = max(1, usable_cores() // n_jobs)
-    parallel = Parallel(
-        n_jobs=min(n_jobs, len(units)), return_as="generator_unordered"
-    )
+    parallel = Parallel(n_jobs=min(n_jobs, len(units)), return_as="generator_unordered")
     # Each worker gets its own copy of the context (joblib memory-maps X).
-    yield from parallel(
-        delayed(_worker_unit)(unit, context, threads) for unit in units
-    )
+    yield from parallel(delayed(_worker_unit)(unit, context, threads) for unit in units)
 
 
 def usable_cores():

@@ -80,6 +80,7 @@ class LinearSVC(_InSpan, svm.LinearSVC):
 class LogisticRegression(_InSpan, linear_model.LogisticRegression):
     """scikit-learn's ``LogisticRegression``, fitted in the samples' span when n < d."""
 
+
 METHODS = [
     Method(
         "RidgeClassifier",
