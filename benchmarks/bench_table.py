@@ -138,7 +138,7 @@ def main():
     args = parser.parse_args()
     from fdlsr.methods import METHODS
 
-    names = args.methods or [m.name for m in METHODS]
+    names = args.methods or list(METHODS)
     print(
         f"FERET k={args.k} split {args.split}, BLAS {args.threads} thread(s), CPU "
         f"seconds; load average {os.getloadavg()[0]:.1f} at the start"

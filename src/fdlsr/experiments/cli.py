@@ -129,7 +129,8 @@ def build_parser():
         "run is saved at once in OUT/results.jsonl (default fdlsr-results/DATASET); "
         "running the same command again skips what is done, so an interrupted "
         "experiment resumes where it stopped. A paper config with every method takes "
-        "long (FERET: about an hour on 2 cores); away from a terminal a line is printed "
+        "long (FERET: about an hour on 2 cores; --jobs 2 runs two at once); away from a "
+        "terminal a line is printed "
         "on stderr for each method finished at each k.",
         epilog="shipped configs: " + ", ".join(shipped_configs()),
     )
