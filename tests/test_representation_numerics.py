@@ -172,7 +172,36 @@ def test_src_alpha_conversion_changes_the_solution_if_wrong(problem, src_codes):
 def test_src_reports_non_convergence_once(problem):
     X, y, Y = problem
     with pytest.warns(Warning, match=r"did not reach tol.* for \d+ of 6 test samples"):
-        SRC(lam=1e-4, tol=1e-14, max_iter=2).fit(X, y).predict(Y)
+        SRC(lam=1e-4, tol=1e-14, max_iter=2, solver="cd").fit(X, y).predict(Y)
+    with pytest.warns(Warning, match=r"within max_iter=2 steps for \d+ of 6 test"):
+        SRC(lam=1e-4, max_iter=2).fit(X, y).predict(Y)
+
+
+def test_src_feature_sign_is_coordinate_descent_converged(problem):
+    X, y, Y = problem
+    lam = 0.05
+    exact = SRC(lam=lam).fit(X, y).encode(Y)
+    cd = SRC(lam=lam, solver="cd", tol=1e-12, max_iter=100000).fit(X, y).encode(Y)
+    np.testing.assert_allclose(exact, cd, atol=1e-7)
+
+
+def test_src_feature_sign_with_repeated_samples(problem):
+    # Repeated training samples make D D^T singular; the codes still satisfy the
+    # lasso's optimality conditions, and an all-zero sample gets a zero code.
+    X, y, Y = problem
+    X2, y2 = np.vstack([X, X[:3]]), np.concatenate([y, y[:3]])
+    lam = 0.05
+    model = SRC(lam=lam).fit(X2, y2)
+    D = model.dictionary_
+    codes = model.encode(np.vstack([Y, np.zeros(Y.shape[1])]))
+    for a, t in zip(
+        codes[:-1], Y / np.linalg.norm(Y, axis=1, keepdims=True), strict=True
+    ):
+        corr = 2 * D @ (t - a @ D)
+        active = a != 0
+        np.testing.assert_allclose(corr[active], lam * np.sign(a[active]), atol=1e-6)
+        assert np.all(np.abs(corr[~active]) <= lam + 1e-6)
+    assert not codes[-1].any()
 
 
 # --- NRC ---------------------------------------------------------------------------

@@ -131,7 +131,8 @@ def build_parser():
         "run is saved at once in OUT/results.jsonl (default fdlsr-results/DATASET); "
         "running the same command again skips what is done, so an interrupted "
         "experiment resumes where it stopped. A paper config with every method takes "
-        "long (FERET: about an hour on 2 cores); away from a terminal a line is printed "
+        "long (FERET: about an hour on 2 cores; --jobs 2 runs two at once); away from a "
+        "terminal a line is printed "
         "on stderr for each method finished at each k.",
         epilog="shipped configs: " + ", ".join(shipped_configs()),
     )
@@ -184,6 +185,14 @@ def build_parser():
     )
     group.add_argument(
         "--raw", action="store_true", help="do not unit-normalise the samples"
+    )
+    group.add_argument(
+        "--jobs",
+        type=_whole(1, "a number of jobs"),
+        default=1,
+        metavar="N",
+        help="runs computed at once in N processes, BLAS threads shared out among "
+        "them (default 1); rows are the same, times are per process",
     )
     group = run.add_argument_group("output")
     group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")

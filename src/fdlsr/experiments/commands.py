@@ -201,7 +201,7 @@ def run(args):
         write_info(out, info)
         progress = Progress(dataset.name)
         try:
-            computed = run_experiment(ex, dataset, store, progress)
+            computed = run_experiment(ex, dataset, store, progress, n_jobs=args.jobs)
         finally:
             progress.close()
         keys = {run[0] for run in runs}

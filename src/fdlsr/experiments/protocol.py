@@ -26,11 +26,14 @@ possible (a held-out sample's class would have no training sample): the fixed va
 used and the row says so.
 
 *Timing.* Training (``fit``) and test (``predict``) are timed separately with
-``time.perf_counter``, after one untimed warm-up fit per method and process; the
-parameter search is timed apart (``tune_time``).
+``time.perf_counter``, after one untimed warm-up per method and process on a few
+classes of the split (:func:`warm_up`); the parameter search is timed apart
+(``tune_time``). With ``n_jobs > 1`` the runs share the cores (:func:`run_experiment`),
+so each time is that of one process with its share of BLAS threads.
 """
 
 import json
+import os
 import time
 import warnings
 from collections import Counter, defaultdict
@@ -309,13 +312,32 @@ def evaluate_split(
     }
 
 
+# The warm-up's subset: a few classes of the training split, all their training samples.
+WARM_UP_CLASSES = 4
+WARM_UP_TEST = 8
+
+
 def warm_up(method, X, y, train, test, params):
-    """One untimed fit and predict, so the first timed run pays no start-up costs."""
+    """One untimed fit and predict on a small part of the split, so that the timed
+    runs pay no one-off start-up costs (imports done on first use, BLAS and thread
+    pool start-up, first calls into compiled code).
+
+    The part is the training samples of the first :data:`WARM_UP_CLASSES` classes of
+    the split (all ``k`` of each) and a few test samples, with every feature: it goes
+    through the same code paths as the real fit at a small fraction of its cost (a full
+    fit here used to double the time of a one-split run). A method that cannot fit
+    such a part (e.g. one needing more samples than classes) is warmed as far as it
+    gets; the real run reports its own errors.
+    """
+    classes = np.unique(y[train])[:WARM_UP_CLASSES]
+    part = train[np.isin(y[train], classes)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        method.build(**{**method.params, **params}).fit(X[train], y[train]).predict(
-            X[test[:50]]
-        )
+        try:
+            estimator = method.build(**{**method.params, **params})
+            estimator.fit(X[part], y[part]).predict(X[test[:WARM_UP_TEST]])
+        except Exception:  # noqa: BLE001 (the timed run reports what fails)
+            pass
 
 
 def prepare(dataset, normalise=True):
@@ -442,7 +464,7 @@ def experiment_runs(experiment, dataset):
     return runs
 
 
-def run_experiment(experiment, dataset, store, progress=None):
+def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
     """Run every (method, k, split) of ``experiment`` not yet in ``store``.
 
     Rows are appended to ``store`` one by one as they finish, so an interrupted run
@@ -451,7 +473,19 @@ def run_experiment(experiment, dataset, store, progress=None):
     ``k`` (its last split computed here) it gets ``finished=(method_name, k,
     accuracies)`` too, the accuracies of that method and ``k`` computed in this call
     (``None`` for a run that failed). Returns the number of rows computed.
+
+    ``n_jobs > 1`` computes that many runs at once in worker processes (joblib's
+    loky), each with its BLAS limited to ``cores // n_jobs`` threads (at least one);
+    this process still appends the rows as they finish. Every row is the same as with
+    ``n_jobs = 1`` (splits and random states depend only on the seed and the split)
+    except its times, which are those of a process sharing the cores.
     """
+    if (
+        not isinstance(n_jobs, (int, np.integer))
+        or isinstance(n_jobs, bool)
+        or n_jobs < 1
+    ):
+        raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
     runs = experiment_runs(experiment, dataset)
     X = prepare(dataset, experiment.normalise)
     y = np.asarray(dataset.y)
@@ -464,38 +498,16 @@ def run_experiment(experiment, dataset, store, progress=None):
     left = Counter((run[3].name, run[1]) for run in todo)
     accuracies = defaultdict(list)
     from_paper = {name.lower() for name in experiment.paper_params}
-    warmed = set()
-    split = (None, None, None)
+    splits = {}
+    units = []
     for key, k, index, method, params, tuned in todo:
-        if split[0] != (k, index):
-            split = ((k, index), *split_indices(dataset, y, k, experiment.seed, index))
-        _, train, test = split
-        row = dict(zip(KEY_FIELDS, key, strict=True))
-        row["family"] = method.family
-        row["tuning"] = (
-            "cv" if tuned else "paper" if method.name.lower() in from_paper else "fixed"
-        )
-        try:
-            if method.name not in warmed:
-                warm_up(method, X, y, train, test, seeded(method, params, 0))
-                warmed.add(method.name)
-            row.update(
-                evaluate_split(
-                    method,
-                    X,
-                    y,
-                    train,
-                    test,
-                    params=params,
-                    tuned=tuned,
-                    seed=experiment.seed + index,
-                    cv_folds=experiment.cv_folds,
-                    random_state=run_random_state(experiment.seed, index),
-                )
-            )
-        except Exception as error:  # a method that cannot handle this setting
-            # e.g. LDA with one sample per class; recorded, so the table can say so
-            row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
+        if (k, index) not in splits:
+            splits[k, index] = split_indices(dataset, y, k, experiment.seed, index)
+        paper = method.name.lower() in from_paper
+        units.append((key, k, index, method, params, tuned, paper))
+    context = (experiment.seed, experiment.cv_folds, X, y, splits)
+    for key, k, index, row in _computed(units, context, n_jobs):
+        train, test = splits[k, index]
         if zero.size:
             row.setdefault("warnings", []).append(zero_warning(zero, train, test))
         if pools_fixed_split(dataset, k):
@@ -506,13 +518,82 @@ def run_experiment(experiment, dataset, store, progress=None):
         row["fingerprint"] = fingerprints[key]
         store.append(row)
         n_done += 1
-        group = (method.name, k)
+        group = (key[1], k)
         accuracies[group].append(row.get("accuracy"))
         left[group] -= 1
         if progress:
-            label = f"{method.name} k={k} split {index + 1}"
+            label = f"{key[1]} k={k} split {index + 1}"
             if left[group]:
                 progress(n_done, len(runs), label)
             else:
                 progress(n_done, len(runs), label, finished=(*group, accuracies[group]))
     return len(todo)
+
+
+def _computed(units, context, n_jobs):
+    """``(key, k, index, row)`` of each unit as it finishes, here or in ``n_jobs``
+    worker processes."""
+    if n_jobs == 1 or len(units) <= 1:
+        warmed = set()
+        for unit in units:
+            yield unit[0], unit[1], unit[2], compute_unit(unit, context, warmed)
+        return
+    from joblib import Parallel, delayed
+
+    threads = max(1, usable_cores() // n_jobs)
+    parallel = Parallel(n_jobs=min(n_jobs, len(units)), return_as="generator_unordered")
+    # Each worker gets its own copy of the context (joblib memory-maps X).
+    yield from parallel(delayed(_worker_unit)(unit, context, threads) for unit in units)
+
+
+def usable_cores():
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# The methods warmed up in this (worker) process.
+_WARMED = set()
+
+
+def _worker_unit(unit, context, threads):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=threads):
+        return unit[0], unit[1], unit[2], compute_unit(unit, context, _WARMED)
+
+
+def compute_unit(unit, context, warmed):
+    """The result row of one (method, k, split): its key fields, how its parameters
+    were chosen and what :func:`evaluate_split` returns (or the error it raised).
+    ``warmed`` holds the methods already warmed up in this process."""
+    key, k, index, method, params, tuned, from_paper = unit
+    seed, cv_folds, X, y, splits = context
+    train, test = splits[k, index]
+    row = dict(zip(KEY_FIELDS, key, strict=True))
+    row["family"] = method.family
+    row["tuning"] = "cv" if tuned else "paper" if from_paper else "fixed"
+    try:
+        if method.name not in warmed:
+            warm_up(method, X, y, train, test, seeded(method, params, 0))
+            warmed.add(method.name)
+        row.update(
+            evaluate_split(
+                method,
+                X,
+                y,
+                train,
+                test,
+                params=params,
+                tuned=tuned,
+                seed=seed + index,
+                cv_folds=cv_folds,
+                random_state=run_random_state(seed, index),
+            )
+        )
+    except Exception as error:  # a method that cannot handle this setting
+        # e.g. LDA with one sample per class; recorded, so the table can say so
+        row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
+    return row

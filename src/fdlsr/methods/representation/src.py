@@ -61,6 +61,84 @@ def lasso_codes(Y, dictionary, sample_gram, lam, *, tol=1e-4, max_iter=10000):
 # DICTOL's SRC_wrapper.m: 300 FISTA iterations.
 FISTA_ITER = 300
 CD_ITER = 10000
+# Feature-sign steps per sample: far more than the codes' nonzeros (about 30 on FERET).
+SIGN_ITER = 10000
+# Relative slack of the optimality test: |gradient| <= lam (1 + SIGN_RTOL) at a zero.
+SIGN_RTOL = 1e-9
+
+
+def feature_sign_codes(YD, sample_gram, lam, max_iter=SIGN_ITER):
+    """Exact codes ``argmin_a ||y - a D||^2 + lam ||a||_1`` of every row of ``Y``,
+    given ``YD = Y D^T`` and ``D D^T``, by feature-sign search (Lee, Battle, Raina
+    and Ng, "Efficient sparse coding algorithms", NIPS 2006).
+
+    An active-set method: guess the signs of the nonzero coefficients, solve the
+    least-squares problem those signs make smooth (a small system in the Gram
+    matrix), keep the best point of the segment towards it where a sign would flip,
+    and add the zero coefficient that violates optimality most, until none does.
+    Each step lowers the objective, so it ends at the minimiser, up to rounding;
+    its cost grows with the number of nonzeros (tens on face data), not with the
+    conditioning that makes coordinate descent take thousands of sweeps. Returns the
+    codes and the number of samples that needed more than ``max_iter`` steps.
+    """
+    codes = np.zeros_like(YD)
+    failed = 0
+    for row, yd in enumerate(YD):
+        codes[row], done = _feature_sign(yd, sample_gram, lam, max_iter)
+        failed += not done
+    return codes, failed
+
+
+def _feature_sign(b, G, lam, max_iter):
+    # Objective a G a' - 2 a b + lam |a|_1 (the sample's own norm left out).
+    a = np.zeros_like(b)
+    active = np.zeros(b.shape, dtype=bool)
+    grad = -2.0 * b  # of the smooth part, 2 (a G - b)
+    limit = lam * (1.0 + SIGN_RTOL)
+    steps = 0
+    while steps < max_iter:
+        free = np.where(active, 0.0, np.abs(grad))
+        i = int(np.argmax(free))
+        if free[i] <= limit:
+            return a, True
+        active[i] = True
+        signs = np.sign(a)
+        signs[i] = -np.sign(grad[i])
+        while steps < max_iter:
+            steps += 1
+            index = np.flatnonzero(active)
+            G_aa, b_a, old = G[np.ix_(index, index)], b[index], a[index]
+            try:
+                target = np.linalg.solve(G_aa, b_a - 0.5 * lam * signs[index])
+            except np.linalg.LinAlgError:  # duplicate samples in the active set
+                target = np.linalg.lstsq(
+                    G_aa, b_a - 0.5 * lam * signs[index], rcond=None
+                )[0]
+            a[index] = _best_on_segment(old, target, G_aa, b_a, lam)
+            a[np.abs(a) <= 1e-15 * np.abs(a).max()] = 0.0
+            active = a != 0
+            signs = np.sign(a)
+            grad = 2.0 * (G[:, active] @ a[active] - b)
+            slack = np.abs(grad[active] + lam * signs[active])
+            if np.all(slack <= SIGN_RTOL * lam):
+                break
+    return a, False
+
+
+def _best_on_segment(old, target, G_aa, b_a, lam):
+    """The point of least objective among ``target`` and the points of the segment
+    from ``old`` where a nonzero coefficient of ``old`` crosses zero."""
+    direction = target - old
+    moving = (old != 0) & (old * target < 0)
+    points = [target]
+    for j in np.flatnonzero(moving):
+        point = old + (-old[j] / direction[j]) * direction
+        point[j] = 0.0  # exactly, whatever the rounding
+        points.append(point)
+    if len(points) == 1:
+        return target
+    values = [x @ G_aa @ x - 2.0 * x @ b_a + lam * np.abs(x).sum() for x in points]
+    return points[int(np.argmin(values))]
 
 
 def fista_codes(YD, sample_gram, lam, lipschitz, n_iter):
@@ -98,17 +176,20 @@ class SRC(RepresentationClassifier):
         Weight of ``||a||_1`` in ``||y - a D||^2 + lam ||a||_1`` (the l1_ls scaling
         used by the CRC and NRC authors' comparison code; see Notes for the default).
     tol : float, default=1e-4
-        Stop a sample's coordinate descent when the duality gap of the halved
-        objective is below ``tol * ||y||^2`` (scikit-learn's ``Lasso`` rule). Not
-        used by ``solver="fista"``.
+        ``solver="cd"``: stop a sample's coordinate descent when the duality gap of
+        the halved objective is below ``tol * ||y||^2`` (scikit-learn's ``Lasso``
+        rule). Not used by the other solvers.
     max_iter : int or None, default=None
-        ``solver="cd"``: maximum coordinate-descent sweeps per test sample (``None``:
-        10000). ``solver="fista"``: the number of FISTA iterations (``None``: 300,
-        DICTOL's budget).
-    solver : {"cd", "fista"}, default="cd"
-        ``"cd"``: scikit-learn's coordinate descent, run to convergence. ``"fista"``:
-        a fixed budget of FISTA iterations from zero, as DICTOL's ``SRC_wrapper.m``
-        (300), which stops well before convergence; see Notes.
+        ``solver="feature_sign"``: maximum feature-sign steps per test sample
+        (``None``: 10000). ``solver="cd"``: maximum coordinate-descent sweeps per test
+        sample (``None``: 10000). ``solver="fista"``: the number of FISTA iterations
+        (``None``: 300, DICTOL's budget).
+    solver : {"feature_sign", "cd", "fista"}, default="feature_sign"
+        ``"feature_sign"``: an exact active-set method (feature-sign search), which
+        ends at the minimiser. ``"cd"``: scikit-learn's coordinate descent, run until
+        ``tol``. ``"fista"``: a fixed budget of FISTA iterations from zero, as
+        DICTOL's ``SRC_wrapper.m`` (300), which stops well before convergence; see
+        Notes.
     normalize : bool, default=True
         Scale training samples (and test samples) to unit L2 norm: the first step of
         the paper's Algorithm 1 (for the dictionary), and of every comparison code.
@@ -140,8 +221,14 @@ class SRC(RepresentationClassifier):
     ``y`` in the span of the training samples, which fails whenever there are fewer
     training samples than features (e.g. FERET: at most 1000 samples of 1600 pixels),
     and the noisy form's ``eps`` is a Lagrange multiplier away from ``lam``.
-    Solver: scikit-learn's coordinate descent (with gap-safe screening) on the
-    precomputed Gram matrix, one lasso per test sample, in chunks of test samples.
+    Solver: feature-sign search (Lee et al., 2006) on the precomputed Gram matrix,
+    one test sample at a time: it solves the problem exactly (to rounding) and on
+    FERET (k = 5) is about 5 times faster than ``solver="cd"``, scikit-learn's
+    coordinate descent, which needs 1000 to 3500 sweeps per sample to reach its
+    ``tol`` there (the training images are strongly correlated; some repeat, which
+    makes ``D D^T`` singular and the minimiser possibly not unique, though its
+    reconstruction ``a D`` is). The codes of the two agree to the coordinate
+    descent's tolerance (tests/test_representation_numerics.py).
     ``solver="fista"`` instead runs DICTOL's (Vu's) FISTA for a fixed number of
     iterations on all samples of a chunk at once; DICTOL also stops once the mean
     change of the whole batch's codes is below 1e-8, which is left out so that a
@@ -177,11 +264,17 @@ class SRC(RepresentationClassifier):
         "lam": [POSITIVE],
         "tol": [POSITIVE],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "solver": [StrOptions({"cd", "fista"})],
+        "solver": [StrOptions({"feature_sign", "cd", "fista"})],
     }
 
     def __init__(
-        self, lam=1e-2, *, tol=1e-4, max_iter=None, solver="cd", normalize=True
+        self,
+        lam=1e-2,
+        *,
+        tol=1e-4,
+        max_iter=None,
+        solver="feature_sign",
+        normalize=True,
     ):
         self.lam = lam
         self.tol = tol
@@ -196,6 +289,23 @@ class SRC(RepresentationClassifier):
             self._lipschitz = max(float(top), np.finfo(float).tiny)
 
     def _codes(self, Y, YD=None):
+        if self.solver == "feature_sign":
+            max_iter = SIGN_ITER if self.max_iter is None else self.max_iter
+            codes, failed = feature_sign_codes(
+                Y @ self.dictionary_.T if YD is None else YD,
+                self.gram_,
+                self.lam,
+                max_iter,
+            )
+            if failed:
+                warnings.warn(
+                    f"SRC: feature-sign search did not reach the optimum within "
+                    f"max_iter={max_iter} steps for {failed} of {Y.shape[0]} test "
+                    "samples; increase max_iter.",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+            return codes
         if self.solver == "fista":
             return fista_codes(
                 Y @ self.dictionary_.T if YD is None else YD,

@@ -1,0 +1,111 @@
+"""Runs in parallel (``run_experiment(..., n_jobs=)``, ``fdlsr run --jobs``) and the
+cheap warm-up: the same rows as one process, times apart."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from fdlsr.errors import ConfigError
+from fdlsr.experiments.protocol import Experiment, run_experiment, warm_up
+from fdlsr.experiments.results import ResultStore, read_rows, row_key
+from fdlsr.methods import get_method
+
+# What may differ between two runs of one experiment: times and bookkeeping.
+VOLATILE = {"fit_time", "predict_time", "tune_time", "session", "finished"}
+
+
+class Data:
+    def __init__(self, n_per_class=10, n_classes=5):
+        X, y = load_digits(return_X_y=True)
+        keep = np.concatenate(
+            [np.flatnonzero(y == c)[:n_per_class] for c in range(n_classes)]
+        )
+        self.X, self.y, self.name = X[keep], y[keep], "mini"
+
+
+def rows_of(tmp_path, experiment, n_jobs, progress=None):
+    with ResultStore(tmp_path) as store:
+        assert run_experiment(experiment, Data(), store, progress, n_jobs=n_jobs) > 0
+    rows = read_rows(tmp_path)
+    return {
+        row_key(r): {key: v for key, v in r.items() if key not in VOLATILE}
+        for r in rows
+    }
+
+
+def test_two_jobs_give_the_rows_of_one(tmp_path):
+    # A seeded random method (LC-KSVD2), a tuned one and plain ones, k = 1 and 2.
+    ex = Experiment(
+        "mini",
+        [1, 2],
+        ["RidgeClassifier", "1-NN", "LinearSVC", "LC-KSVD2"],
+        splits=2,
+        cv=["LinearSVC"],
+    )
+    calls = []
+    one = rows_of(tmp_path / "one", ex, 1)
+    two = rows_of(tmp_path / "two", ex, 2, lambda *a, **kw: calls.append((a, kw)))
+    assert len(one) == 2 * 2 * 4
+    assert one == two
+    # one line per method and k, with the accuracies of its splits
+    finished = [kw["finished"] for _, kw in calls if "finished" in kw]
+    assert sorted((m, k) for m, k, _ in finished) == sorted(
+        (m, k) for m in ex.methods for k in ex.ks
+    )
+    assert all(len(accuracies) == 2 for _, _, accuracies in finished)
+    assert calls[-1][0][:2] == (16, 16)
+
+
+def test_jobs_resume_what_is_missing(tmp_path):
+    ex = Experiment("mini", [2], ["RidgeClassifier", "1-NN"], splits=2)
+    with ResultStore(tmp_path) as store:
+        assert run_experiment(ex, Data(), store, n_jobs=2) == 4
+        assert run_experiment(ex, Data(), store, n_jobs=2) == 0
+    assert len(read_rows(tmp_path)) == 4
+
+
+@pytest.mark.parametrize("n_jobs", [0, -1, 1.5, True])
+def test_bad_jobs_are_refused(tmp_path, n_jobs):
+    ex = Experiment("mini", [2], ["1-NN"], splits=1)
+    with ResultStore(tmp_path) as store, pytest.raises(ConfigError, match="--jobs"):
+        run_experiment(ex, Data(), store, n_jobs=n_jobs)
+
+
+def test_warm_up_fits_a_few_classes_and_never_fails():
+    data = Data()
+    X, y = data.X / np.linalg.norm(data.X, axis=1, keepdims=True), data.y
+    train = np.concatenate([np.flatnonzero(y == c)[:1] for c in range(5)])
+    test = np.setdiff1d(np.arange(y.size), train)
+    seen = []
+
+    class Spy:
+        name, params = "spy", {}
+
+        def build(self, **params):
+            return self
+
+        def fit(self, X, y):
+            seen.append((X.shape, np.unique(y).size))
+            return self
+
+        def predict(self, X):
+            seen.append(X.shape)
+            raise ValueError("cannot predict")
+
+    warm_up(Spy(), X, y, train, test, {})
+    assert seen == [((4, 64), 4), (8, 64)]
+    # LDA cannot fit one sample per class: the warm-up says nothing
+    warm_up(get_method("LDA"), X, y, train, test, {})
+
+
+def test_cli_jobs(tmp_path, capsys):
+    from conftest import cli_error
+    from fdlsr.experiments.cli import main
+
+    small = ["--dataset", "digits", "--methods", "1-NN", "RidgeClassifier", "-k", "2"]
+    out = str(tmp_path / "res")
+    argv = ["run", *small, "--splits", "2", "--out", out, "--no-table", "--jobs", "2"]
+    assert main(argv) == 0
+    assert "4 runs computed, 0 already" in capsys.readouterr().err
+    assert len(read_rows(out)) == 4
+    assert "--jobs" in cli_error(capsys, ["run", *small, "--jobs", "0"])
