@@ -398,11 +398,13 @@ class DenseClassMeans:
         self.block = None
 
     def of(self, T):
+        """Class means along the last axis of ``T`` (any leading axes)."""
         xp, n = self.xp, self.y.shape[0]
-        m = xp.zeros((T.shape[0], self.n_classes), dtype=T.dtype, device=device(T))
+        shape = (*T.shape[:-1], self.n_classes)
+        m = xp.zeros(shape, dtype=T.dtype, device=device(T))
         for start in range(0, n, self.step):
             cols = slice(start, min(start + self.step, n))
-            m += T[:, cols] @ one_hot(self.y[cols], self.n_classes, T.dtype).T
+            m += T[..., cols] @ one_hot(self.y[cols], self.n_classes, T.dtype).T
         return m / self.counts
 
     def overall(self, m):

@@ -39,6 +39,7 @@ and shares the pieces here (the per-class term, the divisor and the S-step), not
 loop: see its module notes.
 """
 
+import math
 from typing import Protocol
 
 import numpy as np
@@ -117,21 +118,24 @@ def relaxed_target(T, y, H=None, out=None):
     """``H + B.S`` with ``S = max(B.(T - H), 0)`` (Eq. 21), in one pass.
 
     Off the true class ``B = -1`` and the entry is ``min(T, 0)``; on it, ``max(T, 1)``.
-    ``T`` has classes along its second-last axis; ``out`` (not ``T`` itself) receives
-    the result. Other namespaces than NumPy (2-d ``T`` only) select with the labels
-    ``y`` a few classes at a time, so that no temporary of T's size is formed; ``H``
-    is not needed and is accepted for compatibility.
+    ``T`` has classes along its second-last axis (a stack of grid points before them,
+    in FDLSRCV); ``out`` (not ``T`` itself) receives the result. Other namespaces than
+    NumPy select with the labels ``y`` a few classes at a time, so that no temporary of
+    T's size is formed; ``H`` is not needed and is accepted for compatibility.
     """
     if not isinstance(T, np.ndarray):
         xp, _ = get_namespace(T)
         out = xp.empty_like(T) if out is None else out
-        rows = max(1, 2**24 // T.shape[-1])
-        for start in range(0, T.shape[0], rows):
-            r = slice(start, min(start + rows, T.shape[0]))
+        n_classes = T.shape[-2]
+        rows = max(1, 2**24 // (math.prod(T.shape) // n_classes))
+        for start in range(0, n_classes, rows):
+            r = slice(start, min(start + rows, n_classes))
             classes = xp.arange(r.start, r.stop, device=device(T))
             true = xp.expand_dims(classes, axis=1) == xp.expand_dims(y, axis=0)
-            part = T[r, ...]
-            out[r, ...] = xp.where(true, xp.clip(part, min=1.0), xp.clip(part, max=0.0))
+            part = T[..., r, :]
+            out[..., r, :] = xp.where(
+                true, xp.clip(part, min=1.0), xp.clip(part, max=0.0)
+            )
         return out
     target = np.minimum(T, 0, out=out)
     cols = np.arange(T.shape[-1])
