@@ -411,19 +411,23 @@ def report(args):
             )
     for notice in notices:  # after every check: an error stays one line
         print(f"fdlsr: {notice}", file=sys.stderr)
-    text = "\n".join(outputs)
-    if args.output:
-        try:
-            write_atomic(args.output, text)
-        except OSError as error:
-            raise ConfigError(
-                f"cannot write the report to {args.output}: {_reason(error)}; give "
-                "the path of a file in an existing folder with -o FILE"
-            ) from None
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        print(text, end="")
+    _emit("\n".join(outputs), args.output, "the report")
     return 0
+
+
+def _emit(text, output, what):
+    """Write ``text`` to the file ``output`` (``-o``), or print it when there is none."""
+    if not output:
+        print(text, end="")
+        return
+    try:
+        write_atomic(output, text)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot write {what} to {output}: {_reason(error)}; give the path of a "
+            "file in an existing folder with -o FILE"
+        ) from None
+    print(f"wrote {output}", file=sys.stderr)
 
 
 def plot(args):
@@ -639,17 +643,7 @@ def predict(args):
     writer.writerow(["index", "prediction"] + (["label"] if y is not None else []))
     for i, label in enumerate(predicted.tolist()):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
-    if args.output:
-        try:
-            write_atomic(Path(args.output), text.getvalue())
-        except OSError as error:
-            raise ConfigError(
-                f"cannot write the predictions to {args.output}: {_reason(error)}; give "
-                "the path of a file in an existing folder with -o FILE"
-            ) from None
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        print(text.getvalue(), end="")
+    _emit(text.getvalue(), args.output, "the predictions")
     if y is not None:
         right = int(np.sum(predicted == y))
         print(
