@@ -83,19 +83,23 @@ class Device:
         return self.torch.cuda.mem_get_info()[0] if self.cuda else 0
 
 
-def feret_agreement(torch, device):
+def load_feret():
     from sklearn.preprocessing import normalize
 
     from conftest import load_shared, split_per_class
-    from fdlsr import FDLSR
 
     try:
         X, y = load_shared("feret")
     except BaseException:  # pytest.skip when the data are missing
         print("FERET: data not found (set FDLSR_DATA_DIR); skipped")
-        return
+        return None
     train, _ = split_per_class(y, 5, seed=0)
-    X, y = normalize(X[train]), y[train]
+    return normalize(X[train]), y[train]
+
+
+def feret_agreement(torch, device, X, y):
+    from fdlsr import FDLSR
+
     reference = FDLSR(**PARAMS).fit(X, y).coef_
     for dtype in (torch.float64, torch.float32):
         Xg = torch.asarray(X, dtype=dtype, device=device.name)
@@ -106,8 +110,37 @@ def feret_agreement(torch, device):
         rel = np.linalg.norm(coef - reference) / np.linalg.norm(reference)
         print(
             f"FERET k=5 {str(dtype):14s} fit {seconds:.3f} s,"
-            f" rel. diff of Q from NumPy float64 {rel:.1e}"
+            f" rel. diff of Q from NumPy float64 {rel:.1e}",
+            flush=True,
         )
+
+
+def feret_search(torch, device, X, y, small=False):
+    """FDLSRCV on the paper's grid (6 x 6 x 6, 3 folds, the 1-NN rule): NumPy on the
+    host's cores against float64 tensors on the GPU; same choice, times, peak."""
+    from fdlsr import FDLSRCV
+
+    grid = dict(decision_rules=["nearest_neighbor"], cv=3)
+    if small:  # --smoke: 2 x 1 x 2 points
+        grid.update(alphas=[1e-2, 1e-1], betas=[1e-2], lams=[1e-2, 1e-1])
+    host, host_s = device.timed(FDLSRCV(**grid).fit, X, y)
+    Xg = torch.asarray(X, dtype=torch.float64, device=device.name)
+    yg = torch.asarray(y, device=device.name)
+    base = device.reset_peak()
+    gpu, gpu_s = device.timed(FDLSRCV(**grid).fit, Xg, yg)
+    peak = device.peak() - base
+    host_scores = np.asarray(host.cv_results_["mean_test_score"])
+    gpu_scores = np.asarray(gpu.cv_results_["mean_test_score"], dtype=np.float64)
+    print(
+        f"FDLSRCV FERET k=5, {host_scores.size} points x 3 folds: NumPy {host_s:.1f} s,"
+        f" GPU float64 {gpu_s:.1f} s ({host_s / gpu_s:.1f}x); best NumPy"
+        f" {host.best_params_} {host.best_score_:.4f}, GPU {gpu.best_params_}"
+        f" {gpu.best_score_:.4f}; points with another mean score"
+        f" {int(np.sum(host_scores != gpu_scores))} (max diff"
+        f" {np.max(np.abs(host_scores - gpu_scores)):.1e}); GPU peak"
+        f" {peak / GIB:.2f} GiB",
+        flush=True,
+    )
 
 
 def large_case(torch, device, n, d, c, path, rule, n_test=10_000):
@@ -140,6 +173,7 @@ def large_case(torch, device, n, d, c, path, rule, n_test=10_000):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-10m", action="store_true")
+    parser.add_argument("--skip-cv", action="store_true", help="no FDLSRCV search")
     parser.add_argument(
         "--smoke", action="store_true", help="on the CPU at 1/1000 scale, no memory"
     )
@@ -162,21 +196,21 @@ def main():
             flush=True,
         )
     with sklearn.config_context(array_api_dispatch=True):
-        feret_agreement(torch, device)
-        n = 1_000_000 // scale
+        feret = load_feret()
+        if feret is not None:
+            feret_agreement(torch, device, *feret)
+            if not args.skip_cv:
+                feret_search(torch, device, *feret, small=args.smoke)
+        n, c = 1_000_000 // scale, 10 if args.smoke else 1000
         for path in ("dense", "blocked"):
-            large_case(
-                torch, device, n, 512, 1000 // scale * 10, path, "nearest_neighbor"
-            )
-        large_case(torch, device, n, 512, 1000 // scale * 10, "blocked", "nearest_mean")
+            large_case(torch, device, n, 512, c, path, "nearest_neighbor")
+        large_case(torch, device, n, 512, c, "blocked", "nearest_mean")
         n = 10_000_000 // scale
-        need = n * 512 * 4 + n * 1000 * 4 + 2 * GIB  # X, relaxed target, blocks
+        need = n * 512 * 4 + n * c * 4 + 2 * GIB  # X, relaxed target, blocks
         if args.skip_10m or (device.cuda and device.free() < need):
             print(f"10M case skipped (needs about {need / GIB:.0f} GiB free)")
         else:
-            large_case(
-                torch, device, n, 512, 1000 // scale * 10, "blocked", "nearest_mean"
-            )
+            large_case(torch, device, n, 512, c, "blocked", "nearest_mean")
 
 
 if __name__ == "__main__":
