@@ -168,6 +168,7 @@ def large_case(torch, device, n, d, c, path, rule, n_test=10_000):
         f" (X {data / GIB:.1f} + c x n labels {labels / GIB:.1f} GiB)",
         flush=True,
     )
+    return model.coef_
 
 
 def main():
@@ -202,8 +203,13 @@ def main():
             if not args.skip_cv:
                 feret_search(torch, device, *feret, small=args.smoke)
         n, c = 1_000_000 // scale, 10 if args.smoke else 1000
-        for path in ("dense", "blocked"):
+        dense, blocked = (
             large_case(torch, device, n, 512, c, path, "nearest_neighbor")
+            for path in ("dense", "blocked")
+        )
+        rel = float(torch.linalg.norm(dense - blocked) / torch.linalg.norm(dense))
+        print(f"dense and blocked Q: relative difference {rel:.1e}", flush=True)
+        del dense, blocked
         large_case(torch, device, n, 512, c, "blocked", "nearest_mean")
         n = 10_000_000 // scale
         need = n * 512 * 4 + n * c * 4 + 2 * GIB  # X, relaxed target, blocks

@@ -41,7 +41,12 @@ import scipy.sparse as sp
 from scipy import linalg
 from threadpoolctl import ThreadpoolController
 
-from .compat import _max_precision_float_dtype, device, get_namespace
+from .compat import (
+    _max_precision_float_dtype,
+    device,
+    get_namespace,
+    get_namespace_and_device,
+)
 
 _THREADPOOLS = None
 
@@ -265,20 +270,36 @@ def inner(a, b):
     if isinstance(a, np.ndarray):
         return float(np.vdot(a, b))
     xp, _ = get_namespace(a)
+    if a is b:  # one reduction (vecdot may be a batched product in an adapter)
+        return float(xp.linalg.vector_norm(a)) ** 2
     return float(xp.sum(xp.vecdot(a, b)))  # no temporary of a's size
 
 
 def sq_distance(a, b):
     """``||a - b||_F^2`` as a Python float, the difference formed a few rows at a
-    time (about 2^20 numbers) so that no temporary as large as ``a`` is needed, in
-    any namespace."""
-    total = 0.0
-    rows = max(1, 2**20 // a.shape[-1])
+    time so that no temporary as large as ``a`` is needed, in any namespace.
+
+    NumPy takes pieces of about 2^20 numbers (cache-sized). Other namespaces take
+    pieces of 2^24 numbers and sum them on the array's device in its highest
+    precision, converting once at the end: a conversion per piece is a host
+    synchronisation, and with a million columns a piece is one row.
+    """
+    if isinstance(a, np.ndarray):
+        rows = max(1, 2**20 // a.shape[-1])
+        total = 0.0
+        for start in range(0, a.shape[0], rows):
+            diff = a[start : start + rows] - b[start : start + rows]
+            total += float(np.vdot(diff, diff))
+        return total
+    xp, _, dev = get_namespace_and_device(a)
+    high = _max_precision_float_dtype(xp, dev)
+    total = xp.zeros((), dtype=high, device=dev)
+    rows = max(1, 2**24 // a.shape[-1])
     for start in range(0, a.shape[0], rows):
         r = slice(start, min(start + rows, a.shape[0]))  # in bounds (array API)
         diff = a[r, ...] - b[r, ...]
-        total += inner(diff, diff)
-    return total
+        total += xp.astype(xp.linalg.vector_norm(diff), high) ** 2
+    return float(total)
 
 
 def one_hot(y, n_classes, dtype=np.float64):

@@ -265,7 +265,11 @@ class DeviceBlockedIteration(BlockState):
 
     Each block applies the same formulas as :func:`block_step` with the one-hot
     labels of the block (block_rows x c) in place of the runs of one class, and the
-    partial sums are accumulated on the device in its highest precision.
+    partial sums are accumulated on the device in its highest precision. A class sum
+    over one-hot labels is a product of 2 n c^2 flops, as much as the two products
+    with X together when c = 2d; the class sums of T need none, since T is linear in
+    what is known (see :meth:`_t_class_sums`): only those of the relaxed target are
+    products.
     """
 
     def __init__(self, X, y, n_classes, *, beta, init_ridge, block_rows=None):
@@ -283,7 +287,9 @@ class DeviceBlockedIteration(BlockState):
         counts = np.bincount(_convert_to_numpy(y, xp), minlength=n_classes)
         stats = {"gram": self._host(gram), "class_sums": self._host(class_sums)}
         super().__init__({**stats, "counts": counts}, beta, init_ridge, np.float64)
+        self.x_sums = stats["class_sums"]
         self.target = None  # allocated by the first pass
+        self.target_sums = np.diag(self.counts)  # of the one-hot initial target
 
     def _blocks(self):
         n = self.X.shape[0]
@@ -312,11 +318,10 @@ class DeviceBlockedIteration(BlockState):
             first = True
         else:
             first = False
-        Q, shift = self._device(Q), self._device(shift)
+        Q_dev, shift_dev = self._device(Q), self._device(shift)
         scale = 1 / t_divisor(alpha, lam)
         c = self.n_classes
         P = xp.zeros((c, X.shape[1]), dtype=high, device=self.dev)
-        class_sums = xp.zeros((c, c), dtype=high, device=self.dev)
         target_sums = xp.zeros((c, c), dtype=high, device=self.dev)
         # norms summed on the device: no host synchronisation per block
         t_sq = xp.zeros((), dtype=high, device=self.dev)
@@ -324,26 +329,43 @@ class DeviceBlockedIteration(BlockState):
         for rows in self._blocks():
             Xb, labels = X[rows, ...], self._labels(rows, X.dtype)
             # T-step (Eq. 14, or the exact step through ``shift``), samples as rows
-            T = Xb @ Q.T
+            T = Xb @ Q_dev.T
             T += alpha * (labels if first else self.target[rows, ...])
-            T += xp.take(shift, self.y[rows], axis=0)
+            T += xp.take(shift_dev, self.y[rows], axis=0)
             T *= scale
             # S-step: the new relaxed target H + B.S
             new = xp.where(labels > 0, xp.clip(T, min=1.0), xp.clip(T, max=0.0))
             self.target[rows, ...] = new
             P += xp.astype(T.T @ Xb, high)
-            class_sums += xp.astype(labels.T @ T, high)
             target_sums += xp.astype(labels.T @ new, high)
-            t_sq += xp.astype(xp.sum(xp.vecdot(T, T)), high)
+            t_sq += _sq_norm(T, xp, high)
             new -= T  # the label residual, sign aside
-            label_sq += xp.astype(xp.sum(xp.vecdot(new, new)), high)
+            label_sq += _sq_norm(new, xp, high)
+        class_sums = self._t_class_sums(Q, shift, alpha, scale)
+        self.target_sums = self._host(target_sums)
         return {
             "P": self._host(P),
-            "class_sums": self._host(class_sums),
-            "target_sums": self._host(target_sums),
+            "class_sums": class_sums,
+            "target_sums": self.target_sums,
             "t_sq": float(t_sq),
             "label_sq": float(label_sq),
         }
+
+    def _t_class_sums(self, Q, shift, alpha, scale):
+        """Class sums of the T just computed, from c x c and c x d matrices: summed
+        over class k, ``T = scale (X Q^T + alpha target + shift[y])`` gives
+        ``scale (x_sums Q^T + alpha target_sums + count_k shift[k])``, with the
+        class sums of X (first pass) and of the previous target (float64, on the
+        host; equal to summing T up to rounding)."""
+        sums = self.x_sums @ Q.T + alpha * self.target_sums
+        sums += self.counts[:, None] * shift
+        return scale * sums
+
+
+def _sq_norm(a, xp, high):
+    """``||a||_F^2`` as a 0-d array of dtype ``high``: one reduction (``vecdot``
+    is a batched product of vectors in some namespaces' adapters)."""
+    return xp.astype(xp.linalg.vector_norm(a), high) ** 2
 
 
 def default_block_rows(n_classes, itemsize):
