@@ -3,20 +3,23 @@
 Cases (float32, PyTorch tensors on the GPU, ``array_api_dispatch=True``):
 
 * FERET, 5 images per person (if the data are found): relative difference of ``Q``
-  from the NumPy float64 fit, float64 and float32 on the GPU;
+  from the NumPy float64 fit, float64 and float32 on the GPU; then FDLSRCV on the
+  paper's grid (216 points, 3 folds) with NumPy on the host and float64 on the GPU:
+  the same choice, both times (``--skip-cv`` leaves it out);
 * 1,000,000 x 512 features, 1,000 classes (``bench_scale.make_features``' model,
   generated on the GPU): the dense primal iteration (``solver="primal"``) and the
-  blocked one (``solver="blocked"``), each with the paper's 1-NN rule, then 10,000
-  predictions;
+  blocked one (``solver="blocked"``), each with the paper's 1-NN rule (and the
+  relative difference of their ``Q``), then the blocked one with the nearest-mean
+  rule; 10,000 predictions each;
 * 10,000,000 x 512, 1,000 classes, blocked, with the nearest-mean rule (the 1-NN
   rule would keep 10M x 1000 training projections), if the card has the memory.
 
 For each: fit seconds, predict seconds, ``torch.cuda.max_memory_allocated`` during
 the fit (data included) and its ratio to the data plus the c x n relaxed labels.
-Exits cleanly (status 0, one line) without PyTorch or CUDA. About 2 minutes on one
-H100 by our estimate (30 iterations of 4 c n d flops in float32: 0.6 PFLOP for 10M).
+Exits cleanly (status 0, one line) without PyTorch or CUDA. On one H100: about 100 s
+with ``--skip-cv``, 30 s more with the search (figures in benchmarks/README.md).
 
-    FDLSR_DATA_DIR=../shared/data python benchmarks/gpu_check.py [--skip-10m]
+    FDLSR_DATA_DIR=../shared/data python benchmarks/gpu_check.py [--skip-10m] [--skip-cv]
 """
 
 import argparse
