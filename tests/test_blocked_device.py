@@ -91,3 +91,19 @@ def test_auto_solver_goes_blocked_on_device_when_large(blobs):
     with sklearn.config_context(array_api_dispatch=True, working_memory=0.01):
         model = FDLSR(**PARAMS).fit(torch.asarray(X), torch.asarray(y))
     assert relative_error(model.coef_.numpy(), reference.coef_) < 1e-10
+
+
+@pytest.mark.parametrize("namespace", ["numpy", "torch", "array_api_strict"])
+@pytest.mark.parametrize("piece", [None, 1, 50])
+def test_sq_distance_in_pieces_equals_the_whole_difference(namespace, piece):
+    """Pieces of one row (a million columns on a GPU) or several, summed on the
+    array's device: the same number as the whole difference in NumPy."""
+    from fdlsr.common.linalg import sq_distance
+
+    xp = pytest.importorskip(namespace)
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 7, 30))
+    expected = float(np.sum((a - b) ** 2))
+    got = sq_distance(xp.asarray(a), xp.asarray(b), piece=piece)
+    assert isinstance(got, float)
+    assert got == pytest.approx(expected, rel=1e-12)

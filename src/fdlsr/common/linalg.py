@@ -275,17 +275,18 @@ def inner(a, b):
     return float(xp.sum(xp.vecdot(a, b)))  # no temporary of a's size
 
 
-def sq_distance(a, b):
+def sq_distance(a, b, piece=None):
     """``||a - b||_F^2`` as a Python float, the difference formed a few rows at a
     time so that no temporary as large as ``a`` is needed, in any namespace.
 
     NumPy takes pieces of about 2^20 numbers (cache-sized). Other namespaces take
     pieces of 2^24 numbers and sum them on the array's device in its highest
     precision, converting once at the end: a conversion per piece is a host
-    synchronisation, and with a million columns a piece is one row.
+    synchronisation, and with a million columns a piece is one row. ``piece``
+    overrides the number of numbers per piece.
     """
     if isinstance(a, np.ndarray):
-        rows = max(1, 2**20 // a.shape[-1])
+        rows = max(1, (piece or 2**20) // a.shape[-1])
         total = 0.0
         for start in range(0, a.shape[0], rows):
             diff = a[start : start + rows] - b[start : start + rows]
@@ -294,7 +295,7 @@ def sq_distance(a, b):
     xp, _, dev = get_namespace_and_device(a)
     high = _max_precision_float_dtype(xp, dev)
     total = xp.zeros((), dtype=high, device=dev)
-    rows = max(1, 2**24 // a.shape[-1])
+    rows = max(1, (piece or 2**24) // a.shape[-1])
     for start in range(0, a.shape[0], rows):
         r = slice(start, min(start + rows, a.shape[0]))  # in bounds (array API)
         diff = a[r, ...] - b[r, ...]
