@@ -1,173 +1,43 @@
 """The handlers of the ``fdlsr`` sub-commands: arguments in, library calls, text out.
 
-Part of the command-line layer (``fdlsr.cli`` builds the parser): each handler turns
-parsed arguments into calls to the protocol, report, figure and dataset modules.
+Part of the command-line layer (``fdlsr.cli`` builds the parser and calls the handler
+of the same name here): each handler turns parsed arguments into calls to the
+protocol, report, figure and dataset modules. ``fit`` and ``predict`` live in
+:mod:`.model_commands`, what the handlers share in :mod:`.command_support`.
 """
 
 import os
-import shlex
 import sys
-import time
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..methods import get_method
-from .config import Config, all_methods, load_config, shipped_configs
+from .command_support import (
+    command_line,
+    config_from_args,
+    emit,
+    load,
+    reason,
+    warn,
+)
 from .identity import stored_runs
-from .protocol import (
-    FIXED,
-    POOLED,
-    Experiment,
-    data_warnings,
-    experiment_runs,
-    run_experiment,
-)
+from .model_commands import fit, predict
+from .progress import Bar, Progress
+from .protocol import FIXED, POOLED, data_warnings, experiment_runs, run_experiment
 from .report import chosen_rules, paper_results, render, summarise
-from .results import (
-    ResultStore,
-    by_data,
-    read_info,
-    read_store,
-    row_key,
-    write_atomic,
-    write_info,
-)
+from .results import ResultStore, by_data, read_info, read_store, row_key, write_info
 
-
-def _split_params(pairs, methods):
-    """``[(key, value)]`` from ``--params`` as ``{method: {name: value}}``."""
-    out = {}
-    for key, value in pairs:
-        if "." in key:
-            method, name = key.rsplit(".", 1)
-        elif len(methods) == 1:
-            method, name = methods[0], key
-        else:
-            raise ConfigError(
-                f"--params {key}=...: write METHOD.{key}=VALUE (e.g. FDLSR.{key}) when "
-                "several methods are selected"
-            )
-        out.setdefault(method, {})[name] = value
-    return out
-
-
-def config_from_args(args):
-    """The experiment asked for: a config (shipped or file) overridden by the flags."""
-    if args.config:
-        config = load_config(args.config)
-        if args.dataset:
-            config.experiment.dataset = args.dataset
-    elif args.dataset and args.dataset in shipped_configs():
-        config = load_config(args.dataset)
-    elif args.dataset:
-        config = Config(Experiment(dataset=args.dataset, ks=[], methods=all_methods()))
-    else:
-        raise ConfigError(
-            "say what to run: --dataset NAME (see `fdlsr datasets`) or --config NAME "
-            f"(shipped: {', '.join(shipped_configs())})"
-        )
-    ex = config.experiment
-    if getattr(args, "methods", None):
-        every = [m.lower() for m in args.methods] == ["all"]
-        ex.methods = all_methods() if every else list(args.methods)
-        selected = {m.lower() for m in ex.methods}
-        ex.params = {m: p for m, p in ex.params.items() if m.lower() in selected}
-        ex.cv = [m for m in ex.cv if m.lower() in selected]
-    if args.data_dir:
-        ex.data_dir = args.data_dir
-    if getattr(args, "k", None):
-        ex.ks = [args.k] if isinstance(args.k, int) else list(args.k)
-    for name in ("splits", "seed", "cv_folds"):
-        if getattr(args, name, None) is not None:
-            setattr(ex, name, getattr(args, name))
-    overridden = _split_params(args.params, ex.methods)
-    for method, values in overridden.items():
-        ex.params.setdefault(method, {}).update(values)
-    # values changed on the command line are no longer the paper's
-    changed = {method.lower() for method in overridden}
-    ex.paper_params = [m for m in ex.paper_params if m.lower() not in changed]
-    if getattr(args, "cv", None) is not None:
-        ex.cv = list(args.cv) if args.cv else list(ex.methods)
-    if getattr(args, "raw", False):
-        ex.normalise = False
-    return config
-
-
-def load(args, experiment):
-    """The dataset of the experiment, with the file-layout overrides of the flags."""
-    from .datasets import load_dataset
-
-    overrides = {
-        name: value
-        for name, value in (
-            ("x", args.x_var),
-            ("y", args.y_var),
-            ("samples", args.samples),
-        )
-        if value is not None
-    }
-    return load_dataset(experiment.dataset, data_dir=experiment.data_dir, **overrides)
-
-
-class Progress:
-    """A progress bar on a terminal (tqdm); elsewhere (a log file, a pipe) one line on
-    stderr when the runs start and one per method and k finished."""
-
-    def __init__(self, label, stream=None):
-        self.label = label
-        self.bar = None
-        self.stream = sys.stderr if stream is None else stream
-        self.enabled = self.stream.isatty()
-        self.started = time.perf_counter()
-
-    def __call__(self, done, total, what, finished=None):
-        if not self.enabled:
-            self._log(done, total, what, finished)
-            return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(
-                total=total, initial=done, desc=self.label, unit="run", leave=False
-            )
-        else:
-            self.bar.update(done - self.bar.n)
-        self.bar.set_postfix_str(what, refresh=True)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-
-    def _log(self, done, total, what, finished):
-        if not what:  # the call before the first run
-            if done < total:
-                print(
-                    f"fdlsr: {self.label}: {total - done} runs to compute"
-                    + (f" ({done} already stored)" if done else "")
-                    + "; a line follows each method finished at each k",
-                    file=self.stream,
-                    flush=True,
-                )
-            return
-        if finished is None:
-            return
-        method, k, accuracies = finished
-        scores = [100 * a for a in accuracies if a is not None]
-        result = (
-            f"{sum(scores) / len(scores):.2f}% mean accuracy over {len(scores)} "
-            f"split{'s' if len(scores) != 1 else ''}"
-            if scores
-            else "failed"
-        )
-        if scores and len(scores) < len(accuracies):
-            result += f" ({len(accuracies) - len(scores)} failed)"
-        elapsed = time.perf_counter() - self.started
-        print(
-            f"fdlsr: {self.label}: {method} k={k}: {result} [{done}/{total} runs, "
-            f"{elapsed:.0f} s]",
-            file=self.stream,
-            flush=True,
-        )
+__all__ = [
+    "config_from_args",
+    "datasets",
+    "features",
+    "fit",
+    "methods",
+    "plot",
+    "predict",
+    "report",
+    "run",
+]
 
 
 def run(args):
@@ -179,11 +49,11 @@ def run(args):
     paper = _paper(
         args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
     )
-    _warn(data_warnings(dataset, ex.ks), dataset)
+    warn(data_warnings(dataset, ex.ks), dataset)
     with ResultStore(out) as store:
         # refuses other data under this name before anything is written
         stored_runs(ex, dataset, runs, store)
-        command = _command_line(args) or "fdlsr"
+        command = command_line(args) or "fdlsr"
         store.start_session(command)
         stored, problem = read_info(out)
         for notice in [*store.notices, *([problem] if problem else [])]:
@@ -255,35 +125,6 @@ def features(args):
     return 0
 
 
-class Bar:
-    """A progress line on stderr: redrawn in place on a terminal, else a line per 10%."""
-
-    def __init__(self, label, stream=None):
-        self.label = label
-        self.stream = sys.stderr if stream is None else stream
-        self.tty = self.stream.isatty()
-        self.started = time.perf_counter()
-        self.shown = -1
-
-    def __call__(self, done, total):
-        tenth = 10 * done // max(total, 1)
-        if not self.tty and tenth == self.shown:
-            return
-        self.shown = tenth
-        elapsed = time.perf_counter() - self.started
-        filled = 30 * done // max(total, 1)
-        line = (
-            f"fdlsr: {self.label} [{'#' * filled}{'.' * (30 - filled)}] "
-            f"{done}/{total} images, {elapsed:.0f} s"
-        )
-        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n",
-              file=self.stream, flush=True)  # fmt: skip
-
-    def close(self):
-        if self.tty and self.shown >= 0:
-            print(file=self.stream, flush=True)
-
-
 def _paper(option, info):
     if option is None:
         return None
@@ -295,22 +136,6 @@ def _paper(option, info):
             "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
         )
     return paper_results(table, info.get("dataset"))
-
-
-def _warn(messages, dataset):
-    for message in messages:
-        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)
-
-
-def _reason(error):
-    """An ``OSError`` in words, e.g. 'Is a directory'."""
-    return error.strerror or str(error)
-
-
-def _command_line(args):
-    """The ``fdlsr ...`` command being run (``None`` for bare ``fdlsr``)."""
-    argv = getattr(args, "argv", sys.argv[1:])
-    return "fdlsr " + shlex.join(argv) if argv else None
 
 
 def _commands(old, command):
@@ -386,7 +211,7 @@ def report(args):
             for name in sorted(set(names))
             if names.count(name) > 1
         ]
-        command = _command_line(args)
+        command = command_line(args)
         paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
         for (dataset, data), subset in sorted(
             groups.items(), key=lambda item: (item[0][0], item[0][1] or "")
@@ -411,23 +236,8 @@ def report(args):
             )
     for notice in notices:  # after every check: an error stays one line
         print(f"fdlsr: {notice}", file=sys.stderr)
-    _emit("\n".join(outputs), args.output, "the report")
+    emit("\n".join(outputs), args.output, "the report")
     return 0
-
-
-def _emit(text, output, what):
-    """Write ``text`` to the file ``output`` (``-o``), or print it when there is none."""
-    if not output:
-        print(text, end="")
-        return
-    try:
-        write_atomic(output, text)
-    except OSError as error:
-        raise ConfigError(
-            f"cannot write {what} to {output}: {_reason(error)}; give the path of a "
-            "file in an existing folder with -o FILE"
-        ) from None
-    print(f"wrote {output}", file=sys.stderr)
 
 
 def plot(args):
@@ -443,13 +253,13 @@ def plot(args):
     k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
-    _warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
+    warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(
-            f"cannot create the figures folder {out}: {_reason(error)}; choose "
+            f"cannot create the figures folder {out}: {reason(error)}; choose "
             "another with --out DIR"
         ) from None
     kinds = (
@@ -551,139 +361,3 @@ def methods(args):
                 "    cv grid:  " + "; ".join(f"{k} in {v}" for k, v in m.grid.items())
             )
     return 0
-
-
-def fit(args):
-    """``fdlsr fit``: one method trained on every sample of a dataset, then saved."""
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import Normalizer
-
-    from .persistence import save
-    from .protocol import run_random_state, seeded
-
-    args.methods = [args.method]
-    ex = config_from_args(args).experiment
-    ((method, params, tuned),) = ex.resolved()  # name and parameters, checked first
-    out = _model_path(args.out)
-    dataset = load(args, ex)
-    _warn(data_warnings(dataset, []), dataset)
-    if tuned:
-        print(
-            f"fdlsr: note: fit does not cross-validate; {method.name} is fitted with "
-            "its fixed settings (choose others with --params)",
-            file=sys.stderr,
-        )
-    estimator = method.build(**seeded(method, params, run_random_state(ex.seed, 0)))
-    # The protocol's unit normalisation goes into the model, so that it takes raw
-    # samples (scikit-learn's Normalizer: the same up to rounding as protocol.unit_rows).
-    model = (
-        Pipeline([("normalizer", Normalizer()), ("classifier", estimator)])
-        if ex.normalise
-        else estimator
-    )
-    started = time.perf_counter()
-    model.fit(dataset.X, dataset.y)
-    elapsed = time.perf_counter() - started
-    save(model, out)
-    settings = estimator.get_params(deep=False)
-    shown = ", ".join(f"{k}={settings[k]}" for k in {**method.params, **params})
-    print(
-        f"wrote {out}: {method.name}"
-        + (f" ({shown})" if shown else "")
-        + f" fitted in {elapsed:.1f} s on all {len(dataset.y)} samples of "
-        f"{dataset.name} ({len(set(dataset.y.tolist()))} classes, "
-        f"{dataset.X.shape[1]} features"
-        + (", unit-normalised by the model)" if ex.normalise else ", raw)"),
-        file=sys.stderr,
-    )
-    return 0
-
-
-def _model_path(path):
-    """``-o MODEL`` of ``fdlsr fit``, refused before any work if it cannot be written."""
-    out = Path(path)
-    if out.is_dir():
-        raise ConfigError(
-            f"-o {out} is a folder; give the path of the model file to write, e.g. "
-            f"{out / 'model.fdlsr'}"
-        )
-    if out.exists() and not out.is_file():
-        raise ConfigError(
-            f"-o {out} exists and is not a regular file; give the path of a model file"
-        )
-    if not out.parent.is_dir():
-        raise ConfigError(
-            f"cannot write the model to {out}: the folder {out.parent} does not exist; "
-            "create it or choose another -o"
-        )
-    return out
-
-
-def predict(args):
-    """``fdlsr predict``: a saved model's labels for the samples of a dataset."""
-    import csv
-    import io
-
-    import numpy as np
-
-    from .persistence import load as load_model
-
-    model = load_model(args.model)
-    X, y, name = _prediction_data(args)
-    expected = getattr(model, "n_features_in_", None)
-    if expected is not None and X.shape[1] != expected:
-        raise ConfigError(
-            f"{args.model} was fitted on samples of {expected} features; {name} has "
-            f"{X.shape[1]}: give data of the same kind (or --samples columns if its "
-            "samples are columns)"
-        )
-    predicted = model.predict(X)
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["index", "prediction"] + (["label"] if y is not None else []))
-    for i, label in enumerate(predicted.tolist()):
-        writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
-    _emit(text.getvalue(), args.output, "the predictions")
-    if y is not None:
-        right = int(np.sum(predicted == y))
-        print(
-            f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
-            f"{name})",
-            file=sys.stderr,
-        )
-    return 0
-
-
-def _prediction_data(args):
-    """``(X, y or None, name)`` of ``fdlsr predict DATA``: a ``.npy`` file holds
-    samples only; anything else is loaded as ``fdlsr run --dataset`` loads it."""
-    import numpy as np
-
-    from ..errors import DatasetError
-    from .datasets import load_dataset
-
-    path = Path(args.data)
-    if path.suffix.lower() != ".npy":
-        overrides = {"x": args.x_var, "y": args.y_var, "samples": args.samples}
-        dataset = load_dataset(
-            args.data,
-            data_dir=args.data_dir,
-            **{k: v for k, v in overrides.items() if v is not None},
-        )
-        return dataset.X, dataset.y, dataset.name
-    try:
-        X = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise DatasetError(f"file not found: {path}; check the path") from None
-    except (ValueError, OSError, EOFError) as error:
-        raise DatasetError(
-            f"cannot read {path} as a .npy array of samples ({_reason(error)}); save "
-            "the samples with numpy.save, one per row"
-        ) from None
-    if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
-        raise DatasetError(
-            f"{path} holds a {X.ndim}-dimensional {X.dtype} array; give numbers, one "
-            "sample per row"
-        )
-    X = np.atleast_2d(X).astype(np.float64)
-    return (X.T if args.samples == "columns" else X), None, path.name

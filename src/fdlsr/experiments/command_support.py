@@ -1,0 +1,118 @@
+"""What the ``fdlsr`` sub-command handlers share: the experiment and the data that
+the parsed arguments ask for, and the few ways a handler speaks (a data warning, an
+``OSError`` in words, the command line being run, output to ``-o FILE`` or stdout).
+"""
+
+import shlex
+import sys
+
+from ..errors import ConfigError
+from .config import Config, all_methods, load_config, shipped_configs
+from .protocol import Experiment
+from .results import write_atomic
+
+
+def _split_params(pairs, methods):
+    """``[(key, value)]`` from ``--params`` as ``{method: {name: value}}``."""
+    out = {}
+    for key, value in pairs:
+        if "." in key:
+            method, name = key.rsplit(".", 1)
+        elif len(methods) == 1:
+            method, name = methods[0], key
+        else:
+            raise ConfigError(
+                f"--params {key}=...: write METHOD.{key}=VALUE (e.g. FDLSR.{key}) when "
+                "several methods are selected"
+            )
+        out.setdefault(method, {})[name] = value
+    return out
+
+
+def config_from_args(args):
+    """The experiment asked for: a config (shipped or file) overridden by the flags."""
+    if args.config:
+        config = load_config(args.config)
+        if args.dataset:
+            config.experiment.dataset = args.dataset
+    elif args.dataset and args.dataset in shipped_configs():
+        config = load_config(args.dataset)
+    elif args.dataset:
+        config = Config(Experiment(dataset=args.dataset, ks=[], methods=all_methods()))
+    else:
+        raise ConfigError(
+            "say what to run: --dataset NAME (see `fdlsr datasets`) or --config NAME "
+            f"(shipped: {', '.join(shipped_configs())})"
+        )
+    ex = config.experiment
+    if getattr(args, "methods", None):
+        every = [m.lower() for m in args.methods] == ["all"]
+        ex.methods = all_methods() if every else list(args.methods)
+        selected = {m.lower() for m in ex.methods}
+        ex.params = {m: p for m, p in ex.params.items() if m.lower() in selected}
+        ex.cv = [m for m in ex.cv if m.lower() in selected]
+    if args.data_dir:
+        ex.data_dir = args.data_dir
+    if getattr(args, "k", None):
+        ex.ks = [args.k] if isinstance(args.k, int) else list(args.k)
+    for name in ("splits", "seed", "cv_folds"):
+        if getattr(args, name, None) is not None:
+            setattr(ex, name, getattr(args, name))
+    overridden = _split_params(args.params, ex.methods)
+    for method, values in overridden.items():
+        ex.params.setdefault(method, {}).update(values)
+    # values changed on the command line are no longer the paper's
+    changed = {method.lower() for method in overridden}
+    ex.paper_params = [m for m in ex.paper_params if m.lower() not in changed]
+    if getattr(args, "cv", None) is not None:
+        ex.cv = list(args.cv) if args.cv else list(ex.methods)
+    if getattr(args, "raw", False):
+        ex.normalise = False
+    return config
+
+
+def load(args, experiment):
+    """The dataset of the experiment, with the file-layout overrides of the flags."""
+    from .datasets import load_dataset
+
+    overrides = {
+        name: value
+        for name, value in (
+            ("x", args.x_var),
+            ("y", args.y_var),
+            ("samples", args.samples),
+        )
+        if value is not None
+    }
+    return load_dataset(experiment.dataset, data_dir=experiment.data_dir, **overrides)
+
+
+def warn(messages, dataset):
+    for message in messages:
+        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)
+
+
+def reason(error):
+    """An ``OSError`` in words, e.g. 'Is a directory'."""
+    return error.strerror or str(error)
+
+
+def command_line(args):
+    """The ``fdlsr ...`` command being run (``None`` for bare ``fdlsr``)."""
+    argv = getattr(args, "argv", sys.argv[1:])
+    return "fdlsr " + shlex.join(argv) if argv else None
+
+
+def emit(text, output, what):
+    """Write ``text`` to the file ``output`` (``-o``), or print it when there is none."""
+    if not output:
+        print(text, end="")
+        return
+    try:
+        write_atomic(output, text)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot write {what} to {output}: {reason(error)}; give the path of a "
+            "file in an existing folder with -o FILE"
+        ) from None
+    print(f"wrote {output}", file=sys.stderr)

@@ -1,0 +1,146 @@
+"""The handlers of ``fdlsr fit`` and ``fdlsr predict``: a model trained on a whole
+dataset and saved, and a saved model's labels for new samples."""
+
+import sys
+import time
+from pathlib import Path
+
+from ..errors import ConfigError
+from .command_support import config_from_args, emit, load, reason, warn
+from .protocol import data_warnings
+
+
+def fit(args):
+    """``fdlsr fit``: one method trained on every sample of a dataset, then saved."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import Normalizer
+
+    from .persistence import save
+    from .protocol import run_random_state, seeded
+
+    args.methods = [args.method]
+    ex = config_from_args(args).experiment
+    ((method, params, tuned),) = ex.resolved()  # name and parameters, checked first
+    out = _model_path(args.out)
+    dataset = load(args, ex)
+    warn(data_warnings(dataset, []), dataset)
+    if tuned:
+        print(
+            f"fdlsr: note: fit does not cross-validate; {method.name} is fitted with "
+            "its fixed settings (choose others with --params)",
+            file=sys.stderr,
+        )
+    estimator = method.build(**seeded(method, params, run_random_state(ex.seed, 0)))
+    # The protocol's unit normalisation goes into the model, so that it takes raw
+    # samples (scikit-learn's Normalizer: the same up to rounding as protocol.unit_rows).
+    model = (
+        Pipeline([("normalizer", Normalizer()), ("classifier", estimator)])
+        if ex.normalise
+        else estimator
+    )
+    started = time.perf_counter()
+    model.fit(dataset.X, dataset.y)
+    elapsed = time.perf_counter() - started
+    save(model, out)
+    settings = estimator.get_params(deep=False)
+    shown = ", ".join(f"{k}={settings[k]}" for k in {**method.params, **params})
+    print(
+        f"wrote {out}: {method.name}"
+        + (f" ({shown})" if shown else "")
+        + f" fitted in {elapsed:.1f} s on all {len(dataset.y)} samples of "
+        f"{dataset.name} ({len(set(dataset.y.tolist()))} classes, "
+        f"{dataset.X.shape[1]} features"
+        + (", unit-normalised by the model)" if ex.normalise else ", raw)"),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _model_path(path):
+    """``-o MODEL`` of ``fdlsr fit``, refused before any work if it cannot be written."""
+    out = Path(path)
+    if out.is_dir():
+        raise ConfigError(
+            f"-o {out} is a folder; give the path of the model file to write, e.g. "
+            f"{out / 'model.fdlsr'}"
+        )
+    if out.exists() and not out.is_file():
+        raise ConfigError(
+            f"-o {out} exists and is not a regular file; give the path of a model file"
+        )
+    if not out.parent.is_dir():
+        raise ConfigError(
+            f"cannot write the model to {out}: the folder {out.parent} does not exist; "
+            "create it or choose another -o"
+        )
+    return out
+
+
+def predict(args):
+    """``fdlsr predict``: a saved model's labels for the samples of a dataset."""
+    import csv
+    import io
+
+    import numpy as np
+
+    from .persistence import load as load_model
+
+    model = load_model(args.model)
+    X, y, name = _prediction_data(args)
+    expected = getattr(model, "n_features_in_", None)
+    if expected is not None and X.shape[1] != expected:
+        raise ConfigError(
+            f"{args.model} was fitted on samples of {expected} features; {name} has "
+            f"{X.shape[1]}: give data of the same kind (or --samples columns if its "
+            "samples are columns)"
+        )
+    predicted = model.predict(X)
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["index", "prediction"] + (["label"] if y is not None else []))
+    for i, label in enumerate(predicted.tolist()):
+        writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
+    emit(text.getvalue(), args.output, "the predictions")
+    if y is not None:
+        right = int(np.sum(predicted == y))
+        print(
+            f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
+            f"{name})",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _prediction_data(args):
+    """``(X, y or None, name)`` of ``fdlsr predict DATA``: a ``.npy`` file holds
+    samples only; anything else is loaded as ``fdlsr run --dataset`` loads it."""
+    import numpy as np
+
+    from ..errors import DatasetError
+    from .datasets import load_dataset
+
+    path = Path(args.data)
+    if path.suffix.lower() != ".npy":
+        overrides = {"x": args.x_var, "y": args.y_var, "samples": args.samples}
+        dataset = load_dataset(
+            args.data,
+            data_dir=args.data_dir,
+            **{k: v for k, v in overrides.items() if v is not None},
+        )
+        return dataset.X, dataset.y, dataset.name
+    try:
+        X = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise DatasetError(f"file not found: {path}; check the path") from None
+    except (ValueError, OSError, EOFError) as error:
+        raise DatasetError(
+            f"cannot read {path} as a .npy array of samples ({reason(error)}); save "
+            "the samples with numpy.save, one per row"
+        ) from None
+    if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
+        raise DatasetError(
+            f"{path} holds a {X.ndim}-dimensional {X.dtype} array; give numbers, one "
+            "sample per row"
+        )
+    X = np.atleast_2d(X).astype(np.float64)
+    return (X.T if args.samples == "columns" else X), None, path.name

@@ -1,0 +1,94 @@
+"""Progress of long commands on stderr: a bar on a terminal, lines in a log."""
+
+import sys
+import time
+
+
+class Progress:
+    """A progress bar on a terminal (tqdm); elsewhere (a log file, a pipe) one line on
+    stderr when the runs start and one per method and k finished."""
+
+    def __init__(self, label, stream=None):
+        self.label = label
+        self.bar = None
+        self.stream = sys.stderr if stream is None else stream
+        self.enabled = self.stream.isatty()
+        self.started = time.perf_counter()
+
+    def __call__(self, done, total, what, finished=None):
+        if not self.enabled:
+            self._log(done, total, what, finished)
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total, initial=done, desc=self.label, unit="run", leave=False
+            )
+        else:
+            self.bar.update(done - self.bar.n)
+        self.bar.set_postfix_str(what, refresh=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+    def _log(self, done, total, what, finished):
+        if not what:  # the call before the first run
+            if done < total:
+                print(
+                    f"fdlsr: {self.label}: {total - done} runs to compute"
+                    + (f" ({done} already stored)" if done else "")
+                    + "; a line follows each method finished at each k",
+                    file=self.stream,
+                    flush=True,
+                )
+            return
+        if finished is None:
+            return
+        method, k, accuracies = finished
+        scores = [100 * a for a in accuracies if a is not None]
+        result = (
+            f"{sum(scores) / len(scores):.2f}% mean accuracy over {len(scores)} "
+            f"split{'s' if len(scores) != 1 else ''}"
+            if scores
+            else "failed"
+        )
+        if scores and len(scores) < len(accuracies):
+            result += f" ({len(accuracies) - len(scores)} failed)"
+        elapsed = time.perf_counter() - self.started
+        print(
+            f"fdlsr: {self.label}: {method} k={k}: {result} [{done}/{total} runs, "
+            f"{elapsed:.0f} s]",
+            file=self.stream,
+            flush=True,
+        )
+
+
+class Bar:
+    """A progress line on stderr: redrawn in place on a terminal, else a line per 10%."""
+
+    def __init__(self, label, stream=None):
+        self.label = label
+        self.stream = sys.stderr if stream is None else stream
+        self.tty = self.stream.isatty()
+        self.started = time.perf_counter()
+        self.shown = -1
+
+    def __call__(self, done, total):
+        tenth = 10 * done // max(total, 1)
+        if not self.tty and tenth == self.shown:
+            return
+        self.shown = tenth
+        elapsed = time.perf_counter() - self.started
+        filled = 30 * done // max(total, 1)
+        line = (
+            f"fdlsr: {self.label} [{'#' * filled}{'.' * (30 - filled)}] "
+            f"{done}/{total} images, {elapsed:.0f} s"
+        )
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n",
+              file=self.stream, flush=True)  # fmt: skip
+
+    def close(self):
+        if self.tty and self.shown >= 0:
+            print(file=self.stream, flush=True)
