@@ -8,7 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
 from ...common.compat import Interval, StrOptions
-from ...common.linalg import gram
+from ...common.linalg import _single_threaded_lapack, gram
 from ...common.validation import POSITIVE
 from ._base import RepresentationClassifier
 
@@ -83,9 +83,12 @@ def feature_sign_codes(YD, sample_gram, lam, max_iter=SIGN_ITER):
     """
     codes = np.zeros_like(YD)
     failed = 0
-    for row, yd in enumerate(YD):
-        codes[row], done = _feature_sign(yd, sample_gram, lam, max_iter)
-        failed += not done
+    # Tens of small solves per sample: threads cost more than they give there (with
+    # two BLAS threads on a busy machine each 80 x 80 solve took 15 times longer).
+    with _single_threaded_lapack():
+        for row, yd in enumerate(YD):
+            codes[row], done = _feature_sign(yd, sample_gram, lam, max_iter)
+            failed += not done
     return codes, failed
 
 
