@@ -108,4 +108,13 @@ def test_cli_jobs(tmp_path, capsys):
     assert main(argv) == 0
     assert "4 runs computed, 0 already" in capsys.readouterr().err
     assert len(read_rows(out)) == 4
+    # the environment says how many BLAS threads each run had: the cores shared out
+    import json
+
+    from fdlsr.experiments.protocol import usable_cores
+
+    (session,) = json.loads((tmp_path / "res" / "environment.json").read_text())[
+        "sessions"
+    ]
+    assert session["blas_threads_per_run"] == max(1, usable_cores() // 2)
     assert "--jobs" in cli_error(capsys, ["run", *small, "--jobs", "0"])

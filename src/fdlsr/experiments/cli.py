@@ -192,7 +192,8 @@ def build_parser():
         default=1,
         metavar="N",
         help="runs computed at once in N processes, BLAS threads shared out among "
-        "them (default 1); rows are the same, times are per process",
+        "them (default 1); rows are the same but for times (per process) and "
+        "rounding (docs/reproduction.md)",
     )
     group = run.add_argument_group("output")
     group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")

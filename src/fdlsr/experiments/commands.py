@@ -23,7 +23,14 @@ from .command_support import (
 from .identity import stored_runs
 from .model_commands import fit, predict
 from .progress import Bar, Progress
-from .protocol import FIXED, POOLED, data_warnings, experiment_runs, run_experiment
+from .protocol import (
+    FIXED,
+    POOLED,
+    blas_threads_per_run,
+    data_warnings,
+    experiment_runs,
+    run_experiment,
+)
 from .report import chosen_rules, paper_results, render, summarise
 from .results import ResultStore, by_data, read_info, read_store, row_key, write_info
 
@@ -54,7 +61,7 @@ def run(args):
         # refuses other data under this name before anything is written
         stored_runs(ex, dataset, runs, store)
         command = command_line(args) or "fdlsr"
-        store.start_session(command)
+        store.start_session(command, blas_threads=blas_threads_per_run(args.jobs))
         stored, problem = read_info(out)
         for notice in [*store.notices, *([problem] if problem else [])]:
             print(f"fdlsr: {notice}", file=sys.stderr)

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
+from ..common.linalg import blas_threads
 from ..errors import ConfigError
 from ..methods import get_method
 from .identity import stored_runs
@@ -476,9 +477,12 @@ def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
 
     ``n_jobs > 1`` computes that many runs at once in worker processes (joblib's
     loky), each with its BLAS limited to ``cores // n_jobs`` threads (at least one);
-    this process still appends the rows as they finish. Every row is the same as with
-    ``n_jobs = 1`` (splits and random states depend only on the seed and the split)
-    except its times, which are those of a process sharing the cores.
+    this process still appends the rows as they finish. Splits and random states
+    depend only on the seed and the split, so the rows are those of ``n_jobs = 1``
+    but for their times (those of a process sharing the cores) and for rounding: a
+    BLAS product on another number of threads (:func:`blas_threads_per_run`) may
+    round differently, which can flip a greedy or near-tied choice (LC-KSVD2's
+    atom selection, a cross-validated parameter); docs/reproduction.md measures it.
     """
     if (
         not isinstance(n_jobs, (int, np.integer))
@@ -533,17 +537,28 @@ def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
 def _computed(units, context, n_jobs):
     """``(key, k, index, row)`` of each unit as it finishes, here or in ``n_jobs``
     worker processes."""
-    if n_jobs == 1 or len(units) <= 1:
+    if n_jobs == 1:
         warmed = set()
         for unit in units:
             yield unit[0], unit[1], unit[2], compute_unit(unit, context, warmed)
         return
+    threads = blas_threads_per_run(n_jobs)
+    if len(units) <= 1:  # no worker needed, but a worker's threads
+        yield from (_worker_unit(unit, context, threads) for unit in units)
+        return
     from joblib import Parallel, delayed
 
-    threads = max(1, usable_cores() // n_jobs)
     parallel = Parallel(n_jobs=min(n_jobs, len(units)), return_as="generator_unordered")
     # Each worker gets its own copy of the context (joblib memory-maps X).
     yield from parallel(delayed(_worker_unit)(unit, context, threads) for unit in units)
+
+
+def blas_threads_per_run(n_jobs):
+    """The BLAS threads each run computes with: the process's own with one job, else
+    the usable cores shared out among the ``n_jobs`` workers."""
+    if n_jobs == 1:
+        return blas_threads()
+    return max(1, usable_cores() // n_jobs)
 
 
 def usable_cores():

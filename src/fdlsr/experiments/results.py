@@ -255,14 +255,19 @@ class ResultStore:
             )
         return done
 
-    def start_session(self, command=None):
+    def start_session(self, command=None, blas_threads=None):
         """Record the environment of this process; later rows point to it.
+
+        ``blas_threads``: the BLAS threads each run computes with (``--jobs`` shares
+        the cores out among worker processes), recorded as ``blas_threads_per_run``.
 
         An ``environment.json`` that cannot be read is kept as
         ``environment.json.unreadable`` (with a notice) and a new one is started;
         session numbers continue after those the rows name.
         """
         env = environment(command)
+        if blas_threads is not None:
+            env["blas_threads_per_run"] = blas_threads
         path = self.directory / ENVIRONMENT
         sessions = []
         if path.exists():
