@@ -131,7 +131,7 @@ def build_parser():
         "run is saved at once in OUT/results.jsonl (default fdlsr-results/DATASET); "
         "running the same command again skips what is done, so an interrupted "
         "experiment resumes where it stopped. A paper config with every method takes "
-        "long (FERET: about an hour on 2 cores; --jobs 2 runs two at once); away from a "
+        "long (FERET: 31 minutes on 2 cores with --jobs 2, which runs two at once); away from a "
         "terminal a line is printed "
         "on stderr for each method finished at each k.",
         epilog="shipped configs: " + ", ".join(shipped_configs()),
