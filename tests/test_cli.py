@@ -331,3 +331,27 @@ def test_fdlsr_search_is_fdlsrcv_unless_a_fixed_parameter_needs_gridsearchcv():
     assert search.lams == [0.5] and search.decision_rules == ["knn", "linear"]
     assert search.max_iter == 5
     assert isinstance(fdlsr_search(grid=grid, cv=3, tol=1e-4), GridSearchCV)
+
+
+def test_report_names_the_methods_asked_for_but_not_computed(tmp_path, capsys):
+    """A run stopped before a method's first split leaves no row of it: the table
+    says so instead of leaving the method out without a word."""
+    out = tmp_path / "res"
+    small = ["--dataset", "digits", "-k", "2", "--splits", "1", "--out", str(out)]
+    argv = ["run", *small, "--methods", "1-NN", "RidgeClassifier", "--no-table"]
+    assert main(argv) == 0
+    store = out / "results.jsonl"
+    kept = [
+        line for line in store.read_text().splitlines() if "RidgeClassifier" not in line
+    ]
+    store.write_text("\n".join(kept) + "\n")  # as if stopped before RidgeClassifier
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert (
+        "Not computed yet: RidgeClassifier" in table
+        and "| RidgeClassifier |" not in table
+    )
+    assert main(["run", *small, "--methods", "RidgeClassifier", "--no-table"]) == 0
+    assert main(["report", str(out)]) == 0
+    assert "Not computed yet" not in capsys.readouterr().out

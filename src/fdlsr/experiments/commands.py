@@ -74,6 +74,7 @@ def run(args):
             "params": {**stored.get("params", {}), **ex.params},
             "source": config.source,
             "commands": _commands(stored, command),
+            "methods": _asked_methods(stored, runs),
         }
         write_info(out, info)
         progress = Progress(dataset.name)
@@ -153,6 +154,15 @@ def _commands(old, command):
     return commands + ([command] if command not in commands else [])
 
 
+def _asked_methods(old, runs):
+    """Every method a ``fdlsr run`` into this store asked for, in order of asking."""
+    asked = list(old.get("methods") or [])
+    for run in runs:
+        if run[3].name not in asked:
+            asked.append(run[3].name)
+    return asked
+
+
 def _notes(info, rows, command=None):
     drawn = [r for r in rows if r["k"] != FIXED]
     n = max((r["split"] for r in drawn), default=-1) + 1
@@ -182,6 +192,13 @@ def _notes(info, rows, command=None):
             + "."
         )
     notes += chosen_rules(rows)
+    present = {r["method"] for r in rows}
+    missing = [m for m in info.get("methods") or [] if m not in present]
+    if missing:
+        notes.append(
+            f"Not computed yet: {', '.join(missing)} (asked for by the commands "
+            "below; the same `fdlsr run` command computes what is missing)."
+        )
     if info.get("note"):
         notes.append(info["note"])
     written = info.get("commands") or ([info["command"]] if "command" in info else [])

@@ -100,6 +100,9 @@ INFO_FIELDS = {
         isinstance(value, list) and all(isinstance(v, str) for v in value)
     ),
     "command": lambda value: isinstance(value, str),
+    "methods": lambda value: (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    ),
 }
 
 
