@@ -1,5 +1,6 @@
 """LCLE: locality-constrained and label-embedding dictionary learning (Li et al.)."""
 
+import warnings
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -359,6 +360,17 @@ class LCLE(DictionaryClassifier):
 
     def _fit_core(self, X, codes, n_classes):
         training = ordered_training_data(X, codes, n_classes, self.n_atoms)
+        n_atoms = int(np.sum(training[3]))  # atoms of every class together
+        if n_atoms > X.shape[1]:
+            # Seen on PIE (1024 pixels), k = 20: 1360 atoms gave 9% test accuracy,
+            # 1020 atoms 100% (docs/reproduction.md); the cause is not yet known.
+            warnings.warn(
+                f"LCLE with more atoms ({n_atoms}) than features ({X.shape[1]}) has "
+                "collapsed to near-chance accuracy in our tests; lower n_atoms (atoms "
+                f"per class) to at most {X.shape[1] // n_classes}.",
+                UserWarning,
+                stacklevel=3,
+            )
         return fit_lcle(*training, **self._core_params())
 
     def _class_scores(self, X):
