@@ -239,7 +239,9 @@ class LCLE(DictionaryClassifier):
     n_atoms : int or None, default=None
         Atoms per class; ``None`` gives each class as many atoms as it has training
         samples (the FDLSR paper's setting). An integer needs at least that many
-        samples in every class: the initial atoms are samples.
+        samples in every class: the initial atoms are samples. With more atoms in
+        all than features the fit warns: LCLE collapsed to near-chance accuracy
+        there in our tests (docs/reproduction.md).
     alpha : float, default=1e-4
         Weight of the locality term ``tr(X^T L X)``.
     beta : float, default=1e-3
