@@ -237,7 +237,7 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
             mV = means.of(V)
             shift = class_shift(mV, means.overall(mV), alpha, lam, t_step)
             T = V / t_divisor(alpha, lam) + means.spread(shift)
-        target = relaxed_target(T, y, H)
+        target = relaxed_target(T, y)
         m = means.of(T)
     if max_iter:
         fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)

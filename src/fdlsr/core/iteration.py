@@ -114,14 +114,14 @@ def t_step_exact(V, m_prev, means, alpha, lam):
 T_STEPS = {"paper": t_step_paper, "exact": t_step_exact}
 
 
-def relaxed_target(T, y, H=None, out=None):
+def relaxed_target(T, y, out=None):
     """``H + B.S`` with ``S = max(B.(T - H), 0)`` (Eq. 21), in one pass.
 
     Off the true class ``B = -1`` and the entry is ``min(T, 0)``; on it, ``max(T, 1)``.
     ``T`` has classes along its second-last axis (a stack of grid points before them,
     in FDLSRCV); ``out`` (not ``T`` itself) receives the result. Other namespaces than
     NumPy select with the labels ``y`` a few classes at a time, so that no temporary of
-    T's size is formed; ``H`` is not needed and is accepted for compatibility.
+    T's size is formed.
     """
     if not isinstance(T, np.ndarray):
         xp, _ = get_namespace(T)
