@@ -275,6 +275,13 @@ def inner(a, b):
     return float(xp.sum(xp.vecdot(a, b)))  # no temporary of a's size
 
 
+def sq_norm_on_device(a, xp, high):
+    """``||a||_F^2`` as a 0-d array of dtype ``high`` on ``a``'s device: one reduction
+    (``vecdot`` is a batched product of vectors in some namespaces' adapters), left
+    on the device so that sums of many pieces synchronise with the host once."""
+    return xp.astype(xp.linalg.vector_norm(a), high) ** 2
+
+
 def sq_distance(a, b, piece=None):
     """``||a - b||_F^2`` as a Python float, the difference formed a few rows at a
     time so that no temporary as large as ``a`` is needed, in any namespace.
@@ -298,8 +305,7 @@ def sq_distance(a, b, piece=None):
     rows = max(1, (piece or 2**24) // a.shape[-1])
     for start in range(0, a.shape[0], rows):
         r = slice(start, min(start + rows, a.shape[0]))  # in bounds (array API)
-        diff = a[r, ...] - b[r, ...]
-        total += xp.astype(xp.linalg.vector_norm(diff), high) ** 2
+        total += sq_norm_on_device(a[r, ...] - b[r, ...], xp, high)
     return float(total)
 
 

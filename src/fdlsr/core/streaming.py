@@ -45,7 +45,7 @@ from ..common.compat import (
     device,
     get_namespace,
 )
-from ..common.linalg import RidgeSystem, one_hot
+from ..common.linalg import RidgeSystem, one_hot, sq_norm_on_device
 from .iteration import class_shift, fisher, objective, relaxed_target, run, t_divisor
 
 logger = logging.getLogger(__name__)
@@ -338,9 +338,9 @@ class DeviceBlockedIteration(BlockState):
             self.target[rows, ...] = new
             P += xp.astype(T.T @ Xb, high)
             target_sums += xp.astype(labels.T @ new, high)
-            t_sq += _sq_norm(T, xp, high)
+            t_sq += sq_norm_on_device(T, xp, high)
             new -= T  # the label residual, sign aside
-            label_sq += _sq_norm(new, xp, high)
+            label_sq += sq_norm_on_device(new, xp, high)
         class_sums = self._t_class_sums(Q, shift, alpha, scale)
         self.target_sums = self._host(target_sums)
         return {
@@ -360,12 +360,6 @@ class DeviceBlockedIteration(BlockState):
         sums = self.x_sums @ Q.T + alpha * self.target_sums
         sums += self.counts[:, None] * shift
         return scale * sums
-
-
-def _sq_norm(a, xp, high):
-    """``||a||_F^2`` as a 0-d array of dtype ``high``: one reduction (``vecdot``
-    is a batched product of vectors in some namespaces' adapters)."""
-    return xp.astype(xp.linalg.vector_norm(a), high) ** 2
 
 
 def default_block_rows(n_classes, itemsize):
