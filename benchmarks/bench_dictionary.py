@@ -155,15 +155,13 @@ COMPARED = ("LC-KSVD2", "LCLE", "FDDL", "LRSDL")
 
 def one_run(name, out):
     """Child process of ``--compare``: fit and predict ``name``, save the model."""
-    from fdlsr.experiments.protocol import per_class_split, run_random_state
+    from fdlsr.experiments.protocol import per_class_split, run_random_state, seeded
 
     X, y = load_shared("feret")
     X = normalize(X)
     train, test = per_class_split(y, 5, 0, 0)
     method = get_method(name)
-    params = {}
-    if "random_state" in method.build().get_params():
-        params["random_state"] = run_random_state(0, 0)
+    params = seeded(method, {}, run_random_state(0, 0))
     with threadpoolctl.threadpool_limits(1):
         model = method.build(**params)
         cpu = time.process_time()
