@@ -87,6 +87,8 @@ class Device:
 
 
 def load_feret():
+    """FERET unit-normalised, 5 training images per person (split seed 0):
+    ``(X_train, y_train, X_test, y_test)``, or None without the data."""
     from sklearn.preprocessing import normalize
 
     from conftest import load_shared, split_per_class
@@ -96,8 +98,9 @@ def load_feret():
     except BaseException:  # pytest.skip when the data are missing
         print("FERET: data not found (set FDLSR_DATA_DIR); skipped")
         return None
-    train, _ = split_per_class(y, 5, seed=0)
-    return normalize(X[train]), y[train]
+    train, test = split_per_class(y, 5, seed=0)
+    X = normalize(X)
+    return X[train], y[train], X[test], y[test]
 
 
 def feret_agreement(torch, device, X, y):
@@ -202,9 +205,10 @@ def main():
     with sklearn.config_context(array_api_dispatch=True):
         feret = load_feret()
         if feret is not None:
-            feret_agreement(torch, device, *feret)
+            X_train, y_train = feret[:2]
+            feret_agreement(torch, device, X_train, y_train)
             if not args.skip_cv:
-                feret_search(torch, device, *feret, small=args.smoke)
+                feret_search(torch, device, X_train, y_train, small=args.smoke)
         n, c = 1_000_000 // scale, 10 if args.smoke else 1000
         dense, blocked = (
             large_case(torch, device, n, 512, c, path, "nearest_neighbor")

@@ -41,19 +41,10 @@ def main():
         return
     sync = xp.cuda.Device().synchronize if args.xp == "cupy" else (lambda: None)
     print(f"{args.xp} {getattr(xp, '__version__', '')}", flush=True)
-    from conftest import (  # tests/, on the path of gpu_check
-        load_shared,
-        split_per_class,
-    )
-
     feret = load_feret()
     if feret is None:
         return
-    X_train, y_train = feret
-    X_all, y_all = load_shared("feret")
-    train, test = split_per_class(y_all, 5, seed=0)
-    X_test = X_all[test] / np.linalg.norm(X_all[test], axis=1, keepdims=True)
-    y_test = y_all[test]
+    X_train, y_train, X_test, y_test = feret
     reference = FDLSR(**PARAMS).fit(X_train, y_train)
     ref_acc = reference.score(X_test, y_test)
     print(f"NumPy float64: accuracy {ref_acc:.4f}", flush=True)
