@@ -284,3 +284,26 @@ def test_lcle_objective_decreases_with_a_fixed_graph():
         update_graph=False,
     )
     assert np.all(np.diff(obj) <= 1e-12 * obj[0])
+
+
+def _code_spectrum(d, K, max_iter):
+    """Eigenvalues of ``X X^T + V V^T`` (the D-step's system) after ``max_iter``
+    LCLE iterations from atoms that are the samples, relative to the largest."""
+    rng = np.random.default_rng(12)
+    Y = normalize(rng.standard_normal((d, K)), axis=0)
+    Q = label_embedding(np.repeat(np.arange(4), K // 4), 4)
+    kw = dict(alpha=1e-4, beta=1e-3, gamma=1e-3, n_neighbors=10)
+    _, X, V, _ = lcle_iterations(Y, Y.copy(), np.eye(K), Q, max_iter=max_iter, **kw)
+    ev = np.linalg.eigvalsh(X @ X.T + V @ V.T)
+    return ev / ev[-1]
+
+
+def test_lcle_codes_lose_rank_when_atoms_outnumber_features():
+    """Why LCLE collapses with more atoms K than features d (docs/reproduction.md):
+    in the (K - d)-dimensional null space of D only the small regularisers act on the
+    codes, and they shrink them at every iteration, so the D-step's system loses rank
+    and its inverse amplifies what is left there. With K <= d nothing shrinks."""
+    assert _code_spectrum(60, 40, 10)[0] > 0.5
+    after5, after10 = _code_spectrum(20, 40, 5), _code_spectrum(20, 40, 10)
+    assert after10[20] > 0.5  # the d leading directions keep their scale
+    assert after10[0] < 1e-4 and after10[0] < 1e-2 * after5[0]

@@ -91,6 +91,27 @@ def test_failed_runs_are_reported_not_averaged():
     assert "LDA, k=1: failed in every split (ValueError: too few)" in text
 
 
+def test_cells_whose_runs_warned_unreliable_are_marked_and_explained():
+    doubt = "UnreliableResultWarning: LCLE with more atoms (1360) than features (1024)"
+    rows = rows_for("LCLE", "dictionary", 10, [0.99, 1.0])
+    rows += rows_for("LCLE", "dictionary", 20, [0.1, 0.09], warnings=[doubt])
+    rows += rows_for("LCLE", "dictionary", 30, [0.6], warnings=[doubt])
+    rows += rows_for("LCLE", "dictionary", 30, [0.7], warnings=["UserWarning: other"])
+    summary = summarise(rows)
+    text = render(summary, "md")
+    line = next(line for line in text.splitlines() if line.startswith("| LCLE"))
+    cells = line.split(" | ")[1:4]
+    assert cells[0].endswith("0.71") and cells[1].endswith("0.71\u2020")
+    assert "\u2020" in cells[2]
+    note = "\u2020 LCLE, k=20 (2 of 2 splits), k=30 (1 of 2 splits): LCLE with more"
+    assert note in text
+    assert r"$^\dagger$" in render(summary, "latex")
+    table = list(csv.DictReader(io.StringIO(render(summary, "csv"))))
+    assert [r["n_unreliable"] for r in table] == ["0", "2", "1"]
+    # Rows without such a warning leave the table as it was.
+    assert "\u2020" not in render(summarise(rows[:2]), "md")
+
+
 def test_latex_and_csv():
     rows = rows_for("RLR_x", "relaxed", 2, [0.5, 0.6])
     latex = render(summarise(rows), "latex", title="50% of 100_x")

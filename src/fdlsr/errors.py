@@ -19,3 +19,11 @@ class ConfigError(FdlsrError):
 
 class ModelFileError(FdlsrError):
     """A model file could not be written or read (not one, damaged, unknown format)."""
+
+
+class UnreliableResultWarning(UserWarning):
+    """A method ran faithfully in a setting where its result is known to be unreliable.
+
+    Experiment rows record it, and ``fdlsr report`` marks the cells it touched with a
+    dagger and a note, so that such a number never stands in a table unexplained.
+    """

@@ -18,7 +18,7 @@ from importlib import resources
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UnreliableResultWarning
 from ..methods import METHODS, family_rank
 
 FAMILY_TITLES = {
@@ -40,6 +40,10 @@ TUNING_NOTE = (
     "rows stored before fdlsr recorded whether they are the paper's (the notes above "
     "say which are)."
 )
+# Rows whose run raised this warning hold a number the method computed faithfully but
+# that is known to be unreliable: the table marks their cells (MARK) and says why.
+DOUBT = UnreliableResultWarning.__name__ + ":"
+MARK = "†"
 PAPER_TABLES = {
     "I": "AR",
     "II": "CMU PIE",
@@ -186,6 +190,9 @@ def summarise(rows):
             )
             continue
         acc = 100 * np.array([r["accuracy"] for r in group])
+        doubts = [
+            w for r in group for w in r.get("warnings", ()) if w.startswith(DOUBT)
+        ]
         out.append(
             {
                 "dataset": dataset,
@@ -202,6 +209,12 @@ def summarise(rows):
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
                 "tuning": _tuning(group[0]),
                 "n_failed": len(failed),
+                # Runs that warned their result is unreliable, and the first warning.
+                "n_unreliable": sum(
+                    any(w.startswith(DOUBT) for w in r.get("warnings", ()))
+                    for r in group
+                ),
+                "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
             }
         )
     return out
@@ -236,7 +249,12 @@ def table_rows(summary, paper=None):
                 "tuning": s.get("tuning"),
             },
         )
-        row["cells"][s["k"]] = (s["mean"], s["std"], s["n_splits"])
+        row["cells"][s["k"]] = (
+            s["mean"],
+            s["std"],
+            s["n_splits"],
+            s.get("n_unreliable", 0),
+        )
     for row in rows.values():
         ran = [k for k, cell in row["cells"].items() if cell[0] is not None]
         at = [
@@ -262,7 +280,7 @@ def table_rows(summary, paper=None):
                 "test_time": p["test_time"],
             },
         )
-        row["cells"][p["k"]] = (p["mean"], p["std"], None)
+        row["cells"][p["k"]] = (p["mean"], p["std"], None, 0)
 
     def sort_key(row):
         name = _norm(row["method"])
@@ -288,7 +306,7 @@ def _family(row):
 def _cell(value, n_max, best=False, fmt="md"):
     if value is None:
         return "—" if fmt == "md" else ("--" if fmt == "latex" else "")
-    mean, std, n = value
+    mean, std, n, unreliable = value
     if mean is None:
         return "failed"
     pm = " ± " if fmt == "md" else r"$\pm$"
@@ -297,6 +315,8 @@ def _cell(value, n_max, best=False, fmt="md"):
         text += f" (n={n})"
     if best:
         text = f"**{text}**" if fmt == "md" else rf"\textbf{{{text}}}"
+    if unreliable:
+        text += MARK if fmt == "md" else r"$^\dagger$"
     return text
 
 
@@ -323,6 +343,23 @@ def _best(ks, rows):
     return best
 
 
+def unreliable_notes(summary):
+    """One note per method whose cells hold runs that warned their result is
+    unreliable (:data:`DOUBT`): which ``k``, in how many splits, and the warning."""
+    marked = defaultdict(list)
+    for s in sorted(summary, key=lambda s: _k_order(s["k"])):
+        if s.get("n_unreliable"):
+            marked[s["label"]].append(s)
+    return [
+        f"{MARK} {label}, "
+        + ", ".join(
+            f"k={s['k']} ({s['n_unreliable']} of {s['n_splits']} splits)" for s in cells
+        )
+        + f": {cells[0]['unreliable']}"
+        for label, cells in marked.items()
+    ]
+
+
 def render(summary, fmt="md", *, paper=None, title="", notes=()):
     """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``)."""
     ks, rows = table_rows(summary, paper)
@@ -334,6 +371,7 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
         for s in summary
         if s["mean"] is None
     ]
+    notes += unreliable_notes(summary)
     if any(r.get("tuning") for r in rows):
         notes.append(TUNING_NOTE)
     best = _best(ks, rows)
@@ -392,6 +430,7 @@ def _tex(text):
         .replace("%", r"\%")
         .replace("&", r"\&")
         .replace("#", r"\#")
+        .replace(MARK, r"$^\dagger$")
     )
 
 
@@ -461,6 +500,7 @@ def _csv(summary, paper):
         "test_time",
         "tune_time",
         "tuning",
+        "n_unreliable",
     ]
     buffer = io.StringIO()
     writer = csv.DictWriter(

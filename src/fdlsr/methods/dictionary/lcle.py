@@ -11,6 +11,7 @@ from scipy.linalg import lapack
 
 from ...common.compat import Interval
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ...errors import UnreliableResultWarning
 from ._base import N_ATOMS, DictionaryClassifier, single_threaded_lapack
 from ._ksvd import (
     lcksvd_initialization,
@@ -240,8 +241,9 @@ class LCLE(DictionaryClassifier):
         Atoms per class; ``None`` gives each class as many atoms as it has training
         samples (the FDLSR paper's setting). An integer needs at least that many
         samples in every class: the initial atoms are samples. With more atoms in
-        all than features the fit warns: LCLE collapsed to near-chance accuracy
-        there in our tests (docs/reproduction.md).
+        all than features the fit warns (:class:`~fdlsr.errors.UnreliableResultWarning`):
+        the alternation then degenerates and accuracy collapses, in the authors'
+        code as in ours (docs/reproduction.md).
     alpha : float, default=1e-4
         Weight of the locality term ``tr(X^T L X)``.
     beta : float, default=1e-3
@@ -364,13 +366,14 @@ class LCLE(DictionaryClassifier):
         training = ordered_training_data(X, codes, n_classes, self.n_atoms)
         n_atoms = int(np.sum(training[3]))  # atoms of every class together
         if n_atoms > X.shape[1]:
-            # Seen on PIE (1024 pixels), k = 20: 1360 atoms gave 9% test accuracy,
-            # 1020 atoms 100% (docs/reproduction.md); the cause is not yet known.
+            # With more atoms than features the codes lose rank K - d at each
+            # iteration and the D-step's pinv amplifies rounding: the authors' code
+            # collapses in the same way (docs/reproduction.md).
             warnings.warn(
-                f"LCLE with more atoms ({n_atoms}) than features ({X.shape[1]}) has "
-                "collapsed to near-chance accuracy in our tests; lower n_atoms (atoms "
-                f"per class) to at most {X.shape[1] // n_classes}.",
-                UserWarning,
+                f"LCLE with more atoms ({n_atoms}) than features ({X.shape[1]}) "
+                "collapses, as the authors' code does; use n_atoms <= "
+                f"{X.shape[1] // n_classes}.",
+                UnreliableResultWarning,
                 stacklevel=3,
             )
         return fit_lcle(*training, **self._core_params())
