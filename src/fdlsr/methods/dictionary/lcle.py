@@ -366,9 +366,9 @@ class LCLE(DictionaryClassifier):
         training = ordered_training_data(X, codes, n_classes, self.n_atoms)
         n_atoms = int(np.sum(training[3]))  # atoms of every class together
         if n_atoms > X.shape[1]:
-            # With more atoms than features the codes lose rank K - d at each
-            # iteration and the D-step's pinv amplifies rounding: the authors' code
-            # collapses in the same way (docs/reproduction.md).
+            # With more atoms than features the codes shrink in the null space of D
+            # at each iteration and the D-step's inverse amplifies what is left; the
+            # authors' code collapses in the same way (docs/reproduction.md).
             warnings.warn(
                 f"LCLE with more atoms ({n_atoms}) than features ({X.shape[1]}) "
                 "collapses, as the authors' code does; use n_atoms <= "
