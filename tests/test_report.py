@@ -82,6 +82,14 @@ def test_two_settings_of_one_method_get_labels():
     assert labels == {"FDLSR (lam=0.1)", "FDLSR (lam=1.0)"}
 
 
+def test_only_cells_over_the_most_splits_can_be_best():
+    rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7, 0.8])
+    rows += rows_for("LSR", "relaxed", 2, [0.9])  # higher, but one split
+    rows += rows_for("DLSR", "relaxed", 2, [0.5, 0.6, 0.7])
+    text = render(summarise(rows), "md")
+    assert "**70.00 ± 10.00**" in text and "**90.00" not in text
+
+
 def test_failed_runs_are_reported_not_averaged():
     rows = rows_for("LDA", "scikit-learn", 1, [None, None], error="ValueError: too few")
     rows += rows_for("LDA", "scikit-learn", 2, [0.5, None], error="x")

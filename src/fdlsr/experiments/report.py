@@ -329,14 +329,20 @@ def _time(value, fmt="md"):
 
 
 def _best(ks, rows):
-    """Per k, the labels of our best mean, ties included (bold, as in the paper)."""
+    """Per k, the labels of our best mean, ties included (bold, as in the paper).
+
+    Only cells over the most splits at that k compete: a mean over 3 splits is not
+    the best beside means over 10 (a run in progress, or a setting no longer run).
+    """
     best = {}
     for k in ks:
         ours = [
-            (r["cells"][k][0], r["label"])
+            (r["cells"][k][0], r["cells"][k][2], r["label"])
             for r in rows
             if r["source"] == "ours" and r["cells"].get(k, (None,))[0] is not None
         ]
+        most = max((n for _, n, _ in ours), default=0)
+        ours = [(mean, label) for mean, n, label in ours if n == most]
         if len(ours) > 1:
             top = round(max(mean for mean, _ in ours), 2)
             best[k] = {label for mean, label in ours if round(mean, 2) == top}
