@@ -5,7 +5,8 @@
 #
 # DATA_DIR (default ../shared/data) holds the .mat files; METHODS, when set, restricts the
 # methods (e.g. METHODS="FDLSR RidgeClassifier LDA 1-NN"); every method registered in
-# fdlsr is run otherwise. Results go to docs/results/NAME (resumable: rerun to continue),
+# fdlsr is run otherwise. JOBS (default 1) runs that many splits at once (fdlsr run
+# --jobs). Results go to docs/results/NAME (resumable: rerun to continue),
 # tables to docs/tables/NAME.{md,tex,csv}, figures to docs/figures/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ for name in "${DATASETS[@]}"; do
     methods=()
     [ -n "${METHODS:-}" ] && methods=(--methods $METHODS)
     fdlsr run --config "$name" --data-dir "$DATA_DIR" --out "docs/results/$name" \
-        "${methods[@]}" --no-table
+        "${methods[@]}" --jobs "${JOBS:-1}" --no-table
     if [ "$name" = feret ] && [ -z "${METHODS:-}" ]; then
         # Rows beside the defaults (docs/reproduction.md): LRDLSR with values chosen on
         # training images, CRC and ProCRC chosen by inner CV on each training split.
