@@ -190,8 +190,14 @@ def summarise(rows):
             )
             continue
         acc = 100 * np.array([r["accuracy"] for r in group])
+        # Each run's warning that its result is unreliable, if it gave one.
         doubts = [
-            w for r in group for w in r.get("warnings", ()) if w.startswith(DOUBT)
+            w
+            for w in (
+                next((w for w in r.get("warnings", ()) if w.startswith(DOUBT)), None)
+                for r in group
+            )
+            if w
         ]
         out.append(
             {
@@ -209,11 +215,7 @@ def summarise(rows):
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
                 "tuning": _tuning(group[0]),
                 "n_failed": len(failed),
-                # Runs that warned their result is unreliable, and the first warning.
-                "n_unreliable": sum(
-                    any(w.startswith(DOUBT) for w in r.get("warnings", ()))
-                    for r in group
-                ),
+                "n_unreliable": len(doubts),
                 "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
             }
         )
