@@ -100,7 +100,10 @@ def test_failed_runs_are_reported_not_averaged():
 
 
 def test_cells_whose_runs_warned_unreliable_are_marked_and_explained():
-    doubt = "UnreliableResultWarning: LCLE with more atoms (1360) than features (1024)"
+    doubt = (
+        "UnreliableResultWarning: LCLE with more atoms (1360) than features (1024) "
+        "collapses; use n_atoms <= 15."
+    )
     rows = rows_for("LCLE", "dictionary", 10, [0.99, 1.0])
     rows += rows_for("LCLE", "dictionary", 20, [0.1, 0.09], warnings=[doubt])
     rows += rows_for("LCLE", "dictionary", 30, [0.6], warnings=[doubt])
@@ -113,7 +116,8 @@ def test_cells_whose_runs_warned_unreliable_are_marked_and_explained():
     assert "\u2020" in cells[2]
     note = "\u2020 LCLE, k=20 (2 of 2 splits), k=30 (1 of 2 splits): LCLE with more"
     assert note in text
-    assert r"$^\dagger$" in render(summary, "latex")
+    latex = render(summary, "latex")
+    assert r"$^\dagger$" in latex and "<=" not in latex
     table = list(csv.DictReader(io.StringIO(render(summary, "csv"))))
     assert [r["n_unreliable"] for r in table] == ["0", "2", "1"]
     # Rows without such a warning leave the table as it was.

@@ -439,6 +439,8 @@ def _tex(text):
         .replace("&", r"\&")
         .replace("#", r"\#")
         .replace(MARK, r"$^\dagger$")
+        .replace("<=", r"$\le$")
+        .replace(">=", r"$\ge$")
     )
 
 
