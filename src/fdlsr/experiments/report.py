@@ -44,6 +44,7 @@ TUNING_NOTE = (
 # that is known to be unreliable: the table marks their cells (MARK) and says why.
 DOUBT = UnreliableResultWarning.__name__ + ":"
 MARK = "†"
+MARK_TEX = r"$^\dagger$"
 PAPER_TABLES = {
     "I": "AR",
     "II": "CMU PIE",
@@ -190,15 +191,7 @@ def summarise(rows):
             )
             continue
         acc = 100 * np.array([r["accuracy"] for r in group])
-        # Each run's warning that its result is unreliable, if it gave one.
-        doubts = [
-            w
-            for w in (
-                next((w for w in r.get("warnings", ()) if w.startswith(DOUBT)), None)
-                for r in group
-            )
-            if w
-        ]
+        doubts = [w for w in map(_doubt, group) if w]
         out.append(
             {
                 "dataset": dataset,
@@ -220,6 +213,11 @@ def summarise(rows):
             }
         )
     return out
+
+
+def _doubt(row):
+    """The run's warning that its result is unreliable (:data:`DOUBT`), or None."""
+    return next((w for w in row.get("warnings", ()) if w.startswith(DOUBT)), None)
 
 
 def _norm(name):
@@ -318,7 +316,7 @@ def _cell(value, n_max, best=False, fmt="md"):
     if best:
         text = f"**{text}**" if fmt == "md" else rf"\textbf{{{text}}}"
     if unreliable:
-        text += MARK if fmt == "md" else r"$^\dagger$"
+        text += MARK if fmt == "md" else MARK_TEX
     return text
 
 
@@ -438,7 +436,7 @@ def _tex(text):
         .replace("%", r"\%")
         .replace("&", r"\&")
         .replace("#", r"\#")
-        .replace(MARK, r"$^\dagger$")
+        .replace(MARK, MARK_TEX)
         .replace("<=", r"$\le$")
         .replace(">=", r"$\ge$")
     )
