@@ -29,13 +29,14 @@ import scipy.io
 from fdlsr.experiments import protocol
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.methods.dictionary import LCLE
+from fdlsr.methods.dictionary._base import unit_columns
 from fdlsr.methods.dictionary._ksvd import (
     lcksvd_initialization,
     omp_codes,
     ordered_training_data,
 )
 from fdlsr.methods.dictionary.lcle import (
-    _unit_columns,
+    atom_classifier,
     label_embedding,
     lcle_iterations,
 )
@@ -46,10 +47,7 @@ DEFAULTS = LCLE().get_params()
 def accuracy(D, X, y_train, X_test, y_test, n_classes):
     """LCLE's classifier on unit-column ``D`` (features x atoms) and ``X`` (atoms x
     samples), as ``fit_lcle`` forms it, then OMP coding of the test samples."""
-    H = (y_train[None, :] == np.arange(n_classes)[:, None]).astype(float)
-    system = X @ X.T + np.eye(X.shape[0])
-    W = np.linalg.solve(system, X @ H.T)
-    W /= np.sqrt(np.sum(W * W, axis=1, keepdims=True) + np.finfo(float).eps)
+    W = atom_classifier(X, y_train, n_classes)
     codes = omp_codes(D.T, X_test, DEFAULTS["n_nonzero_coefs"]).dense()
     return float(np.mean(np.argmax(codes @ W, axis=1) == y_test))
 
@@ -88,7 +86,7 @@ def main():
     D, codes, _, _ = lcle_iterations(
         Y.T, D0.T, X0.T, Q, n_neighbors=n_neighbors, max_iter=n_iter, **weights
     )
-    ours = _unit_columns(D), _unit_columns(codes)
+    ours = unit_columns(D), unit_columns(codes)
     print(f"fdlsr's alternation: {time.perf_counter() - start:.1f} s")
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,6 +29,12 @@ def single_threaded_lapack():
     return _single_threaded_lapack()
 
 
+def unit_columns(M):
+    """Columns scaled to unit length (the MATLAB codes' ``normcols``, whose eps
+    leaves a zero column zero)."""
+    return M / np.sqrt(np.sum(M * M, axis=0) + np.finfo(float).eps)
+
+
 class DictionaryClassifier(ScoreClassifier):
     """Base class: fit through the method's numerical core, atoms per class.
 

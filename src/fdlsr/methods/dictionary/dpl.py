@@ -6,7 +6,12 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import N_ATOMS, ClassResidualClassifier, single_threaded_lapack
+from ._base import (
+    N_ATOMS,
+    ClassResidualClassifier,
+    single_threaded_lapack,
+    unit_columns,
+)
 from ._class_stacks import PaddedClasses, sample_space_solve
 
 
@@ -57,8 +62,8 @@ def fit_dpl(
     # norm (Initilization.m draws them with seeds i and 2i).
     D0, P0 = [], []
     for m in blocks.atoms:
-        D0.append(_unit_columns(rng.standard_normal((n_features, m))))
-        P0.append(_unit_columns(rng.standard_normal((n_features, m))).T)
+        D0.append(unit_columns(rng.standard_normal((n_features, m))))
+        P0.append(unit_columns(rng.standard_normal((n_features, m))).T)
     B, G, BtB = sample_space_solve(X, lam, gamma)
     shrink = tau * blocks.inverse(np.eye(blocks.width) + (tau - lam) * blocks.diag(G))
     Gcc = blocks.diag(G)
@@ -86,10 +91,6 @@ def fit_dpl(
         for c in range(n_classes)
     ]
     return DPLResult(synthesis, analysis, objective, max_iter)
-
-
-def _unit_columns(M):
-    return M / np.sqrt(np.sum(M * M, axis=0) + np.finfo(float).eps)
 
 
 def _code_step(Dd, Xd, PX, tau, blocks):

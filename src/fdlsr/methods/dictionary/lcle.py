@@ -12,7 +12,12 @@ from scipy.linalg import lapack
 from ...common.compat import Interval
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ...errors import UnreliableResultWarning
-from ._base import N_ATOMS, DictionaryClassifier, single_threaded_lapack
+from ._base import (
+    N_ATOMS,
+    DictionaryClassifier,
+    single_threaded_lapack,
+    unit_columns,
+)
 from ._ksvd import (
     lcksvd_initialization,
     omp_codes,
@@ -161,10 +166,6 @@ def _objective(Y, D, X, V, L, Q, alpha, beta, gamma):
     )
 
 
-def _unit_columns(M):
-    return M / np.sqrt(np.sum(M * M, axis=0) + np.finfo(float).eps)
-
-
 def fit_lcle(
     Y,
     y,
@@ -214,16 +215,22 @@ def fit_lcle(
             n_neighbors=n_neighbors,
             max_iter=max_iter,
         )
-    D = _unit_columns(D).T
+    D = unit_columns(D).T
     if basis is not None:
         D = D @ basis.T
-    X = _unit_columns(X)
+    W = atom_classifier(unit_columns(X), y, n_classes)
+    return LCLEResult(D, W, atom_labels, objective, max_iter)
+
+
+def atom_classifier(X, y, n_classes):
+    """The authors' classifier of unit-column codes ``X`` (atoms x samples) with
+    labels ``y``: ``W = H X^T (X X^T + I)^-1`` with unit columns, returned transposed
+    (n_atoms, n_classes) so that scores are ``codes @ W``."""
     H = (y[None, :] == np.arange(n_classes)[:, None]).astype(float)
     system = X @ X.T
     system.flat[:: system.shape[0] + 1] += 1.0
     W = np.linalg.solve(system, X @ H.T)  # (n_atoms, n_classes) = Wx^T
-    W = W / np.sqrt(np.sum(W * W, axis=1, keepdims=True) + np.finfo(float).eps)
-    return LCLEResult(D, W, atom_labels, objective, max_iter)
+    return W / np.sqrt(np.sum(W * W, axis=1, keepdims=True) + np.finfo(float).eps)
 
 
 class LCLE(DictionaryClassifier):
