@@ -105,7 +105,11 @@ class RidgeSystem:
                 )
             if repeated:
                 upper, info = potri(factor, lower=0, overwrite_c=1)
-                inverse = np.triu(upper) + np.triu(upper, 1).T
+                # potri fills the upper triangle; the lower is zero (``clean``
+                # above), so upper + upper^T is the inverse with its diagonal
+                # doubled, and halving it restores that diagonal exactly.
+                inverse = upper + upper.T
+                inverse.flat[:: A.shape[0] + 1] *= 0.5
                 self.inverse = np.ascontiguousarray(inverse, dtype=self.dtype)
             else:
                 self.factor = factor
