@@ -10,6 +10,10 @@ CPU time (``time.process_time``), which a shared machine's load disturbs least; 
 BLAS's default threads with wall-clock time.
 
     python benchmarks/bench_fit.py [--repeats 5] [--threads 1|default|both]
+
+``--parts`` instead times the parts of one FERET k = 5 float64 fit alone, BLAS on one
+thread (Gram matrix, the two ridge systems, the 30 products, ``Q``, the rest), and
+SciPy's LAPACK on its default threads against one, with the NumPy products that follow.
 """
 
 import argparse
@@ -19,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy import linalg
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -28,7 +33,14 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
-from fdlsr.common.linalg import blas_threads  # noqa: E402
+from fdlsr.common.linalg import (  # noqa: E402
+    RidgeSystem,
+    blas_threads,
+    gram,
+    make_ridge,
+    one_hot,
+)
+from fdlsr.core.solver import fit_fdlsr  # noqa: E402
 from reference import fdlsr_transcription  # noqa: E402
 
 
@@ -120,6 +132,64 @@ def run_case(name, X, y, params, repeats, settings):
                 )
 
 
+def fit_parts(X, y, params, repeats=7):
+    """Print the CPU milliseconds of each part of one dual fit, BLAS on one thread."""
+    codes = np.unique(y, return_inverse=True)[1]
+    c, clock = codes.max() + 1, time.process_time
+
+    def ms(f):
+        return 1e3 * min(_timed(f, clock) for _ in range(repeats))
+
+    with threadpool_limits(1):
+        G = gram(X, samples=True)
+        H = one_hot(codes, c)
+        ridge = make_ridge(X, [params["beta"]], "dual")[0]
+        T = np.random.default_rng(0).random((c, X.shape[0]))
+        R = ridge.system.right_solve(T)
+        init = RidgeSystem(G, 1e-4, repeated=False)
+        parts = {
+            "Gram matrix X X^T": ms(lambda: gram(X, samples=True)),
+            "beta system (Cholesky, inverse)": ms(
+                lambda: RidgeSystem(G, params["beta"])
+            ),
+            "initial system (Cholesky)": ms(lambda: RidgeSystem(G, 1e-4, False)),
+            "initial solve H (K + 1e-4 I)^-1": ms(lambda: init.right_solve(H)),
+            "30 products T (K + beta I)^-1": 30
+            * ms(lambda: ridge.system.right_solve(T)),
+            "Q = R X": ms(lambda: ridge.coef(R)),
+        }
+        total = ms(lambda: fit_fdlsr(X, codes, c, **params))
+    rate = 2 * c * X.shape[0] ** 2 / (parts["30 products T (K + beta I)^-1"] / 30e3)
+    for name, value in parts.items():
+        print(f"  {name:34s} {value:7.1f} ms")
+    print(
+        f"  {'rest (T/S-steps, means, objective)':34s} {total - sum(parts.values()):7.1f} ms"
+    )
+    print(f"  {'whole fit_fdlsr':34s} {total:7.1f} ms")
+    print(
+        f"  products at {rate / 1e9:.1f} GFLOP/s; GEMM rate {gemm_rate(np.float64, clock=clock) / 1e9:.1f}"
+    )
+    # SciPy's LAPACK on its own default threads, then the NumPy products after it.
+    potrf, potri = linalg.get_lapack_funcs(("potrf", "potri"), (G,))
+
+    def factorise():
+        A = np.array(G, order="F")
+        A.flat[:: A.shape[0] + 1] += params["beta"]
+        return potri(potrf(A, lower=0, overwrite_a=1, clean=1)[0], lower=0)
+
+    out = np.empty_like(T)
+    for label, limit in (("1 thread", 1), ("default threads", None)):
+        with threadpool_limits(limit, user_api="blas"):
+            seconds = _timed(factorise)
+        after = [_timed(lambda: np.matmul(T, G, out=out)) for _ in range(5)]
+        print(
+            f"  potrf + potri on SciPy's BLAS, {label}: {1e3 * seconds:.1f} ms wall;"
+            f" the next 5 NumPy products (default threads): "
+            + " ".join(f"{1e3 * a:.1f}" for a in after)
+            + " ms"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -129,7 +199,23 @@ def main():
         default="both",
         help="BLAS pinned to one thread (CPU time) and/or its default (wall time)",
     )
+    parser.add_argument(
+        "--parts", action="store_true", help="time the parts of one FERET k=5 fit"
+    )
     args = parser.parse_args()
+    if args.parts:
+        feret_X, feret_y = load_shared("feret")
+        train, _ = split_per_class(feret_y, 5, seed=0)
+        order = np.argsort(feret_y[train], kind="stable")
+        print(f"load average at start: {os.getloadavg()}")
+        print("FERET k=5 float64 (n=1000, d=1600, c=200), dual fit, parts:")
+        fit_parts(
+            normalize(feret_X[train])[order],
+            feret_y[train][order],
+            dict(alpha=1e-2, beta=1e-3, lam=1e-1),
+        )
+        print(f"load average at end: {os.getloadavg()}")
+        return
     settings = {}
     if args.threads in ("1", "both"):
         settings["1 thread, CPU time"] = (1, time.process_time)
