@@ -11,7 +11,7 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR
-from fdlsr.common.linalg import ClassMeans
+from fdlsr.common.linalg import ClassMeans, RidgeSystem
 from fdlsr.methods.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
 from fdlsr.methods.relaxed.drr import cross_graph
 from fdlsr.methods.relaxed.rlr import graph_penalty
@@ -46,6 +46,26 @@ def tiny():
     y = rng.permutation(np.repeat([0, 1, 2, 3], [2, 3, 4, 3]))
     X = rng.standard_normal((y.size, 15)) + 0.5 * rng.standard_normal((4, 15))[y]
     return X, y
+
+
+# --- The shared ridge system ------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_ridge_inverse_is_the_symmetric_inverse(dtype):
+    """The inverse built from potri's upper triangle is exactly symmetric and is
+    ``(G + ridge I)^-1``, both triangles and the diagonal (which the construction
+    doubles and halves)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 60))
+    G = (X @ X.T).astype(dtype)
+    inverse = RidgeSystem(G, 0.5).inverse
+    assert inverse.dtype == dtype and inverse.flags.c_contiguous
+    assert np.array_equal(inverse, inverse.T)
+    expected = np.linalg.inv(G.astype(np.float64) + 0.5 * np.eye(40))
+    tol = 1e-12 if dtype == np.float64 else 1e-6
+    assert rel_err(inverse.astype(np.float64), expected) < tol
+    assert rel_err(np.diag(inverse).astype(np.float64), np.diag(expected)) < tol
 
 
 # --- LSR and DLSR ------------------------------------------------------------------
