@@ -32,13 +32,11 @@ import scipy.io
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from sklearn.preprocessing import normalize  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from conftest import load_shared, split_per_class  # noqa: E402
+from bench_fit import FERET_PARAMS as PARAMS  # noqa: E402
+from bench_fit import feret_training  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
-
-PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)  # the paper's FERET values
 
 OCTAVE = """
 addpath('{code}');
@@ -107,11 +105,7 @@ def main():
         sys.exit(
             f"no FDLSR.m in {args.authors_code}: pass a checkout of chenzhe207/FDLSR"
         )
-    X, y = load_shared("feret")
-    train, _ = split_per_class(y, 5, seed=0)
-    X, y = normalize(X[train]), y[train]
-    order = np.argsort(y, kind="stable")
-    X, y = X[order], y[order]
+    X, y = feret_training()
     print(f"FERET k=5, split 0: n={X.shape[0]}, d={X.shape[1]}, {PARAMS}")
     print(f"load average at start: {os.getloadavg()}")
     settings = (
