@@ -13,21 +13,14 @@ the share of nonzero codes and the share of atoms used by the samples of one cla
 """
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from sklearn.preprocessing import normalize  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-import fdlsr.methods.dictionary._lrsdl_solver as solver  # noqa: E402
-from conftest import load_shared, split_per_class  # noqa: E402
-from fdlsr.methods import get_method  # noqa: E402
+import fdlsr.methods.dictionary._lrsdl_solver as solver
+from bench_fit import feret_training
+from fdlsr.methods import get_method
 
 
 def atoms_used(codes, columns):
@@ -74,11 +67,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=["FDDL", "LRSDL"])
     args = parser.parse_args()
-    X, y = load_shared("feret")
-    train, _ = split_per_class(y, 5, seed=0)
-    X, y = normalize(X[train]), y[train]
-    order = np.argsort(y, kind="stable")  # a class's samples side by side
-    X, y = X[order], y[order]
+    X, y = feret_training()  # sorted: a class's samples side by side
     print(f"FERET k=5, split 0: n={X.shape[0]}, d={X.shape[1]}")
     with threadpool_limits(1):
         for method in args.methods:

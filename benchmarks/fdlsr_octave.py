@@ -28,15 +28,11 @@ from pathlib import Path
 
 import numpy as np
 import scipy.io
+from threadpoolctl import threadpool_limits
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-from bench_fit import FERET_PARAMS as PARAMS  # noqa: E402
-from bench_fit import feret_training  # noqa: E402
-from fdlsr import FDLSR  # noqa: E402
+from bench_fit import FERET_PARAMS as PARAMS
+from bench_fit import feret_training
+from fdlsr import FDLSR
 
 OCTAVE = """
 addpath('{code}');
