@@ -27,3 +27,31 @@ class UnreliableResultWarning(UserWarning):
     Experiment rows record it, and ``fdlsr report`` marks the cells it touched with a
     dagger and a note, so that such a number never stands in a table unexplained.
     """
+
+
+# A message quotes at most this many characters of a user's text (a label, a line of a
+# file, a library's message about it), so that an error stays one readable line.
+QUOTE_LIMIT = 60
+
+
+def cut(text, limit=QUOTE_LIMIT):
+    """``text`` cut to ``limit`` characters, with an ellipsis when something was cut."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def quote(value, limit=QUOTE_LIMIT):
+    """A value from a user's file as an error message quotes it: ``'cat'``, ``77``,
+    cut to ``limit`` characters (``'aaaa…'``)."""
+    value = (
+        value.item() if hasattr(value, "item") and not isinstance(value, str) else value
+    )
+    if isinstance(value, str):
+        return repr(cut(value, limit))
+    return cut(repr(value), limit)
+
+
+def one_line(text, limit=4 * QUOTE_LIMIT):
+    """A (library's) message on one line, for a user-facing error: white space
+    collapsed, and cut to ``limit`` characters since it may quote a file's text."""
+    return cut(" ".join(str(text).split()), limit)

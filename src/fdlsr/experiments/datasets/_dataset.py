@@ -4,50 +4,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import DatasetError
+from ...errors import DatasetError, one_line
 
-
-def one_line(text):
-    """Collapse a (library) message onto one line for a user-facing error."""
-    return " ".join(str(text).split())
-
-
-def clean_labels(values, where):
-    """Labels as stored: integers as int64, strings as str, other numbers as float64.
-
-    MATLAB files keep integer labels in double (or uint8) arrays; integer-valued
-    floats become int64 so that ``1.0`` and ``1`` name the same class. Strings
-    that all spell integers (a CSV column) become integers too.
-    """
-    y = np.asarray(values).ravel()
-    if y.dtype.kind == "b":
-        return y.astype(np.int64)
-    if y.dtype.kind in "iu":
-        return y.astype(np.int64)
-    if y.dtype.kind == "f":
-        if not np.all(np.isfinite(y)):
-            raise DatasetError(
-                f"labels in {where} contain NaN or infinite values; "
-                "every sample needs a class label: fix or remove those samples"
-            )
-        if np.all(y == np.round(y)):
-            return y.astype(np.int64)
-        return y.astype(np.float64)
-    if y.dtype.kind in "USO":
-        y = np.array([str(v).strip() for v in y], dtype=str)
-        try:
-            as_int = np.array([int(v) for v in y], dtype=np.int64)
-        except ValueError:
-            return y
-        return as_int
-    raise DatasetError(
-        f"labels in {where} have an unsupported type ({y.dtype}); "
-        "store them as integers or strings"
-    )
+__all__ = ["Dataset", "as_samples", "one_line"]
 
 
 def as_samples(X, where):
     """Samples as a C-contiguous float64 matrix, refusing NaN and infinity."""
+    if np.asarray(X).dtype.kind == "c":  # float64 would drop the imaginary parts
+        raise DatasetError(
+            f"the samples in {where} are complex numbers; classify real features "
+            "(e.g. their magnitudes), or choose another variable with x=NAME"
+        )
     try:
         X = np.ascontiguousarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -3,12 +3,15 @@
 import csv
 import warnings
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
-from ...errors import DatasetError
-from ._dataset import as_samples, clean_labels, one_line
+from ...errors import DatasetError, cut, quote
+from ._dataset import as_samples, one_line
+from ._labels import class_labels
+from ._memory import MemoryBudget
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -17,27 +20,115 @@ IMAGE_SUFFIXES = {
 
 
 def read_npz(path):
-    """``{name: ndarray}`` of an ``.npz`` archive (no pickled objects)."""
+    """``{name: ndarray}`` of an ``.npz`` archive (no pickled objects).
+
+    Every array's header is read first, and the archive refused in one line when its
+    arrays would not fit in the memory available (:class:`MemoryBudget`); members
+    that are not ``.npy`` arrays are left out.
+    """
+    budget, arrays = MemoryBudget(path), {}
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except ValueError as exc:
-        if "allow_pickle" in str(exc):
-            raise DatasetError(
-                f"{path} holds Python objects, which are not loaded for safety; "
-                "save plain numeric or string arrays with numpy.savez"
-            ) from None
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                name = info.filename.removesuffix(".npy")
+                with archive.open(info) as member:
+                    header = _npy_header(member, path, quote(name))
+                if header is None:
+                    continue
+                if name in arrays:
+                    raise DatasetError(
+                        f"{path} holds two arrays named {quote(name)}; re-create it "
+                        "with numpy.savez"
+                    )
+                budget.charge(*header, quote(name))
+                with archive.open(info) as member:
+                    arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
+    except DatasetError:
+        raise
+    except (*DAMAGED, zipfile.BadZipFile) as exc:
         raise DatasetError(
-            f"cannot read {path} as an .npz archive ({one_line(exc)}); "
-            "re-create it with numpy.savez"
+            f"cannot read {path} as an .npz archive ({type(exc).__name__}: "
+            f"{one_line(exc)}); the file is damaged or not an .npz: re-create it "
+            "with numpy.savez"
         ) from None
-    except (OSError, zipfile.BadZipFile, EOFError) as exc:
+    return arrays
+
+
+def read_npy(path):
+    """The array of a ``.npy`` file (no pickled objects), its size checked first."""
+    try:
+        with open(path, "rb") as f:
+            header = _npy_header(f, path, "its array")
+            if header is None:
+                raise DatasetError(
+                    f"{path} is not a .npy file (it does not start as one); save the "
+                    "samples with numpy.save"
+                )
+            MemoryBudget(path).charge(*header, "its array")
+            f.seek(0)
+            return np.lib.format.read_array(f, allow_pickle=False)
+    except DatasetError:
+        raise
+    except FileNotFoundError:
+        raise DatasetError(f"file not found: {path}; check the path") from None
+    except DAMAGED as exc:
         raise DatasetError(
-            f"cannot read {path} as an .npz archive ({one_line(exc)}); the file "
-            "is damaged or not an .npz: re-create it with numpy.savez"
+            f"cannot read {path} as a .npy array ({type(exc).__name__}: "
+            f"{one_line(exc)}); the file is damaged: save it again with numpy.save"
         ) from None
 
 
+def npy_samples(path, samples=None):
+    """Samples as rows from a ``.npy`` file of numbers (``samples="columns"``: one
+    per column); a 1-D array is one sample. NaN, infinity, no samples or no
+    features are refused."""
+    X = read_npy(path)
+    if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
+        raise DatasetError(
+            f"{path} holds a {X.ndim}-dimensional {X.dtype} array; give numbers, one "
+            "sample per row"
+        )
+    X = np.atleast_2d(X)
+    X = as_samples(X.T if samples == "columns" else X, str(path))
+    if X.size == 0:
+        raise DatasetError(
+            f"{path} holds {X.shape[0]} samples of {X.shape[1]} features; give at "
+            "least one sample with features"
+        )
+    return X
+
+
+# What libraries raise on a damaged file (zlib.error for a damaged compressed
+# member, NotImplementedError and RuntimeError for zip methods and encryption).
+DAMAGED = (
+    OSError, EOFError, ValueError, TypeError, KeyError, zlib.error, NotImplementedError,
+    RuntimeError, OverflowError, MemoryError,
+)  # fmt: skip
+
+
+def _npy_header(f, path, what):
+    """``(shape, itemsize)`` from the header of a ``.npy`` stream, or None when it is
+    not one; Python objects (pickles) are refused."""
+    if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
+        return None
+    f.seek(0)
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    else:  # 2.0 and 3.0 differ only in the header's text encoding
+        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    if dtype.hasobject:
+        raise DatasetError(
+            f"{path} holds Python objects in {what}, which are not loaded for safety; "
+            "save plain numeric or string arrays with numpy.savez"
+        )
+    return shape, dtype.itemsize
+
+
+NPY_MAGIC = b"\x93NUMPY"
+
+
+ENCODING = "utf-8-sig"  # UTF-8, without the byte-order mark some editors put first
 LABEL_NAMES = ("label", "labels", "class", "target", "y")
 INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
 ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
@@ -59,7 +150,7 @@ def read_csv(path, *, label_column=None):
     spaces) is detected. Returns ``X, y, how``.
     """
     try:
-        with open(path, newline="") as f:
+        with open(path, newline="", encoding=ENCODING) as f:
             sample = f.read(1 << 16)
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(
@@ -82,7 +173,8 @@ def read_csv(path, *, label_column=None):
     header = first if by_name or _is_header(first, second) else None
     names = [h.strip() for h in header] if header is not None else None
     options = dict(delimiter=delimiter, skiprows=int(header is not None), ndmin=1)
-    options["quotechar"] = '"'
+    # "#" is text like any other (a comment would cut labels such as "a#1" short)
+    options.update(quotechar='"', comments=None, encoding=ENCODING)
 
     read = {}
 
@@ -120,10 +212,10 @@ def read_csv(path, *, label_column=None):
         raise _bad_rows(path, exc) from None
     y = column(label)
     X = X.reshape(len(y), len(features))
-    how = f"label column {label}" + (f" ({names[label]!r})" if names else "")
+    how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
-    return as_samples(X, str(path)), clean_labels(y, f"{path} column {label}"), how
+    return as_samples(X, str(path)), class_labels(y, f"{path} column {label}"), how
 
 
 def _loadtxt(path, **options):
@@ -172,7 +264,7 @@ def _label_index(path, names, n_columns, column, index_column):
         if len(named) == 1:
             return named[0]
         if named:
-            listed = " and ".join(f"{names[i]!r} (column {i})" for i in named)
+            listed = " and ".join(f"{quote(names[i])} (column {i})" for i in named)
             raise DatasetError(
                 f"{path} has several columns named like labels, {listed}; "
                 f"choose one: {ASK}"
@@ -233,7 +325,7 @@ def _given_label(path, label_column, names, n_columns):
         named, index = names.index(text), int(text)
         if -n_columns <= index < n_columns and index % n_columns != named:
             raise DatasetError(
-                f"label column {text!r} of {path} is both the name of column {named} "
+                f"label column {quote(text)} of {path} is both the name of column {named} "
                 f"and the index of column {index % n_columns}; give the other "
                 "column's name or a negative index instead"
             )
@@ -242,8 +334,8 @@ def _given_label(path, label_column, names, n_columns):
         name = text
         if names is None or name not in names:
             raise DatasetError(
-                f"{path} has no column named {name!r} "
-                f"(columns: {', '.join(names) if names else 'no header line'}); "
+                f"{path} has no column named {quote(name)} "
+                f"(columns: {cut(', '.join(names)) if names else 'no header line'}); "
                 "give a column name from the header or an index (0 is the first, "
                 "-1 the last)"
             )
@@ -278,7 +370,8 @@ def _is_number(text):
 
 
 def read_image_folder(path, *, grey=True, resize=None):
-    """Images as rows (C order), labelled by their sub-folder's name.
+    """Images as rows (C order), labelled by their sub-folder's name (as any text
+    label: ``class_labels``).
 
     ``grey`` converts to one channel (Pillow's ``"L"``); ``resize=(h, w)`` resizes
     every image (Pillow's default resampling). Returns ``X, y, image_shape``.
@@ -333,5 +426,5 @@ def read_image_folder(path, *, grey=True, resize=None):
         )
     shape = images[0].shape
     X = np.stack(images).reshape(len(images), -1)
-    y = np.array([label for label, _ in files], dtype=str)
+    y = class_labels([label for label, _ in files], f"the sub-folder names of {path}")
     return as_samples(X, str(path)), y, tuple(shape)

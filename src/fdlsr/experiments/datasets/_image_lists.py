@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import DatasetError
+from ...errors import DatasetError, quote
 from ._dataset import one_line
 
 IMAGE_SUFFIXES = {
@@ -150,12 +150,12 @@ def list_file(path):
         if len(fields) not in (2, 3) or not all(fields):
             raise DatasetError(
                 f"{path} line {number}: expected path,label (or path,label,train|test), "
-                f"got {line[:60]!r}"
+                f"got {quote(line)}"
             )
         if len(fields) == 3 and fields[2] not in ("train", "test"):
             raise DatasetError(
                 f"{path} line {number}: the third field must be train or test, got "
-                f"{fields[2]!r}"
+                f"{quote(fields[2])}"
             )
         files.append((root / fields[0]).resolve())
         labels.append(fields[1])
@@ -224,7 +224,7 @@ def cub200(path):
     if bad:
         raise DatasetError(
             f"{path / 'train_test_split.txt'}: the split must be 1 (train) or 0 (test), "
-            f"got {bad[0]!r}"
+            f"got {quote(bad[0])}"
         )
     files = [path / "images" / images[i] for i in ids]
     labels = np.array([names.get(classes[i], classes[i]) for i in ids], dtype=str)
@@ -277,7 +277,7 @@ def _id_table(path):
         fields = line.split(maxsplit=1)
         if len(fields) != 2:
             raise DatasetError(
-                f"{path} line {number}: expected 'id value', got {line!r}"
+                f"{path} line {number}: expected 'id value', got {quote(line)}"
             )
         table[fields[0]] = fields[1].strip()
     return table

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import DatasetError
-from ._dataset import as_samples, clean_labels
+from ...errors import DatasetError, cut, quote
+from ._dataset import as_samples
+from ._labels import class_labels
 
 PAIRS = [
     ("fea", "gnd"),
@@ -72,7 +73,7 @@ def resolve(arrays, where, *, x=None, y=None, samples=None):
     for role, name in (("x", x), ("y", y)):
         if name is not None and name not in arrays:
             raise DatasetError(
-                f"{where} has no variable {name!r}; its variables are "
+                f"{where} has no variable {quote(name)}; its variables are "
                 f"{_listing(arrays)}: pass one of them as {role}=NAME"
             )
     if x is not None and y is not None:
@@ -98,14 +99,17 @@ def resolve(arrays, where, *, x=None, y=None, samples=None):
     return layout
 
 
-def _listing(arrays):
-    return ", ".join(f"{k} ({'x'.join(map(str, v.shape))})" for k, v in arrays.items())
+def _listing(arrays, shown=8):
+    """The variables of a file, for messages: the first ``shown``, names cut short."""
+    items = [f"{cut(k)} ({'x'.join(map(str, v.shape))})" for k, v in arrays.items()]
+    more = len(items) - shown
+    return ", ".join(items[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _describe(candidate):
     if len(candidate) == 2:
-        return f"x={candidate[0]!r}, y={candidate[1]!r}"
-    return "train {!r}/{!r} with test {!r}/{!r}".format(*candidate)
+        return f"x={quote(candidate[0])}, y={quote(candidate[1])}"
+    return "train {}/{} with test {}/{}".format(*map(quote, candidate))
 
 
 def _lookup(arrays, name):
@@ -159,7 +163,7 @@ def _guess(arrays, where, x, y):
             f"and labels ({options}); choose with x=NAME and y=NAME"
         )
     if x is not None or y is not None:
-        given = f"x={x!r}" if x is not None else f"y={y!r}"
+        given = f"x={quote(x)}" if x is not None else f"y={quote(y)}"
         other = "y" if x is not None else "x"
         raise DatasetError(
             f"no variable in {where} fits {given} (variables: {_listing(arrays)}); "
@@ -208,16 +212,17 @@ def _n_labels(a):
 
 
 def _labels(arrays, name, where):
+    """The labels of variable ``name`` as stored (one-hot: the class number)."""
     a = arrays[name]
     axis = _one_hot_axis(a) if sum(s > 1 for s in a.shape) > 1 else None
     if axis is not None:  # one-hot: the class is the (1-based) position of the one
         return np.argmax(a, axis=1 - axis).astype(np.int64) + 1
     if sum(s > 1 for s in a.shape) > 1:
         raise DatasetError(
-            f"{name!r} in {where} is a {'x'.join(map(str, a.shape))} array, not a "
+            f"{quote(name)} in {where} is a {'x'.join(map(str, a.shape))} array, not a "
             "label vector or a one-hot label matrix; name the labels with y=NAME"
         )
-    return clean_labels(a, f"{where}:{name}")
+    return a.ravel()
 
 
 def _sample_axes(a):
@@ -229,11 +234,11 @@ def _sample_axes(a):
 
 
 def _pair(arrays, where, xn, yn, samples):
-    labels = _labels(arrays, yn, where)
+    labels = class_labels(_labels(arrays, yn, where), f"{where}:{cut(yn)}")
     X, image_shape, order, how = _orient(
         arrays[xn], labels.size, where, xn, yn, samples
     )
-    desc = f"x={xn!r} ({how}), y={yn!r}"
+    desc = f"x={quote(xn)} ({how}), y={quote(yn)}"
     samples = how if how in ("rows", "columns") else None
     X = as_samples(X, f"{where}:{xn}")
     return Layout(X, labels, image_shape, order, None, desc, samples)
@@ -245,17 +250,20 @@ def _split(arrays, where, xtr, ytr, xte, yte, samples):
     test = _pair(arrays, where, xte, yte, samples or train.samples)
     if train.X.shape[1] != test.X.shape[1]:
         raise DatasetError(
-            f"{where}: training samples {xtr!r} have {train.X.shape[1]} features "
-            f"but test samples {xte!r} have {test.X.shape[1]}; the split does not fit "
+            f"{where}: training samples {quote(xtr)} have {train.X.shape[1]} features "
+            f"but test samples {quote(xte)} have {test.X.shape[1]}; the split does not fit "
             "together: check the file"
         )
-    if train.y.dtype.kind != test.y.dtype.kind:
-        train.y, test.y = train.y.astype(str), test.y.astype(str)
+    # one conversion for both parts, so that a label is one class in each
+    labels = class_labels(
+        _labels(arrays, ytr, where), f"{where}:{cut(ytr)} and {cut(yte)}",
+        _labels(arrays, yte, where),
+    )  # fmt: skip
     n_train, n_test = train.y.size, test.y.size
     split = (np.arange(n_train), np.arange(n_train, n_train + n_test))
     return Layout(
         np.concatenate([train.X, test.X]),
-        np.concatenate([train.y, test.y]),
+        labels,
         train.image_shape,
         train.order,
         split,
@@ -272,28 +280,28 @@ def _orient(a, n, where, xn, yn, samples):
         rows, cols = a.shape[0] == n, a.shape[2] == n
     else:
         raise DatasetError(
-            f"{xn!r} in {where} has {a.ndim} dimensions ({shape}); samples must be "
+            f"{quote(xn)} in {where} has {a.ndim} dimensions ({shape}); samples must be "
             "a matrix or a stack of grey images: flatten or convert it, or pass x=NAME"
         )
     if samples is not None:
         rows, cols = (rows, False) if samples == "rows" else (False, cols)
         if not (rows or cols):
             raise DatasetError(
-                f"labels do not match the samples in {where}: {yn!r} has {n} labels "
-                f"but the {samples} of {xn!r} ({shape}) number "
+                f"labels do not match the samples in {where}: {quote(yn)} has {n} labels "
+                f"but the {samples} of {quote(xn)} ({shape}) number "
                 f"{a.shape[0] if samples == 'rows' else a.shape[-1]}; "
                 "check samples= or give the matching variables with x= and y="
             )
     elif rows and cols:
         raise DatasetError(
-            f"cannot tell whether the samples are the rows or the columns of {xn!r} "
+            f"cannot tell whether the samples are the rows or the columns of {quote(xn)} "
             f"in {where} ({shape}, {n} labels); pass samples='rows' or "
             "samples='columns'"
         )
     elif not (rows or cols):
         raise DatasetError(
-            f"labels do not match the samples in {where}: {yn!r} has {n} labels but "
-            f"{xn!r} is {shape}; give the matching variables with x= and y=, or "
+            f"labels do not match the samples in {where}: {quote(yn)} has {n} labels but "
+            f"{quote(xn)} is {shape}; give the matching variables with x= and y=, or "
             "fix the file"
         )
     if a.ndim == 2:
@@ -327,13 +335,13 @@ def _index_split(arrays, where, n):
         )
         if not valid:
             raise DatasetError(
-                f"{tr!r}/{te!r} in {where} are not 1-based indices of the {n} "
+                f"{quote(tr)}/{quote(te)} in {where} are not 1-based indices of the {n} "
                 "samples; fix them, or load the samples alone with x= and y="
             )
         shared = np.intersect1d(*parts).size
         if shared:
             raise DatasetError(
-                f"{tr!r} and {te!r} in {where} share {shared} samples; a training "
+                f"{quote(tr)} and {quote(te)} in {where} share {shared} samples; a training "
                 "and a test set must be disjoint: fix the indices"
             )
         return tuple(p.astype(np.intp) - 1 for p in parts)

@@ -12,8 +12,9 @@ import numpy as np
 import scipy.io
 import scipy.sparse
 
-from ...errors import DatasetError
+from ...errors import DatasetError, quote
 from ._dataset import one_line
+from ._memory import MemoryBudget
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
@@ -27,9 +28,12 @@ def read_mat(path):
     if is_hdf5(head):
         return _read_hdf5(path)
     try:
+        _charge_v5(path)
         raw = scipy.io.loadmat(path, struct_as_record=True, squeeze_me=False)
     except NotImplementedError:  # scipy's answer to a v7.3 file it did not spot
         return _read_hdf5(path)
+    except DatasetError:
+        raise
     except Exception as exc:  # scipy raises many types for damaged files
         raise DatasetError(
             f"cannot read {path} as a MATLAB file ({type(exc).__name__}: "
@@ -41,6 +45,23 @@ def read_mat(path):
         if not name.startswith("__"):
             _add_v5(arrays, name, value)
     return arrays
+
+
+# Bytes per element of each MATLAB class once read (characters as numpy's 4-byte
+# str, sparse matrices made dense); cells, structs and objects: one reference each.
+ITEMSIZE = {
+    "double": 8, "single": 4, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
+    "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "logical": 1, "char": 4,
+    "sparse": 8,
+}  # fmt: skip
+
+
+def _charge_v5(path):
+    """Refuse a v4-v7 file whose variables' headers declare more than memory holds
+    (read before any data: a compressed variable can declare terabytes)."""
+    budget = MemoryBudget(path)
+    for name, shape, kind in scipy.io.whosmat(path):
+        budget.charge(shape, ITEMSIZE.get(kind, 8), quote(name))
 
 
 def is_hdf5(head):
@@ -89,10 +110,10 @@ def _read_hdf5(path):
             f"{path} is a MATLAB v7.3 (HDF5) file and reading it needs h5py: "
             'pip install h5py (or pip install ".[data]" in the fdlsr source folder)'
         ) from None
-    arrays = {}
+    arrays, budget = {}, MemoryBudget(path)
     try:
         with h5py.File(path, "r") as f:
-            _visit_hdf5(f, "", arrays, h5py)
+            _visit_hdf5(f, "", arrays, h5py, budget)
     except DatasetError:
         raise
     except Exception as exc:
@@ -109,46 +130,53 @@ def _matlab_class(obj):
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _visit_hdf5(group, prefix, arrays, h5py):
+def _visit_hdf5(group, prefix, arrays, h5py, budget):
+    """Read the variables of ``group``, charging each to ``budget`` before reading."""
     for key, obj in group.items():
         if key.startswith("#"):  # '#refs#', '#subsystem#': MATLAB's internals
             continue
         name = prefix + key
         if isinstance(obj, h5py.Group):
             if "MATLAB_sparse" in obj.attrs:
-                arrays[name] = _hdf5_sparse(obj)
+                arrays[name] = _hdf5_sparse(obj, budget, quote(name))
             else:  # a struct: its fields are the group's members
-                _visit_hdf5(obj, name + ".", arrays, h5py)
+                _visit_hdf5(obj, name + ".", arrays, h5py, budget)
             continue
         if obj.attrs.get("MATLAB_empty", 0):
             continue
         cls = _matlab_class(obj)
         if cls == "cell":
-            strings = _hdf5_cellstr(obj, group.file, h5py)
+            strings = _hdf5_cellstr(obj, group.file, h5py, budget, quote(name))
             if strings is not None:
                 arrays[name] = strings
             continue
         if cls == "char" or obj.dtype.kind not in "biuf":
             continue
+        budget.charge(obj.shape or (), obj.dtype.itemsize, quote(name))
         # HDF5 stores MATLAB's column-major arrays with the axes reversed.
         value = np.asarray(obj[()]).T
         arrays[name] = value.astype(bool) if cls == "logical" else value
 
 
-def _hdf5_sparse(group):
+def _hdf5_sparse(group, budget, what):
     # MATLAB sparse: CSC arrays data/ir/jc; the group's MATLAB_sparse attribute is
     # the number of rows.
     n_rows = int(group.attrs["MATLAB_sparse"])
+    for part in ("jc", "ir", "data"):
+        if part in group:
+            budget.charge(group[part].shape or (), group[part].dtype.itemsize, what)
     jc = np.asarray(group["jc"][()]).ravel()
     n_cols = jc.size - 1
+    budget.charge((n_rows, n_cols), 8, what)  # made dense
     data = np.asarray(group["data"][()]).ravel() if "data" in group else np.zeros(0)
     ir = np.asarray(group["ir"][()]).ravel() if "ir" in group else np.zeros(0, int)
     matrix = scipy.sparse.csc_matrix((data, ir, jc), shape=(n_rows, n_cols))
     return matrix.toarray()
 
 
-def _hdf5_cellstr(dataset, f, h5py):
-    """A cell array of strings (object references to uint16 char arrays)."""
+def _hdf5_cellstr(dataset, f, h5py, budget, what):
+    """A cell array of strings (object references to UTF-16 char arrays)."""
+    budget.charge(dataset.shape or (), 8, what)
     refs = dataset[()]
     items = []
     for ref in refs.T.reshape(-1, order="F"):
@@ -157,6 +185,15 @@ def _hdf5_cellstr(dataset, f, h5py):
             return None
         if target.attrs.get("MATLAB_empty", 0):
             items.append("")
-        else:
-            items.append("".join(map(chr, np.asarray(target[()]).T.ravel(order="F"))))
+            continue
+        budget.charge(target.shape or (), 4, what)
+        codes = np.asarray(target[()]).T.ravel(order="F")
+        if codes.dtype.kind not in "iu" or (
+            codes.size and not 0 <= codes.min() <= codes.max() <= 0xFFFF
+        ):
+            return None
+        # MATLAB's characters are UTF-16 code units: a pair makes one character
+        # outside the Basic Multilingual Plane. A lone half is kept, for the label
+        # reader to refuse in one line.
+        items.append(codes.astype("<u2").tobytes().decode("utf-16-le", "surrogatepass"))
     return np.array(items, dtype=str).reshape(refs.T.shape, order="F")

@@ -9,7 +9,8 @@ one is a DatasetError that says where the cache was looked for.
 from pathlib import Path
 
 from ...errors import DatasetError
-from ._dataset import as_samples, clean_labels, one_line
+from ._dataset import as_samples, one_line
+from ._labels import class_labels
 
 # The scikit-learn example's LFW task: persons with at least 70 pictures, resized
 # by 0.4 to 50x37 pixels (7 persons, 1288 images).
@@ -35,7 +36,7 @@ def load_sklearn(name, *, download=True):
         raise DatasetError(f"{name!r} is not a scikit-learn data set")
     image_shape = tuple(bunch.images.shape[1:])
     X = as_samples(bunch.data, f"scikit-learn's {name}")
-    return X, clean_labels(bunch.target, name), image_shape
+    return X, class_labels(bunch.target, name), image_shape
 
 
 def _fetch(name, fetch, download):

@@ -1,0 +1,145 @@
+"""Class labels as a file stores them: every reader turns its labels into classes here.
+
+Two stored labels that differ are never one class. Numbers are classes by value:
+whole numbers (``1``, ``1.0``, ``True``) become int64 when every one fits, other
+numbers (``1.5``, ``1e300``) the shortest text that gives the same number back.
+Text is kept as written, except that
+
+- white space around every label is dropped when that leaves all labels distinct
+  (``" cat"`` and ``"cat"`` in one file stay two classes);
+- text becomes integers only when every label is an integer written the way Python
+  writes it (``str(int(s)) == s``): ``"01"``, ``"+1"``, ``"1_12"``, ``"١"`` (an
+  Arabic-Indic one) keep the labels text.
+
+A label that is empty, NaN, infinite or not text nor a real number is refused.
+"""
+
+import re
+
+import numpy as np
+
+from ...errors import DatasetError, quote
+
+INT64 = (-(2**63), 2**63)  # [low, high): the whole numbers int64 holds
+
+
+def class_labels(values, where, *more):
+    """Labels as classes: an int64 or a str array, in the order given.
+
+    Parameters
+    ----------
+    values : array-like
+        The labels of one variable, column or list (any shape; flattened in C order).
+    where : str
+        Where the labels come from, for messages (``"t.csv column 0"``).
+    *more : array-like
+        Further labels of the same data set (a fixed split's test labels): all are
+        converted together, so that one label is one class in every part.
+
+    Returns
+    -------
+    ndarray of int64 or str
+        The labels of ``values`` and of ``more``, concatenated.
+    """
+    parts = [_as_int_or_text(np.asarray(v).ravel(), where) for v in (values, *more)]
+    if all(p.dtype.kind == "i" for p in parts):
+        return np.concatenate(parts)
+    text = np.concatenate([p.astype(str) for p in parts])
+    return _from_text(text, where)
+
+
+def check_classes(y, where):
+    """Refuse labels of fewer than two classes: nothing can be classified."""
+    classes = np.unique(y)
+    if classes.size < 2:
+        got = f"one class, {quote(classes[0])}" if classes.size else "no samples"
+        raise DatasetError(
+            f"{where} holds {got}; classification needs samples of at least two "
+            "classes: give data with more classes"
+        )
+
+
+def label_text(y):
+    """Each label as text (``7`` as ``"7"``), to compare labels of two files."""
+    return np.asarray(y).astype(str)
+
+
+def _as_int_or_text(y, where):
+    """Numbers as int64 or as their text; text as str (bytes decoded as UTF-8)."""
+    kind = y.dtype.kind
+    if kind in "biu":
+        if y.size and (int(y.min()) < INT64[0] or int(y.max()) >= INT64[1]):
+            return np.array([str(v) for v in y.tolist()])
+        return y.astype(np.int64)
+    if kind == "f":
+        if not np.all(np.isfinite(y)):
+            raise DatasetError(
+                f"labels in {where} contain NaN or infinite values; every sample "
+                "needs a class label: fix or remove those samples"
+            )
+        whole = (y == np.floor(y)) & (y >= INT64[0]) & (y < INT64[1])
+        if np.all(whole):
+            return y.astype(np.int64)
+        # A whole number is written as an integer, as an int label is; numpy's str()
+        # of any other is the shortest text that reads back as the same number, in
+        # the scalar's own precision (float16 to long double).
+        return np.array([str(int(v)) if w else str(v) for v, w in zip(y, whole, strict=True)])
+    if kind in "USO":
+        return np.array([_text(v, where) for v in y], dtype=str)
+    raise DatasetError(
+        f"labels in {where} have an unsupported type ({y.dtype}); "
+        "store them as integers or strings"
+    )
+
+
+def _text(value, where):
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DatasetError(
+                f"labels in {where} hold bytes that are not UTF-8 text "
+                f"({quote(value)}); store the labels as text or integers"
+            ) from None
+    if not isinstance(value, str):
+        raise DatasetError(
+            f"labels in {where} mix text with {type(value).__name__} values; "
+            "store the labels as text or integers"
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DatasetError(
+            f"labels in {where} hold characters that are not valid text "
+            f"({quote(value)}); save the labels as UTF-8 text"
+        ) from None
+    return value
+
+
+def _from_text(y, where):
+    """Text labels, white space and integers as in the module's docstring."""
+    stripped = np.char.strip(y)
+    empty = np.flatnonzero(stripped == "")
+    if empty.size:
+        raise DatasetError(
+            f"labels in {where}: {empty.size} samples have an empty label (the "
+            f"first is sample {empty[0]}, counting from 0); give every sample a label"
+        )
+    distinct = np.unique(y)
+    if np.unique(np.char.strip(distinct)).size == distinct.size:
+        y, distinct = stripped, np.unique(stripped)
+    numbers = [_integer(s) for s in distinct.tolist()]
+    if all(n is not None for n in numbers):
+        codes = np.searchsorted(distinct, y)
+        return np.array(numbers, dtype=np.int64)[codes]
+    return y
+
+
+def _integer(text):
+    """``int(text)`` when ``text`` is exactly how Python writes that int64, else None."""
+    if len(text) > 20 or not re.fullmatch(r"-?[0-9]+", text):
+        return None
+    number = int(text)
+    if str(number) != text or not INT64[0] <= number < INT64[1]:
+        return None
+    return number
