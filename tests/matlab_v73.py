@@ -62,7 +62,8 @@ def _write(group, name, value):
 
 
 def _char(group, name, text):
-    codes = np.array([[ord(c) for c in text]], dtype=np.uint16)  # 1 x n in MATLAB
+    # UTF-16 code units, 1 x n in MATLAB (a pair for a character beyond U+FFFF)
+    codes = np.frombuffer(text.encode("utf-16-le"), dtype="<u2").reshape(1, -1)
     ds = group.create_dataset(name, data=codes.T)
     ds.attrs["MATLAB_class"] = np.bytes_("char")
     ds.attrs["MATLAB_int_decode"] = np.int32(2)

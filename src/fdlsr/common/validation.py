@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 
+from ..errors import quote
 from .compat import Interval
 
 NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
@@ -35,8 +36,9 @@ def encode_labels(estimator, y, min_classes=2):
 
 
 def label_repr(label):
-    """A class label as a user wrote it: ``77`` or ``'cat'``, not ``np.int64(77)``."""
-    return repr(label.item() if isinstance(label, np.generic) else label)
+    """A class label as a user wrote it: ``77`` or ``'cat'``, not ``np.int64(77)``
+    (cut short: a label comes from the user's file)."""
+    return quote(label)
 
 
 def is_dask_array(X):

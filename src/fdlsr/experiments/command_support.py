@@ -72,8 +72,9 @@ def config_from_args(args):
 
 
 def load(args, experiment):
-    """The dataset of the experiment, with the file-layout overrides of the flags."""
-    from .datasets import load_dataset
+    """The dataset of the experiment, with the file-layout overrides of the flags;
+    data of fewer than two classes is refused."""
+    from .datasets import check_classes, load_dataset
 
     overrides = {
         name: value
@@ -84,7 +85,11 @@ def load(args, experiment):
         )
         if value is not None
     }
-    return load_dataset(experiment.dataset, data_dir=experiment.data_dir, **overrides)
+    dataset = load_dataset(
+        experiment.dataset, data_dir=experiment.data_dir, **overrides
+    )
+    check_classes(dataset.y, dataset.name)  # every command that loads data trains
+    return dataset
 
 
 def warn(messages, dataset):

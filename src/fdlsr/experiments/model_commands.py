@@ -5,8 +5,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import ConfigError
-from .command_support import config_from_args, emit, load, reason, warn
+import numpy as np
+
+from ..errors import ConfigError, one_line
+from .command_support import config_from_args, emit, load, warn
 from .protocol import data_warnings
 
 
@@ -39,7 +41,13 @@ def fit(args):
         else estimator
     )
     started = time.perf_counter()
-    model.fit(dataset.X, dataset.y)
+    try:
+        model.fit(dataset.X, dataset.y)
+    except (ValueError, np.linalg.LinAlgError) as error:  # the method's own refusal
+        raise ConfigError(
+            f"{method.name} cannot be fitted on {dataset.name}: {one_line(error)}; "
+            "choose other --params or another method"
+        ) from None
     elapsed = time.perf_counter() - started
     save(model, out)
     settings = estimator.get_params(deep=False)
@@ -81,8 +89,7 @@ def predict(args):
     import csv
     import io
 
-    import numpy as np
-
+    from .datasets import label_text
     from .persistence import load as load_model
 
     model = load_model(args.model)
@@ -101,8 +108,8 @@ def predict(args):
     for i, label in enumerate(predicted.tolist()):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     emit(text.getvalue(), args.output, "the predictions")
-    if y is not None:
-        right = int(np.sum(predicted == y))
+    if y is not None:  # compared as text: label 7 of one file is "7" of another
+        right = int(np.sum(label_text(predicted) == label_text(y)))
         print(
             f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
             f"{name})",
@@ -114,10 +121,7 @@ def predict(args):
 def _prediction_data(args):
     """``(X, y or None, name)`` of ``fdlsr predict DATA``: a ``.npy`` file holds
     samples only; anything else is loaded as ``fdlsr run --dataset`` loads it."""
-    import numpy as np
-
-    from ..errors import DatasetError
-    from .datasets import load_dataset
+    from .datasets import load_dataset, npy_samples
 
     path = Path(args.data)
     if path.suffix.lower() != ".npy":
@@ -128,19 +132,4 @@ def _prediction_data(args):
             **{k: v for k, v in overrides.items() if v is not None},
         )
         return dataset.X, dataset.y, dataset.name
-    try:
-        X = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise DatasetError(f"file not found: {path}; check the path") from None
-    except (ValueError, OSError, EOFError) as error:
-        raise DatasetError(
-            f"cannot read {path} as a .npy array of samples ({reason(error)}); save "
-            "the samples with numpy.save, one per row"
-        ) from None
-    if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
-        raise DatasetError(
-            f"{path} holds a {X.ndim}-dimensional {X.dtype} array; give numbers, one "
-            "sample per row"
-        )
-    X = np.atleast_2d(X).astype(np.float64)
-    return (X.T if args.samples == "columns" else X), None, path.name
+    return npy_samples(path, args.samples), None, path.name

@@ -43,8 +43,9 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from ..common.linalg import blas_threads
-from ..errors import ConfigError
+from ..errors import ConfigError, quote
 from ..methods import get_method
+from .datasets import check_classes
 from .identity import stored_runs
 from .results import KEY_FIELDS
 
@@ -90,7 +91,7 @@ def check_k(classes, counts, k):
         )
         raise ConfigError(
             f"k={k} training samples per class leaves no test sample for class "
-            f"{_plain(classes[worst])!r}, which has {counts[worst]} samples{others}; "
+            f"{quote(classes[worst])}, which has {counts[worst]} samples{others}; "
             f"choose k <= {counts.min() - 1}"
         )
 
@@ -431,8 +432,11 @@ def plan(experiment, dataset):
                     f"{dataset.name} has no fixed train/test split; give -k with a "
                     "number of training samples per class"
                 )
+            train = dataset.y[fixed[0]]
+            check_classes(train, f"the training part of {dataset.name}'s own split")
             pairs.append((FIXED, 0))
             continue
+        check_classes(dataset.y, dataset.name)
         check_k(classes, counts, k)
         if experiment.splits < 1:
             raise ConfigError(f"--splits must be at least 1, got {experiment.splits}")

@@ -22,12 +22,22 @@ import numpy as np
 from ...errors import DatasetError
 from . import _registry
 from ._dataset import Dataset
-from ._files import read_csv, read_image_folder, read_npz
+from ._files import npy_samples, read_csv, read_image_folder, read_npz
+from ._labels import check_classes, class_labels, label_text
 from ._layout import resolve
 from ._matlab import HDF5_SIGNATURE, read_mat
 from ._sklearn import load_sklearn
 
-__all__ = ["Dataset", "load_dataset", "list_datasets", "dataset_info"]
+__all__ = [
+    "Dataset",
+    "check_classes",
+    "class_labels",
+    "dataset_info",
+    "label_text",
+    "list_datasets",
+    "load_dataset",
+    "npy_samples",
+]
 
 MAT, NPZ, CSV = {".mat"}, {".npz"}, {".csv", ".tsv", ".txt"}
 

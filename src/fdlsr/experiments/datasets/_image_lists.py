@@ -226,6 +226,14 @@ def cub200(path):
             f"{path / 'train_test_split.txt'}: the split must be 1 (train) or 0 (test), "
             f"got {quote(bad[0])}"
         )
+    used = sorted(set(classes.values()))
+    named = [names.get(c, c) for c in used]
+    if len(set(named)) < len(used):  # two class ids would become one class
+        twice = next(n for n in named if named.count(n) > 1)
+        raise DatasetError(
+            f"{path / 'classes.txt'} gives two classes the name {quote(twice)}; "
+            "give every class its own name"
+        )
     files = [path / "images" / images[i] for i in ids]
     labels = np.array([names.get(classes[i], classes[i]) for i in ids], dtype=str)
     is_train = np.array([split[i] == "1" for i in ids])
@@ -279,13 +287,18 @@ def _id_table(path):
             raise DatasetError(
                 f"{path} line {number}: expected 'id value', got {quote(line)}"
             )
+        if fields[0] in table:
+            raise DatasetError(
+                f"{path} line {number}: id {quote(fields[0])} is given twice; give "
+                "each id once"
+            )
         table[fields[0]] = fields[1].strip()
     return table
 
 
 def _read_text(path):
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise DatasetError(
             f"{path} is not a UTF-8 text file; save it as text"

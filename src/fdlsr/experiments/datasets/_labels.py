@@ -1,9 +1,10 @@
 """Class labels as a file stores them: every reader turns its labels into classes here.
 
-Two stored labels that differ are never one class. Numbers are classes by value:
-whole numbers (``1``, ``1.0``, ``True``) become int64 when every one fits, other
-numbers (``1.5``, ``1e300``) the shortest text that gives the same number back.
-Text is kept as written, except that
+Two stored labels that differ are never one class. Numbers are classes by value
+(``1``, ``1.0`` and ``True`` are one class, as ``-0.0`` and ``0``): whole numbers
+become int64 when every one fits; otherwise each label becomes text, a whole number
+as an integer (``"7"``) and any other as the shortest text that reads back as the
+same number (``"1.5"``, ``"1e+300"``). Text is kept as written, except that
 
 - white space around every label is dropped when that leaves all labels distinct
   (``" cat"`` and ``"cat"`` in one file stay two classes);
@@ -11,7 +12,7 @@ Text is kept as written, except that
   writes it (``str(int(s)) == s``): ``"01"``, ``"+1"``, ``"1_12"``, ``"١"`` (an
   Arabic-Indic one) keep the labels text.
 
-A label that is empty, NaN, infinite or not text nor a real number is refused.
+A label that is empty, NaN, infinite, or neither text nor a real number is refused.
 """
 
 import re
@@ -52,7 +53,7 @@ def check_classes(y, where):
     """Refuse labels of fewer than two classes: nothing can be classified."""
     classes = np.unique(y)
     if classes.size < 2:
-        got = f"one class, {quote(classes[0])}" if classes.size else "no samples"
+        got = f"a single class ({quote(classes[0])})" if classes.size else "no samples"
         raise DatasetError(
             f"{where} holds {got}; classification needs samples of at least two "
             "classes: give data with more classes"
@@ -83,7 +84,9 @@ def _as_int_or_text(y, where):
         # A whole number is written as an integer, as an int label is; numpy's str()
         # of any other is the shortest text that reads back as the same number, in
         # the scalar's own precision (float16 to long double).
-        return np.array([str(int(v)) if w else str(v) for v, w in zip(y, whole, strict=True)])
+        return np.array(
+            [str(int(v)) if w else str(v) for v, w in zip(y, whole, strict=True)]
+        )
     if kind in "USO":
         return np.array([_text(v, where) for v in y], dtype=str)
     raise DatasetError(
