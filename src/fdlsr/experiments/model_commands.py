@@ -45,7 +45,8 @@ def fit(args):
         model.fit(dataset.X, dataset.y)
     except (ValueError, np.linalg.LinAlgError) as error:  # the method's own refusal
         raise ConfigError(
-            f"{method.name} cannot be fitted on {dataset.name}: {one_line(error)}; "
+            f"{method.name} cannot be fitted on {dataset.name}: "
+            f"{one_line(error).rstrip('.')}; "
             "choose other --params or another method"
         ) from None
     elapsed = time.perf_counter() - started

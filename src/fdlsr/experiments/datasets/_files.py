@@ -91,9 +91,10 @@ def npy_samples(path, samples=None):
     X = np.atleast_2d(X)
     X = as_samples(X.T if samples == "columns" else X, str(path))
     if X.size == 0:
+        what = "no samples" if X.shape[0] == 0 else "samples without features"
         raise DatasetError(
-            f"{path} holds {X.shape[0]} samples of {X.shape[1]} features; give at "
-            "least one sample with features"
+            f"{path} holds {what} ({X.shape[0]}x{X.shape[1]}); give at least one "
+            "sample, one per row"
         )
     return X
 
