@@ -1,7 +1,6 @@
 """Data that cannot be classified, or not even held in memory, is refused in one line
 before anything runs or is written; so is ``fdlsr predict`` on samples it cannot label."""
 
-import io
 import zipfile
 
 import numpy as np
@@ -11,6 +10,7 @@ import scipy.sparse
 
 from conftest import cli_error
 from fdlsr.experiments.cli import main
+from npy_headers import npy_bytes
 
 
 def samples(n, d=4, seed=0):
@@ -78,20 +78,10 @@ def test_fit_reports_a_methods_refusal_in_one_line(tmp_path, capsys):
     assert "LDA cannot be fitted on two.npz" in line and not out.exists()
 
 
-def npy_bytes(shape, dtype="<f8", data=b""):
-    """A .npy file whose header declares ``shape`` and whose data is ``data``."""
-    f = io.BytesIO()
-    header = {"descr": dtype, "fortran_order": False, "shape": shape}
-    np.lib.format.write_array_header_1_0(f, header)
-    return f.getvalue() + data
-
-
 HUGE = (10**7, 10**7)  # 800 TB of float64
 
 
-def test_an_npz_declaring_more_than_memory_is_refused_before_reading(
-    tmp_path, capsys
-):
+def test_an_npz_declaring_more_than_memory_is_refused_before_reading(tmp_path, capsys):
     path = tmp_path / "bomb.npz"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("X.npy", npy_bytes(HUGE, data=b"\0" * 64))

@@ -243,6 +243,8 @@ def _read(
         how = f"images, {'grey' if grey else 'RGB'}, one sub-folder per class"
     if X.shape[0] == 0:
         raise DatasetError(f"{path} holds no samples; check the file")
+    if X.shape[1] == 0:
+        raise DatasetError(f"the samples in {path} have no features; check the file")
     return Dataset(
         X, labels, name,
         image_shape=tuple(image_shape) if image_shape is not None else shape,

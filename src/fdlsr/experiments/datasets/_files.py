@@ -1,6 +1,7 @@
 """Readers for NumPy ``.npz`` archives, CSV tables and folders of images."""
 
 import csv
+import tokenize
 import warnings
 import zipfile
 import zlib
@@ -100,10 +101,11 @@ def npy_samples(path, samples=None):
 
 
 # What libraries raise on a damaged file (zlib.error for a damaged compressed
-# member, NotImplementedError and RuntimeError for zip methods and encryption).
+# member, NotImplementedError and RuntimeError for zip methods and encryption,
+# SyntaxError and TokenError for an .npy header numpy cannot parse).
 DAMAGED = (
     OSError, EOFError, ValueError, TypeError, KeyError, zlib.error, NotImplementedError,
-    RuntimeError, OverflowError, MemoryError,
+    RuntimeError, OverflowError, MemoryError, SyntaxError, tokenize.TokenError,
 )  # fmt: skip
 
 
@@ -114,10 +116,14 @@ def _npy_header(f, path, what):
         return None
     f.seek(0)
     version = np.lib.format.read_magic(f)
-    if version == (1, 0):
-        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
-    else:  # 2.0 and 3.0 differ only in the header's text encoding
-        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    read = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0  # 3.0 differs only in encoding
+    )
+    with warnings.catch_warnings():  # a note on headers written by Python 2
+        warnings.simplefilter("ignore", UserWarning)
+        shape, _, dtype = read(f)
     if dtype.hasobject:
         raise DatasetError(
             f"{path} holds Python objects in {what}, which are not loaded for safety; "
@@ -146,13 +152,20 @@ def read_csv(path, *, label_column=None):
     never guessed. Every other column is a feature, except an unnamed first header
     column with one value per line (a row index, as ``pandas.DataFrame.to_csv``
     writes it), which is dropped; a headerless first column that numbers the lines
-    is refused. A first line is a header when it has text where the second line has
-    numbers, or names a label column. The delimiter (comma, semicolon, tab or
+    is refused. A first line is a header when it has text in two columns, or names a
+    label column (see ``_is_header``). The delimiter (comma, semicolon, tab or
     spaces) is detected. Returns ``X, y, how``.
     """
     try:
         with open(path, newline="", encoding=ENCODING) as f:
-            sample = f.read(1 << 16)
+            sample = part = f.read(1 << 16)
+            while part:  # the whole file is text, without NUL (numpy drops them)
+                if "\0" in part:
+                    raise DatasetError(
+                        f"{path} holds NUL characters, which a text table does not; "
+                        "save it as UTF-8 CSV"
+                    )
+                part = f.read(1 << 20)
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(
             f"cannot read {path} as a text table ({one_line(exc)}); "
@@ -171,7 +184,7 @@ def read_csv(path, *, label_column=None):
         )
     second = _fields(lines[1], delimiter) if len(lines) > 1 else []
     by_name = _is_name(label_column)
-    header = first if by_name or _is_header(first, second) else None
+    header = first if by_name or _is_header(path, first, second) else None
     names = [h.strip() for h in header] if header is not None else None
     options = dict(delimiter=delimiter, skiprows=int(header is not None), ndmin=1)
     # "#" is text like any other (a comment would cut labels such as "a#1" short)
@@ -219,11 +232,16 @@ def read_csv(path, *, label_column=None):
     return as_samples(X, str(path)), class_labels(y, f"{path} column {label}"), how
 
 
-def _loadtxt(path, **options):
-    """``numpy.loadtxt`` without its notes on blank lines (which it skips)."""
-    with warnings.catch_warnings():
+def _loadtxt(path, *, encoding, **options):
+    """``numpy.loadtxt`` without its notes on blank lines (which it skips).
+
+    The file is opened without newline translation, so that a carriage return
+    inside a quoted label is kept (else CR and LF labels would merge); numpy itself
+    still ends lines at CR, LF or CR LF.
+    """
+    with open(path, newline="", encoding=encoding) as f, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return np.loadtxt(path, **options)
+        return np.loadtxt(f, **options)
 
 
 def _bad_rows(path, exc):
@@ -246,16 +264,34 @@ def _is_integer(text):
     return True
 
 
-def _is_header(first, second):
-    """Text where the next line has numbers; or a label column's name beside the
-    names 0, 1, 2, ... that pandas gives unnamed columns."""
-    if any(
-        not _is_number(a) and _is_number(b) for a, b in zip(first, second, strict=False)
-    ):
+def _is_header(path, first, second):
+    """Whether the first line names the columns.
+
+    A sample has numbers in every column but the label's, so a first line with text
+    in two columns is a header, and one with text in none is a sample. Text in one
+    column is a header when it is a label column's name beside the names 0, 1, 2,
+    ... that pandas gives unnamed columns, or above a number; it is a sample when the
+    next line has text there too; otherwise it could be a column's name or a sample's
+    label, and the file is refused rather than lose a sample or read a name as one.
+    """
+    text = [i for i, v in enumerate(first) if not _is_number(v)]
+    if len(text) != 1:
+        return len(text) > 1
+    (i,) = text
+    label = first[i].strip().lower() in LABEL_NAMES
+    others = [v.strip() for j, v in enumerate(first) if j != i]
+    if label and others == [str(j) for j in range(len(others))]:
+        return True  # pandas's names
+    if i >= len(second) or not _is_number(second[i]):
+        return False  # text in this column on both lines: a text label
+    if label:
         return True
-    labels = [v for v in first if v.strip().lower() in LABEL_NAMES]
-    others = [v.strip() for v in first if v.strip().lower() not in LABEL_NAMES]
-    return bool(labels) and others == [str(i) for i in range(len(others))]
+    raise DatasetError(
+        f"cannot tell whether the first line of {path} is a header or a sample: "
+        f"column {i} holds {quote(first[i])} there and the number "
+        f"{quote(second[i])} on the next line; start the file with a line that "
+        "names every column (e.g. label,f1,f2,...)"
+    )
 
 
 def _label_index(path, names, n_columns, column, index_column):

@@ -96,13 +96,20 @@ def image_list(source, layout=None):
     images = readers[layout](path)
     if not images.files:
         raise DatasetError(f"{path} lists no images; check the {layout} layout")
-    missing = [f for f in images.files if not Path(f).is_file()]
+    missing = [f for f in images.files if not _is_file(f)]
     if missing:
         raise DatasetError(
             f"{len(missing)} of the {len(images.files)} images listed in {path} are "
             f"missing (first: {missing[0]}); complete the data set or fix the list"
         )
     return images
+
+
+def _is_file(path):
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL
+        return False
 
 
 def detect(path):
@@ -157,7 +164,13 @@ def list_file(path):
                 f"{path} line {number}: the third field must be train or test, got "
                 f"{quote(fields[2])}"
             )
-        files.append((root / fields[0]).resolve())
+        try:
+            files.append((root / fields[0]).resolve())
+        except (OSError, RuntimeError, ValueError):  # a NUL, a loop of links, ...
+            raise DatasetError(
+                f"{path} line {number}: {quote(fields[0])} is not a usable path; "
+                "give the path of an image file"
+            ) from None
         labels.append(fields[1])
         parts.append(fields[2] if len(fields) == 3 else None)
     if not files:
@@ -298,8 +311,9 @@ def _id_table(path):
 
 def _read_text(path):
     try:
-        return Path(path).read_text(encoding="utf-8-sig")
+        text = Path(path).read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
-        raise DatasetError(
-            f"{path} is not a UTF-8 text file; save it as text"
-        ) from None
+        text = "\0"
+    if "\0" in text:  # binary; and numpy would drop a label's last NUL characters
+        raise DatasetError(f"{path} is not a UTF-8 text file; save it as text")
+    return text

@@ -78,7 +78,8 @@ def _as_int_or_text(y, where):
                 f"labels in {where} contain NaN or infinite values; every sample "
                 "needs a class label: fix or remove those samples"
             )
-        whole = (y == np.floor(y)) & (y >= INT64[0]) & (y < INT64[1])
+        low, high = np.float64(INT64[0]), np.float64(INT64[1])  # exact in float64
+        whole = (y == np.floor(y)) & (y >= low) & (y < high)
         if np.all(whole):
             return y.astype(np.int64)
         # A whole number is written as an integer, as an int label is; numpy's str()

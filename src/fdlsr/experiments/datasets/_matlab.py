@@ -195,5 +195,11 @@ def _hdf5_cellstr(dataset, f, h5py, budget, what):
         # MATLAB's characters are UTF-16 code units: a pair makes one character
         # outside the Basic Multilingual Plane. A lone half is kept, for the label
         # reader to refuse in one line.
-        items.append(codes.astype("<u2").tobytes().decode("utf-16-le", "surrogatepass"))
+        text = codes.astype("<u2").tobytes().decode("utf-16-le", "surrogatepass")
+        if "\0" in text:  # numpy's strings drop trailing NULs: "a\0" would be "a"
+            raise DatasetError(
+                f"{what} in {f.filename} holds a NUL character in a string "
+                f"({quote(text)}); save the strings without"
+            )
+        items.append(text)
     return np.array(items, dtype=str).reshape(refs.T.shape, order="F")
