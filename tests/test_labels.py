@@ -202,3 +202,54 @@ def test_errors_quote_file_text_short(tmp_path, capsys):
     with pytest.raises(DatasetError) as excinfo:
         image_list(listing)
     assert "…" in str(excinfo.value) and len(str(excinfo.value)) < 400
+
+
+def test_quoted_csv_labels_keep_line_breaks_and_hashes(tmp_path):
+    """A carriage return and a line feed, or text after "#", are parts of a label."""
+    labels = ["a\r", "a\n", "a#1", "a#2"]
+    rows = [lab for lab in labels for _ in range(2)]
+    text = "label,f\n" + "".join(f'"{lab}",{i / 10}\n' for i, lab in enumerate(rows))
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    assert sorted(load_dataset(path).classes.tolist()) == sorted(labels)
+
+
+def test_nul_characters_in_text_files_are_refused(tmp_path):
+    """numpy's strings drop a trailing NUL: "1\\0" would become the label "1"."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"label,f\n1,0.5\n1\x00,0.25\n2,0.75\n")
+    with pytest.raises(DatasetError, match="NUL"):
+        load_dataset(path)
+    from fdlsr.experiments.datasets._image_lists import image_list
+
+    (tmp_path / "a.png").write_bytes(b"")
+    listing = tmp_path / "list.txt"
+    listing.write_bytes(b"a.png,x\na.png,x\x00\n")
+    with pytest.raises(DatasetError, match="not a UTF-8 text file"):
+        image_list(listing)
+
+
+def test_a_first_line_that_may_be_a_sample_is_refused(tmp_path):
+    """Text in one column above numbers: a column's name, or a sample whose label is
+    text? Refused, rather than drop the sample or read a name as a label."""
+    path = tmp_path / "t.csv"
+    path.write_text(":,0.1,0.2\n0,0.3,0.4\n00,0.5,0.6\n0,0.7,0.8\n00,0.9,1.0\n")
+    with pytest.raises(DatasetError, match="header or a sample.*names every column"):
+        load_dataset(path, y=0)
+    path.write_text("label,0.1,0.2\n" + path.read_text().split("\n", 1)[1])
+    assert load_dataset(path, y=0).n_samples == 4  # a label column's name: a header
+
+
+def test_cub200_names_and_ids_stay_one_per_class_and_image(tmp_path):
+    from fdlsr.experiments.datasets._image_lists import image_list
+    from image_layouts import cub200
+
+    cub200(tmp_path / "cub")
+    (tmp_path / "cub" / "classes.txt").write_text("1 bird\n2 bird\n")
+    with pytest.raises(DatasetError, match="two classes the name 'bird'"):
+        image_list(tmp_path / "cub")
+    (tmp_path / "cub" / "classes.txt").write_text("1 a\n2 b\n")
+    images = tmp_path / "cub" / "images.txt"
+    images.write_text(images.read_text() + images.read_text().splitlines()[0] + "\n")
+    with pytest.raises(DatasetError, match="id '1' is given twice"):
+        image_list(tmp_path / "cub")

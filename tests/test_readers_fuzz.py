@@ -29,11 +29,15 @@ from npy_headers import npy_bytes
 
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
 
-# Label text: mostly printable, with the characters that broke labels before (digits
-# of other scripts, underscores, signs, white space, quotes, separators, "#").
-LABEL = st.text(
+# Label text: any characters (no lone surrogates: text), with those that broke labels
+# before (digits of other scripts, underscores, signs, white space, quotes,
+# separators, "#", line breaks) often, and a dictionary of labels that int() or
+# float() read alike.
+LABEL = st.sampled_from(
+    ["1", "01", "001", "1_0", "10", "+1", " 1", "1 ", "١", "1.0", "-0", "0", "1e1"]
+) | st.text(
     alphabet=st.sampled_from("01١٢+-_ .,;#\"'\t\r\nab€😀")
-    | st.characters(blacklist_categories=["Cs"]),  # text, so no lone surrogates
+    | st.characters(blacklist_categories=["Cs"]),
     min_size=1,
     max_size=6,
 )
