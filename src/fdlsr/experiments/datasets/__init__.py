@@ -22,10 +22,11 @@ import numpy as np
 from ...errors import DatasetError
 from . import _registry
 from ._dataset import Dataset
-from ._files import npy_samples, read_csv, read_image_folder, read_npz
+from ._files import read_csv, read_image_folder
 from ._labels import check_classes, class_labels, label_text
 from ._layout import resolve
 from ._matlab import HDF5_SIGNATURE, read_mat
+from ._numpy import npy_samples, read_npz
 from ._sklearn import load_sklearn
 
 __all__ = [

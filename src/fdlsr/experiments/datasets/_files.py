@@ -1,10 +1,7 @@
-"""Readers for NumPy ``.npz`` archives, CSV tables and folders of images."""
+"""Readers for CSV tables and folders of images."""
 
 import csv
-import tokenize
 import warnings
-import zipfile
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -12,127 +9,11 @@ import numpy as np
 from ...errors import DatasetError, cut, quote
 from ._dataset import as_samples, one_line
 from ._labels import class_labels
-from ._memory import MemoryBudget
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
     ".gif", ".webp",
 }  # fmt: skip
-
-
-def read_npz(path):
-    """``{name: ndarray}`` of an ``.npz`` archive (no pickled objects).
-
-    Every array's header is read first, and the archive refused in one line when its
-    arrays would not fit in the memory available (:class:`MemoryBudget`); members
-    that are not ``.npy`` arrays are left out.
-    """
-    budget, arrays = MemoryBudget(path), {}
-    try:
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                name = info.filename.removesuffix(".npy")
-                with archive.open(info) as member:
-                    header = _npy_header(member, path, quote(name))
-                if header is None:
-                    continue
-                if name in arrays:
-                    raise DatasetError(
-                        f"{path} holds two arrays named {quote(name)}; re-create it "
-                        "with numpy.savez"
-                    )
-                budget.charge(*header, quote(name))
-                with archive.open(info) as member:
-                    arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
-    except DatasetError:
-        raise
-    except (*DAMAGED, zipfile.BadZipFile) as exc:
-        raise DatasetError(
-            f"cannot read {path} as an .npz archive ({type(exc).__name__}: "
-            f"{one_line(exc)}); the file is damaged or not an .npz: re-create it "
-            "with numpy.savez"
-        ) from None
-    return arrays
-
-
-def read_npy(path):
-    """The array of a ``.npy`` file (no pickled objects), its size checked first."""
-    try:
-        with open(path, "rb") as f:
-            header = _npy_header(f, path, "its array")
-            if header is None:
-                raise DatasetError(
-                    f"{path} is not a .npy file (it does not start as one); save the "
-                    "samples with numpy.save"
-                )
-            MemoryBudget(path).charge(*header, "its array")
-            f.seek(0)
-            return np.lib.format.read_array(f, allow_pickle=False)
-    except DatasetError:
-        raise
-    except FileNotFoundError:
-        raise DatasetError(f"file not found: {path}; check the path") from None
-    except DAMAGED as exc:
-        raise DatasetError(
-            f"cannot read {path} as a .npy array ({type(exc).__name__}: "
-            f"{one_line(exc)}); the file is damaged: save it again with numpy.save"
-        ) from None
-
-
-def npy_samples(path, samples=None):
-    """Samples as rows from a ``.npy`` file of numbers (``samples="columns"``: one
-    per column); a 1-D array is one sample. NaN, infinity, no samples or no
-    features are refused."""
-    X = read_npy(path)
-    if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
-        raise DatasetError(
-            f"{path} holds a {X.ndim}-dimensional {X.dtype} array; give numbers, one "
-            "sample per row"
-        )
-    X = np.atleast_2d(X)
-    X = as_samples(X.T if samples == "columns" else X, str(path))
-    if X.size == 0:
-        what = "no samples" if X.shape[0] == 0 else "samples without features"
-        raise DatasetError(
-            f"{path} holds {what} ({X.shape[0]}x{X.shape[1]}); give at least one "
-            "sample, one per row"
-        )
-    return X
-
-
-# What libraries raise on a damaged file (zlib.error for a damaged compressed
-# member, NotImplementedError and RuntimeError for zip methods and encryption,
-# SyntaxError and TokenError for an .npy header numpy cannot parse).
-DAMAGED = (
-    OSError, EOFError, ValueError, TypeError, KeyError, zlib.error, NotImplementedError,
-    RuntimeError, OverflowError, MemoryError, SyntaxError, tokenize.TokenError,
-)  # fmt: skip
-
-
-def _npy_header(f, path, what):
-    """``(shape, itemsize)`` from the header of a ``.npy`` stream, or None when it is
-    not one; Python objects (pickles) are refused."""
-    if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
-        return None
-    f.seek(0)
-    version = np.lib.format.read_magic(f)
-    read = (
-        np.lib.format.read_array_header_1_0
-        if version == (1, 0)
-        else np.lib.format.read_array_header_2_0  # 3.0 differs only in encoding
-    )
-    with warnings.catch_warnings():  # a note on headers written by Python 2
-        warnings.simplefilter("ignore", UserWarning)
-        shape, _, dtype = read(f)
-    if dtype.hasobject:
-        raise DatasetError(
-            f"{path} holds Python objects in {what}, which are not loaded for safety; "
-            "save plain numeric or string arrays with numpy.savez"
-        )
-    return shape, dtype.itemsize
-
-
-NPY_MAGIC = b"\x93NUMPY"
 
 
 ENCODING = "utf-8-sig"  # UTF-8, without the byte-order mark some editors put first
