@@ -14,9 +14,16 @@ convolutional map is averaged over its spatial positions).
 a state dict), or are random (``weights="none"``, seeded: for tests and timing);
 nothing is downloaded unless the cache already holds it.
 
+*Images* are decoded by ``datasets._images`` (as the image-folder loader does): 8-bit
+pictures through the weights' preprocessing as Pillow images, 16-bit grey ones as
+float tensors of their samples / 65535 (never clipped at 255); files that cannot be
+read, in the main process or in a DataLoader worker, are one error naming the file.
+
 *Resumable.* Features are written in chunks of ``chunk_size`` images to a folder
-``OUTPUT.parts`` beside the output as they finish; a rerun with the same settings
-skips the chunks that are there, and the folder is removed once the output is written.
+``OUTPUT.parts`` beside the output as they finish, each with the sha256 of its image
+files; a rerun with the same settings keeps the chunks whose files are unchanged,
+recomputes the others (and says so), and the folder is removed once the output is
+written.
 
 *The output* (``.npz`` or ``.mat``) holds ``features`` (n x d, float32), ``labels``,
 ``files`` (paths relative to the image folder), the data set's own split as 1-based
@@ -29,15 +36,17 @@ import hashlib
 import json
 import os
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .. import __version__
-from ..errors import ConfigError, DatasetError
+from ..errors import ConfigError, DatasetError, FdlsrError
 from .datasets._dataset import one_line
 from .datasets._image_lists import image_list
+from .datasets._images import MAX_LEVEL, decode_image
 
 DEFAULT_MODEL = "vgg19"
 PENULTIMATE = "penultimate"
@@ -244,7 +253,12 @@ def _layer(net, layer, model):
 
 
 class _Images:
-    """The transformed images, for a DataLoader (any map-style sequence will do)."""
+    """The transformed images with the sha256 of each file, for a DataLoader.
+
+    A file that cannot be used comes back as a :class:`_Failure` (turned into one
+    error by :func:`_collate` and :func:`_batches`): an exception raised inside a
+    DataLoader worker process would reach the user as a traceback.
+    """
 
     def __init__(self, files, transform):
         self.files, self.transform = files, transform
@@ -253,16 +267,60 @@ class _Images:
         return len(self.files)
 
     def __getitem__(self, index):
-        from PIL import Image, UnidentifiedImageError
-
+        file = self.files[index]
         try:
-            with Image.open(self.files[index]) as img:
-                return self.transform(img.convert("RGB"))
-        except (UnidentifiedImageError, OSError) as exc:
-            raise DatasetError(
-                f"cannot read the image {self.files[index]} ({one_line(exc)}); "
-                "replace or remove the file"
-            ) from None
+            digest = _file_sha256(file)  # before decoding: the chunk records it
+            pixels = decode_image(file)
+            if isinstance(pixels, np.ndarray):  # 16-bit: a float tensor in [0, 1]
+                import torch
+
+                pixels = torch.from_numpy(
+                    (pixels.transpose(2, 0, 1) / MAX_LEVEL).astype(np.float32)
+                )
+            return self.transform(pixels), digest
+        except DatasetError as exc:
+            return _Failure(str(exc))
+        except Exception as exc:  # the model's preprocessing refusing this image
+            return _Failure(
+                f"cannot prepare the image {file} for the model "
+                f"({type(exc).__name__}: {one_line(exc)[:120]}); replace or remove "
+                "the file"
+            )
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """Why an image could not be used (one line), passed out of a worker process."""
+
+    message: str
+
+
+def _collate(items):
+    """A batch ``(images, sha256s)``, or the first failure among ``items``."""
+    import torch
+
+    for item in items:
+        if isinstance(item, _Failure):
+            return item
+    tensors, digests = zip(*items, strict=True)
+    return torch.stack(tensors), list(digests)
+
+
+def _batches(loader, parts):
+    """The batches of ``loader``; a failed image or a dead worker as one error."""
+    try:
+        for batch in loader:
+            if isinstance(batch, _Failure):
+                raise DatasetError(batch.message)
+            yield batch
+    except RuntimeError as exc:
+        if "DataLoader worker" not in str(exc):
+            raise
+        raise FdlsrError(
+            f"a process decoding images died ({one_line(exc)[:160]}); finished chunks "
+            f"are kept in {parts}: rerun the same command to resume (--workers 0 "
+            "decodes in the main process)"
+        ) from None
 
 
 def pick_device(device=None):
@@ -315,6 +373,7 @@ def extract_features(
     workers=0,
     seed=0,
     progress=None,
+    notice=None,
 ):
     """Extract deep features of the images of ``source`` and save them to ``output``.
 
@@ -346,6 +405,9 @@ def extract_features(
     progress : callable, optional
         ``progress(done, total)`` after each batch (after the chunk it completes is
         written).
+    notice : callable, optional
+        ``notice(message)`` with a line saying how many saved chunks are recomputed
+        and why (their images changed); default: a warning.
 
     Returns
     -------
@@ -375,40 +437,121 @@ def extract_features(
     _start_parts(parts, record, images.names, chunk_size)
     import torch
 
-    loader_options = dict(batch_size=batch_size, num_workers=workers, shuffle=False)
+    loader_options = dict(
+        batch_size=batch_size, num_workers=workers, shuffle=False, collate_fn=_collate
+    )
     total, started, computed = len(images), time.perf_counter(), 0
-    n_chunks = -(-total // chunk_size)
-    done = 0
-    for index in range(n_chunks):
-        lo, hi = index * chunk_size, min(total, (index + 1) * chunk_size)
-        chunk = parts / f"chunk-{index:05d}.npy"
-        if chunk.is_file() and np.load(chunk, mmap_mode="r").shape[0] == hi - lo:
-            done = hi
-            if progress:
-                progress(done, total)
-            continue
-        loader = torch.utils.data.DataLoader(
-            _Images(images.files[lo:hi], backbone.transform), **loader_options
-        )
-        rows = []
-        for batch in loader:
-            rows.append(features_of(backbone, batch, device))
-            done += len(rows[-1])
-            computed += len(rows[-1])
-            if done == hi:
-                _save_atomic(chunk, np.concatenate(rows))
-            if progress:
-                progress(done, total)
-    X = np.concatenate([np.load(parts / f"chunk-{i:05d}.npy") for i in range(n_chunks)])
+    bounds = [(lo, min(total, lo + chunk_size)) for lo in range(0, total, chunk_size)]
+    try:
+        kept = _kept_chunks(parts, images, bounds, notice)
+        done = 0
+        for index, (lo, hi) in enumerate(bounds):
+            if index in kept:
+                done = hi
+                if progress:
+                    progress(done, total)
+                continue
+            loader = torch.utils.data.DataLoader(
+                _Images(images.files[lo:hi], backbone.transform), **loader_options
+            )
+            rows, digests = [], []
+            for batch, sha256 in _batches(loader, parts):
+                rows.append(features_of(backbone, batch, device))
+                digests += sha256
+                done += len(rows[-1])
+                computed += len(rows[-1])
+                if done == hi:
+                    _save_chunk(_chunk(parts, index), np.concatenate(rows), digests)
+                if progress:
+                    progress(done, total)
+    except BaseException:
+        _remove_parts(parts, only_if_empty=True)  # a failed start leaves nothing
+        raise
+    X = np.concatenate([_read_chunk(_chunk(parts, i))[0] for i in range(len(bounds))])
     seconds = time.perf_counter() - started
     record.update(n_features=int(X.shape[1]), device=device)
     _write(output, X, images, record)
-    for i in range(n_chunks):
-        (parts / f"chunk-{i:05d}.npy").unlink()
-    (parts / "run.json").unlink()
-    parts.rmdir()
+    _remove_parts(parts)
     rate = computed / seconds if computed and seconds > 0 else None
     return {**record, "seconds": seconds, "images_per_second": rate}
+
+
+def _chunk(parts, index):
+    return parts / f"chunk-{index:05d}.npz"
+
+
+def _save_chunk(path, rows, digests):
+    """The features of a chunk's images with the sha256 of each image file."""
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, features=rows, sha256=np.array(digests, dtype=str))
+    os.replace(tmp, path)
+
+
+def _read_chunk(path):
+    with np.load(path, allow_pickle=False) as saved:
+        return saved["features"], saved["sha256"]
+
+
+def _kept_chunks(parts, images, bounds, notice):
+    """The indices of the chunks in ``parts`` made from the images as they are now.
+
+    A chunk is kept only when each of its files has the sha256 recorded with it; a
+    chunk with a changed (or unreadable) image, or one that cannot be read, is
+    recomputed, and ``notice`` is told how many and why, in one line.
+    """
+    kept, changed, damaged = set(), [], 0
+    for index, (lo, hi) in enumerate(bounds):
+        path = _chunk(parts, index)
+        if not path.is_file():
+            continue
+        try:
+            rows, recorded = _read_chunk(path)
+        except Exception:  # a damaged chunk is recomputed, whatever broke
+            damaged += 1
+            continue
+        if rows.ndim != 2 or rows.shape[0] != hi - lo or recorded.shape != (hi - lo,):
+            damaged += 1
+            continue
+        now = [_sha256_or_none(f) for f in images.files[lo:hi]]
+        names = images.names[lo:hi]
+        differ = [n for n, a, b in zip(names, now, recorded, strict=True) if a != b]
+        if differ:
+            changed.append(differ)
+        else:
+            kept.add(index)
+    if changed or damaged:
+        why = []
+        if changed:
+            n_files = sum(len(c) for c in changed)
+            why.append(
+                f"{n_files} image{'s' if n_files > 1 else ''} changed since "
+                f"{'their chunks were' if len(changed) > 1 else 'its chunk was'} "
+                f"written (first: {changed[0][0]})"
+            )
+        if damaged:
+            why.append(f"{damaged} could not be read")
+        message = (
+            f"{parts}: {len(changed) + damaged} of {len(bounds)} chunks recomputed: "
+            + "; ".join(why)
+        )
+        if notice is None:
+            warnings.warn(message, stacklevel=3)
+        else:
+            notice(message)
+    return kept
+
+
+def _remove_parts(parts, only_if_empty=False):
+    """Remove ``parts`` (its chunks and run.json), or only a folder with no chunks."""
+    chunks = list(parts.glob("chunk-*"))
+    if only_if_empty and chunks:
+        return
+    for path in [*chunks, parts / "run.json"]:
+        path.unlink(missing_ok=True)
+    try:
+        parts.rmdir()
+    except OSError:  # files of the user's own in it: leave them
+        pass
 
 
 def _start_parts(parts, record, names, chunk_size):
@@ -430,12 +573,6 @@ def _start_parts(parts, record, names, chunk_size):
         return
     parts.mkdir(parents=True, exist_ok=True)
     _write_text(run, json.dumps(identity, indent=1))
-
-
-def _save_atomic(path, array):
-    tmp = path.with_name(path.name + ".tmp.npy")
-    np.save(tmp, array)
-    os.replace(tmp, path)
 
 
 def _write_text(path, text):
@@ -468,6 +605,24 @@ def _write(output, X, images, record):
         arrays["record"] = np.array([arrays["record"].item()], dtype=object)
         savemat(tmp, arrays, do_compression=False)
     os.replace(tmp, output)
+
+
+def _file_sha256(path):
+    """The sha256 of an image file, or the one-line error of an unreadable one."""
+    try:
+        return _sha256(path)
+    except OSError as exc:
+        raise DatasetError(
+            f"cannot read the image {path} ({exc.strerror or exc}); replace or "
+            "remove the file"
+        ) from None
+
+
+def _sha256_or_none(path):
+    try:
+        return _sha256(path)
+    except OSError:
+        return None
 
 
 def _sha256(path):

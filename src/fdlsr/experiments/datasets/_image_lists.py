@@ -157,7 +157,7 @@ def list_file(path):
                 f"{path} line {number}: the third field must be train or test, got "
                 f"{fields[2]!r}"
             )
-        files.append((root / fields[0]).resolve())
+        files.append(_resolved(root / fields[0], path, number))
         labels.append(fields[1])
         parts.append(fields[2] if len(fields) == 3 else None)
     if not files:
@@ -281,6 +281,17 @@ def _id_table(path):
             )
         table[fields[0]] = fields[1].strip()
     return table
+
+
+def _resolved(image, listing, number):
+    """The absolute path of an image named on line ``number`` of ``listing``."""
+    try:
+        return image.resolve()
+    except (OSError, ValueError) as exc:  # a NUL character, a loop of links, ...
+        raise DatasetError(
+            f"{listing} line {number}: {str(image)[:80]!r} is not a usable path "
+            f"({one_line(exc)[:80]}); fix the line"
+        ) from None
 
 
 def _read_text(path):
