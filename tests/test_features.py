@@ -382,6 +382,17 @@ def test_a_replaced_image_is_recomputed_on_resume(tmp_path, capsys, one_thread):
     np.testing.assert_array_equal(load_dataset(out).X, load_dataset(fresh).X)
 
 
+def test_an_unreadable_run_record_is_one_line(tmp_path, capsys):
+    folder = bmp_folder(tmp_path / "imgs")
+    parts = tmp_path / "features.npz.parts"
+    parts.mkdir()
+    (parts / "run.json").write_bytes(b"\x00{not json")
+    argv = ["features", str(folder), "-o", str(tmp_path / "features.npz"), *TINY_ARGS]
+    line = cli_error(capsys, argv)
+    assert "run.json cannot be read" in line and "delete the folder" in line
+    assert (parts / "run.json").read_bytes() == b"\x00{not json"  # left as it was
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])
 @pytest.mark.parametrize(
     "content, message",

@@ -32,11 +32,9 @@ model, layer, weights, preprocessing and library versions. ``load_dataset`` (and
 ``fdlsr run --dataset FILE``) reads it as it is.
 """
 
-import hashlib
 import json
 import os
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,9 +42,11 @@ import numpy as np
 
 from .. import __version__
 from ..errors import ConfigError, DatasetError, FdlsrError
+from . import feature_chunks as chunks
 from .datasets._dataset import one_line
 from .datasets._image_lists import image_list
 from .datasets._images import MAX_LEVEL, decode_image
+from .feature_chunks import sha256
 
 DEFAULT_MODEL = "vgg19"
 PENULTIMATE = "penultimate"
@@ -173,7 +173,7 @@ def _torchvision(torchvision, torch, name, weights):
             f"{path} does not hold {name}'s weights ({one_line(exc)[:160]}); give the "
             "state dict saved from the same architecture"
         ) from None
-    return net, transform, f"file {path.resolve()} (sha256 {_sha256(path)})"
+    return net, transform, f"file {path.resolve()} (sha256 {sha256(path)})"
 
 
 # Examples named in the error for an unknown model.
@@ -212,7 +212,7 @@ def _timm(name, weights):
         cfg = net.pretrained_cfg
         source = f"timm default ({cfg.get('hf_hub_id') or cfg.get('url') or name})"
     else:
-        source = f"file {Path(weights).resolve()} (sha256 {_sha256(weights)})"
+        source = f"file {Path(weights).resolve()} (sha256 {sha256(weights)})"
     return net, transform, source
 
 
@@ -269,7 +269,7 @@ class _Images:
     def __getitem__(self, index):
         file = self.files[index]
         try:
-            digest = _file_sha256(file)  # before decoding: the chunk records it
+            digest = chunks.file_sha256(file)  # before decoding: the chunk records it
             pixels = decode_image(file)
             if isinstance(pixels, np.ndarray):  # 16-bit: a float tensor in [0, 1]
                 import torch
@@ -297,13 +297,13 @@ class _Failure:
 
 def _collate(items):
     """A batch ``(images, sha256s)``, or the first failure among ``items``."""
-    import torch
+    from torch.utils.data import default_collate
 
     for item in items:
         if isinstance(item, _Failure):
             return item
     tensors, digests = zip(*items, strict=True)
-    return torch.stack(tensors), list(digests)
+    return default_collate(list(tensors)), list(digests)
 
 
 def _batches(loader, parts):
@@ -434,7 +434,7 @@ def extract_features(
         "n_images": len(images),
     }
     parts = output.with_name(output.name + ".parts")
-    _start_parts(parts, record, images.names, chunk_size)
+    chunks.start(parts, record, images.names, chunk_size)
     import torch
 
     loader_options = dict(
@@ -443,7 +443,7 @@ def extract_features(
     total, started, computed = len(images), time.perf_counter(), 0
     bounds = [(lo, min(total, lo + chunk_size)) for lo in range(0, total, chunk_size)]
     try:
-        kept = _kept_chunks(parts, images, bounds, notice)
+        kept = chunks.kept(parts, images, bounds, notice)
         done = 0
         for index, (lo, hi) in enumerate(bounds):
             if index in kept:
@@ -461,124 +461,19 @@ def extract_features(
                 done += len(rows[-1])
                 computed += len(rows[-1])
                 if done == hi:
-                    _save_chunk(_chunk(parts, index), np.concatenate(rows), digests)
+                    chunks.save(parts, index, np.concatenate(rows), digests)
                 if progress:
                     progress(done, total)
     except BaseException:
-        _remove_parts(parts, only_if_empty=True)  # a failed start leaves nothing
+        chunks.remove(parts, only_if_empty=True)  # a failed start leaves nothing
         raise
-    X = np.concatenate([_read_chunk(_chunk(parts, i))[0] for i in range(len(bounds))])
+    X = np.concatenate([chunks.read(parts, i)[0] for i in range(len(bounds))])
     seconds = time.perf_counter() - started
     record.update(n_features=int(X.shape[1]), device=device)
     _write(output, X, images, record)
-    _remove_parts(parts)
+    chunks.remove(parts)
     rate = computed / seconds if computed and seconds > 0 else None
     return {**record, "seconds": seconds, "images_per_second": rate}
-
-
-def _chunk(parts, index):
-    return parts / f"chunk-{index:05d}.npz"
-
-
-def _save_chunk(path, rows, digests):
-    """The features of a chunk's images with the sha256 of each image file."""
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, features=rows, sha256=np.array(digests, dtype=str))
-    os.replace(tmp, path)
-
-
-def _read_chunk(path):
-    with np.load(path, allow_pickle=False) as saved:
-        return saved["features"], saved["sha256"]
-
-
-def _kept_chunks(parts, images, bounds, notice):
-    """The indices of the chunks in ``parts`` made from the images as they are now.
-
-    A chunk is kept only when each of its files has the sha256 recorded with it; a
-    chunk with a changed (or unreadable) image, or one that cannot be read, is
-    recomputed, and ``notice`` is told how many and why, in one line.
-    """
-    kept, changed, damaged = set(), [], 0
-    for index, (lo, hi) in enumerate(bounds):
-        path = _chunk(parts, index)
-        if not path.is_file():
-            continue
-        try:
-            rows, recorded = _read_chunk(path)
-        except Exception:  # a damaged chunk is recomputed, whatever broke
-            damaged += 1
-            continue
-        if rows.ndim != 2 or rows.shape[0] != hi - lo or recorded.shape != (hi - lo,):
-            damaged += 1
-            continue
-        now = [_sha256_or_none(f) for f in images.files[lo:hi]]
-        names = images.names[lo:hi]
-        differ = [n for n, a, b in zip(names, now, recorded, strict=True) if a != b]
-        if differ:
-            changed.append(differ)
-        else:
-            kept.add(index)
-    if changed or damaged:
-        why = []
-        if changed:
-            n_files = sum(len(c) for c in changed)
-            why.append(
-                f"{n_files} image{'s' if n_files > 1 else ''} changed since "
-                f"{'their chunks were' if len(changed) > 1 else 'its chunk was'} "
-                f"written (first: {changed[0][0]})"
-            )
-        if damaged:
-            why.append(f"{damaged} could not be read")
-        message = (
-            f"{parts}: {len(changed) + damaged} of {len(bounds)} chunks recomputed: "
-            + "; ".join(why)
-        )
-        if notice is None:
-            warnings.warn(message, stacklevel=3)
-        else:
-            notice(message)
-    return kept
-
-
-def _remove_parts(parts, only_if_empty=False):
-    """Remove ``parts`` (its chunks and run.json), or only a folder with no chunks."""
-    chunks = list(parts.glob("chunk-*"))
-    if only_if_empty and chunks:
-        return
-    for path in [*chunks, parts / "run.json"]:
-        path.unlink(missing_ok=True)
-    try:
-        parts.rmdir()
-    except OSError:  # files of the user's own in it: leave them
-        pass
-
-
-def _start_parts(parts, record, names, chunk_size):
-    """Create ``parts``, or check that the chunks there came from the same settings."""
-    identity = {
-        key: record[key] for key in ("model", "layer", "weights", "preprocessing")
-    }
-    identity["chunk_size"] = chunk_size
-    identity["files"] = hashlib.sha256("\n".join(names).encode()).hexdigest()
-    run = parts / "run.json"
-    if run.is_file():
-        before = json.loads(run.read_text())
-        if before != identity:
-            changed = sorted(k for k in identity if before.get(k) != identity[k])
-            raise ConfigError(
-                f"{parts} holds chunks of another extraction ({', '.join(changed)} "
-                "differ); rerun with the same settings to resume, or delete the folder"
-            )
-        return
-    parts.mkdir(parents=True, exist_ok=True)
-    _write_text(run, json.dumps(identity, indent=1))
-
-
-def _write_text(path, text):
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _write(output, X, images, record):
@@ -605,29 +500,3 @@ def _write(output, X, images, record):
         arrays["record"] = np.array([arrays["record"].item()], dtype=object)
         savemat(tmp, arrays, do_compression=False)
     os.replace(tmp, output)
-
-
-def _file_sha256(path):
-    """The sha256 of an image file, or the one-line error of an unreadable one."""
-    try:
-        return _sha256(path)
-    except OSError as exc:
-        raise DatasetError(
-            f"cannot read the image {path} ({exc.strerror or exc}); replace or "
-            "remove the file"
-        ) from None
-
-
-def _sha256_or_none(path):
-    try:
-        return _sha256(path)
-    except OSError:
-        return None
-
-
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
