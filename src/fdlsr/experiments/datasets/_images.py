@@ -107,7 +107,7 @@ def read_image(path, *, grey=True, resize=None):
     channels = pixels[..., None] if pixels.ndim == 2 else pixels
     resized = [
         np.asarray(
-            Image.fromarray(channels[..., c].astype(np.float32), mode="F").resize(
+            Image.fromarray(channels[..., c].astype(np.float32)).resize(
                 (resize[1], resize[0]), Image.Resampling.BICUBIC
             ),
             dtype=np.float64,
@@ -126,14 +126,17 @@ def _pixels(img, path, grey):
     sixteen = img.mode in SIXTEEN_BIT or (
         img.mode == "I" and img.format in SIXTEEN_BIT_AS_I
     )
-    if not sixteen:
-        kind = {"I": "32-bit integer", "F": "32-bit floating-point"}.get(
-            img.mode, "unsupported"
-        )
+    if img.mode in ("I", "F") and not sixteen:
+        kind = "integer" if img.mode == "I" else "floating-point"
         raise DatasetError(
-            f"the image {path} has {kind} samples (Pillow mode {img.mode}), which "
-            "have no fixed range of grey levels; save it with 8 or 16 bits per "
+            f"the image {path} has 32-bit {kind} samples (Pillow mode {img.mode}), "
+            "which have no fixed range of grey levels; save it with 8 or 16 bits per "
             "sample (e.g. as a 16-bit PNG scaled to 0..65535)"
+        )
+    if not sixteen:
+        raise DatasetError(
+            f"the image {path} has samples of Pillow mode {img.mode}, which are not "
+            "read here; save it with 8 or 16 bits per sample (e.g. as a PNG)"
         )
     levels = np.asarray(img)
     if levels.min() < 0 or levels.max() > MAX_LEVEL:
