@@ -120,6 +120,7 @@ def features(args):
         workers=args.workers,
         seed=args.seed,
         progress=bar,
+        notice=lambda message: print(f"fdlsr: {message}", file=sys.stderr),
     )
     bar.close()
     rate = record["images_per_second"]

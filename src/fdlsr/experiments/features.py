@@ -14,9 +14,16 @@ convolutional map is averaged over its spatial positions).
 a state dict), or are random (``weights="none"``, seeded: for tests and timing);
 nothing is downloaded unless the cache already holds it.
 
+*Images* are decoded by ``datasets._images`` (as the image-folder loader does): 8-bit
+pictures through the weights' preprocessing as Pillow images, 16-bit grey ones as
+float tensors of their samples / 65535 (never clipped at 255); files that cannot be
+read, in the main process or in a DataLoader worker, are one error naming the file.
+
 *Resumable.* Features are written in chunks of ``chunk_size`` images to a folder
-``OUTPUT.parts`` beside the output as they finish; a rerun with the same settings
-skips the chunks that are there, and the folder is removed once the output is written.
+``OUTPUT.parts`` beside the output as they finish, each with the sha256 of its image
+files; a rerun with the same settings keeps the chunks whose files are unchanged,
+recomputes the others (and says so), and the folder is removed once the output is
+written.
 
 *The output* (``.npz`` or ``.mat``) holds ``features`` (n x d, float32), ``labels``,
 ``files`` (paths relative to the image folder), the data set's own split as 1-based
@@ -25,7 +32,6 @@ model, layer, weights, preprocessing and library versions. ``load_dataset`` (and
 ``fdlsr run --dataset FILE``) reads it as it is.
 """
 
-import hashlib
 import json
 import os
 import time
@@ -35,9 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from .. import __version__
-from ..errors import ConfigError, DatasetError
+from ..errors import ConfigError, DatasetError, FdlsrError
+from . import feature_chunks as chunks
 from .datasets._dataset import one_line
 from .datasets._image_lists import image_list
+from .datasets._images import MAX_LEVEL, decode_image
+from .feature_chunks import sha256
 
 DEFAULT_MODEL = "vgg19"
 PENULTIMATE = "penultimate"
@@ -164,7 +173,7 @@ def _torchvision(torchvision, torch, name, weights):
             f"{path} does not hold {name}'s weights ({one_line(exc)[:160]}); give the "
             "state dict saved from the same architecture"
         ) from None
-    return net, transform, f"file {path.resolve()} (sha256 {_sha256(path)})"
+    return net, transform, f"file {path.resolve()} (sha256 {sha256(path)})"
 
 
 # Examples named in the error for an unknown model.
@@ -203,7 +212,7 @@ def _timm(name, weights):
         cfg = net.pretrained_cfg
         source = f"timm default ({cfg.get('hf_hub_id') or cfg.get('url') or name})"
     else:
-        source = f"file {Path(weights).resolve()} (sha256 {_sha256(weights)})"
+        source = f"file {Path(weights).resolve()} (sha256 {sha256(weights)})"
     return net, transform, source
 
 
@@ -244,7 +253,12 @@ def _layer(net, layer, model):
 
 
 class _Images:
-    """The transformed images, for a DataLoader (any map-style sequence will do)."""
+    """The transformed images with the sha256 of each file, for a DataLoader.
+
+    A file that cannot be used comes back as a :class:`_Failure` (turned into one
+    error by :func:`_collate` and :func:`_batches`): an exception raised inside a
+    DataLoader worker process would reach the user as a traceback.
+    """
 
     def __init__(self, files, transform):
         self.files, self.transform = files, transform
@@ -253,16 +267,60 @@ class _Images:
         return len(self.files)
 
     def __getitem__(self, index):
-        from PIL import Image, UnidentifiedImageError
-
+        file = self.files[index]
         try:
-            with Image.open(self.files[index]) as img:
-                return self.transform(img.convert("RGB"))
-        except (UnidentifiedImageError, OSError) as exc:
-            raise DatasetError(
-                f"cannot read the image {self.files[index]} ({one_line(exc)}); "
-                "replace or remove the file"
-            ) from None
+            digest = chunks.file_sha256(file)  # before decoding: the chunk records it
+            pixels = decode_image(file)
+            if isinstance(pixels, np.ndarray):  # 16-bit: a float tensor in [0, 1]
+                import torch
+
+                pixels = torch.from_numpy(
+                    (pixels.transpose(2, 0, 1) / MAX_LEVEL).astype(np.float32)
+                )
+            return self.transform(pixels), digest
+        except DatasetError as exc:
+            return _Failure(str(exc))
+        except Exception as exc:  # the model's preprocessing refusing this image
+            return _Failure(
+                f"cannot prepare the image {file} for the model "
+                f"({type(exc).__name__}: {one_line(exc)[:120]}); replace or remove "
+                "the file"
+            )
+
+
+@dataclass(frozen=True)
+class _Failure:
+    """Why an image could not be used (one line), passed out of a worker process."""
+
+    message: str
+
+
+def _collate(items):
+    """A batch ``(images, sha256s)``, or the first failure among ``items``."""
+    from torch.utils.data import default_collate
+
+    for item in items:
+        if isinstance(item, _Failure):
+            return item
+    tensors, digests = zip(*items, strict=True)
+    return default_collate(list(tensors)), list(digests)
+
+
+def _batches(loader, parts):
+    """The batches of ``loader``; a failed image or a dead worker as one error."""
+    try:
+        for batch in loader:
+            if isinstance(batch, _Failure):
+                raise DatasetError(batch.message)
+            yield batch
+    except RuntimeError as exc:
+        if "DataLoader worker" not in str(exc):
+            raise
+        raise FdlsrError(
+            f"a process decoding images died ({one_line(exc)[:160]}); finished chunks "
+            f"are kept in {parts}: rerun the same command to resume (--workers 0 "
+            "decodes in the main process)"
+        ) from None
 
 
 def pick_device(device=None):
@@ -315,6 +373,7 @@ def extract_features(
     workers=0,
     seed=0,
     progress=None,
+    notice=None,
 ):
     """Extract deep features of the images of ``source`` and save them to ``output``.
 
@@ -346,6 +405,9 @@ def extract_features(
     progress : callable, optional
         ``progress(done, total)`` after each batch (after the chunk it completes is
         written).
+    notice : callable, optional
+        ``notice(message)`` with a line saying how many saved chunks are recomputed
+        and why (their images changed); default: a warning.
 
     Returns
     -------
@@ -372,76 +434,46 @@ def extract_features(
         "n_images": len(images),
     }
     parts = output.with_name(output.name + ".parts")
-    _start_parts(parts, record, images.names, chunk_size)
+    chunks.start(parts, record, images.names, chunk_size)
     import torch
 
-    loader_options = dict(batch_size=batch_size, num_workers=workers, shuffle=False)
+    loader_options = dict(
+        batch_size=batch_size, num_workers=workers, shuffle=False, collate_fn=_collate
+    )
     total, started, computed = len(images), time.perf_counter(), 0
-    n_chunks = -(-total // chunk_size)
-    done = 0
-    for index in range(n_chunks):
-        lo, hi = index * chunk_size, min(total, (index + 1) * chunk_size)
-        chunk = parts / f"chunk-{index:05d}.npy"
-        if chunk.is_file() and np.load(chunk, mmap_mode="r").shape[0] == hi - lo:
-            done = hi
-            if progress:
-                progress(done, total)
-            continue
-        loader = torch.utils.data.DataLoader(
-            _Images(images.files[lo:hi], backbone.transform), **loader_options
-        )
-        rows = []
-        for batch in loader:
-            rows.append(features_of(backbone, batch, device))
-            done += len(rows[-1])
-            computed += len(rows[-1])
-            if done == hi:
-                _save_atomic(chunk, np.concatenate(rows))
-            if progress:
-                progress(done, total)
-    X = np.concatenate([np.load(parts / f"chunk-{i:05d}.npy") for i in range(n_chunks)])
+    bounds = [(lo, min(total, lo + chunk_size)) for lo in range(0, total, chunk_size)]
+    try:
+        kept = chunks.kept(parts, images, bounds, notice)
+        done = 0
+        for index, (lo, hi) in enumerate(bounds):
+            if index in kept:
+                done = hi
+                if progress:
+                    progress(done, total)
+                continue
+            loader = torch.utils.data.DataLoader(
+                _Images(images.files[lo:hi], backbone.transform), **loader_options
+            )
+            rows, digests = [], []
+            for batch, sha256 in _batches(loader, parts):
+                rows.append(features_of(backbone, batch, device))
+                digests += sha256
+                done += len(rows[-1])
+                computed += len(rows[-1])
+                if done == hi:
+                    chunks.save(parts, index, np.concatenate(rows), digests)
+                if progress:
+                    progress(done, total)
+    except BaseException:
+        chunks.remove(parts, only_if_empty=True)  # a failed start leaves nothing
+        raise
+    X = np.concatenate([chunks.read(parts, i)[0] for i in range(len(bounds))])
     seconds = time.perf_counter() - started
     record.update(n_features=int(X.shape[1]), device=device)
     _write(output, X, images, record)
-    for i in range(n_chunks):
-        (parts / f"chunk-{i:05d}.npy").unlink()
-    (parts / "run.json").unlink()
-    parts.rmdir()
+    chunks.remove(parts)
     rate = computed / seconds if computed and seconds > 0 else None
     return {**record, "seconds": seconds, "images_per_second": rate}
-
-
-def _start_parts(parts, record, names, chunk_size):
-    """Create ``parts``, or check that the chunks there came from the same settings."""
-    identity = {
-        key: record[key] for key in ("model", "layer", "weights", "preprocessing")
-    }
-    identity["chunk_size"] = chunk_size
-    identity["files"] = hashlib.sha256("\n".join(names).encode()).hexdigest()
-    run = parts / "run.json"
-    if run.is_file():
-        before = json.loads(run.read_text())
-        if before != identity:
-            changed = sorted(k for k in identity if before.get(k) != identity[k])
-            raise ConfigError(
-                f"{parts} holds chunks of another extraction ({', '.join(changed)} "
-                "differ); rerun with the same settings to resume, or delete the folder"
-            )
-        return
-    parts.mkdir(parents=True, exist_ok=True)
-    _write_text(run, json.dumps(identity, indent=1))
-
-
-def _save_atomic(path, array):
-    tmp = path.with_name(path.name + ".tmp.npy")
-    np.save(tmp, array)
-    os.replace(tmp, path)
-
-
-def _write_text(path, text):
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _write(output, X, images, record):
@@ -468,11 +500,3 @@ def _write(output, X, images, record):
         arrays["record"] = np.array([arrays["record"].item()], dtype=object)
         savemat(tmp, arrays, do_compression=False)
     os.replace(tmp, output)
-
-
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

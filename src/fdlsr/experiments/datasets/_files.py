@@ -8,6 +8,7 @@ import numpy as np
 
 from ...errors import DatasetError, cut, quote
 from ._dataset import as_samples, one_line
+from ._images import read_image
 from ._labels import class_labels
 
 IMAGE_SUFFIXES = {
@@ -292,10 +293,12 @@ def read_image_folder(path, *, grey=True, resize=None):
     label: ``class_labels``).
 
     ``grey`` converts to one channel (Pillow's ``"L"``); ``resize=(h, w)`` resizes
-    every image (Pillow's default resampling). Returns ``X, y, image_shape``.
+    every image (Pillow's default resampling). Pixels are on the 0..255 scale of
+    8-bit images; a 16-bit image keeps its finer levels (``_images.read_image``).
+    Returns ``X, y, image_shape``.
     """
     try:
-        from PIL import Image, UnidentifiedImageError
+        import PIL  # noqa: F401
     except ImportError:
         raise DatasetError(
             f"reading the image folder {path} needs Pillow: pip install pillow (or "
@@ -319,19 +322,7 @@ def read_image_folder(path, *, grey=True, resize=None):
             else "put the images of each class in a sub-folder named after the class"
         )
         raise DatasetError(f"no images found in class sub-folders of {path}; {hint}")
-    images = []
-    for _, file in files:
-        try:
-            with Image.open(file) as img:
-                img = img.convert("L" if grey else "RGB")
-                if resize is not None:
-                    img = img.resize((resize[1], resize[0]))
-                images.append(np.asarray(img))
-        except (UnidentifiedImageError, OSError, ValueError) as exc:
-            raise DatasetError(
-                f"cannot read the image {file} ({one_line(exc)}); "
-                "replace or remove the file"
-            ) from None
+    images = [read_image(file, grey=grey, resize=resize) for _, file in files]
     shapes = {}
     for (_, file), img in zip(files, images, strict=True):
         shapes.setdefault(img.shape, file)

@@ -164,13 +164,7 @@ def list_file(path):
                 f"{path} line {number}: the third field must be train or test, got "
                 f"{quote(fields[2])}"
             )
-        try:
-            files.append((root / fields[0]).resolve())
-        except (OSError, RuntimeError, ValueError):  # a NUL, a loop of links, ...
-            raise DatasetError(
-                f"{path} line {number}: {quote(fields[0])} is not a usable path; "
-                "give the path of an image file"
-            ) from None
+        files.append(_resolved(root / fields[0], path, number))
         labels.append(fields[1])
         parts.append(fields[2] if len(fields) == 3 else None)
     if not files:
@@ -307,6 +301,17 @@ def _id_table(path):
             )
         table[fields[0]] = fields[1].strip()
     return table
+
+
+def _resolved(image, listing, number):
+    """The absolute path of an image named on line ``number`` of ``listing``."""
+    try:
+        return image.resolve()
+    except (OSError, RuntimeError, ValueError):  # a NUL, a loop of links, ...
+        raise DatasetError(
+            f"{listing} line {number}: {quote(str(image))} is not a usable path; "
+            "give the path of an image file"
+        ) from None
 
 
 def _read_text(path):
