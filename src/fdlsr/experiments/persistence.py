@@ -20,6 +20,7 @@ import tempfile
 import warnings
 import zipfile
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -115,10 +116,14 @@ def load(path):
         )
     try:
         with zipfile.ZipFile(path) as archive:
+            _check_members(archive, path)
             manifest = _read_manifest(archive, path)
             _check_version(manifest, path, __version__)
             decoder = Decoder(archive)
-            model = decoder.decode(manifest["model"])
+            try:
+                model = decoder.decode(manifest["model"])
+            except ModelFileError as error:  # a class it refuses: name the file
+                raise ModelFileError(f"{path}: {error}") from None
         check_model(model, decoder.objects, budget=path.stat().st_size)
         return model
     except ModelFileError:
@@ -150,25 +155,42 @@ def load(path):
         ) from None
 
 
-def _read_manifest(archive, path):
-    names = archive.namelist()
+def _check_members(archive, path):
+    """Refuse an archive that is not a model file's shape: no manifest, a member named
+    twice (which one counts would be a guess), or a member that is compressed or
+    declares other sizes than the bytes it has in the file (whatever its header says,
+    no member then makes loading allocate more than the file holds)."""
+    infos = archive.infolist()
+    names = Counter(info.filename for info in infos)
     if MANIFEST not in names:
         raise ModelFileError(
             f"{path} is a zip archive but not an fdlsr model file (it has no "
             f"{MANIFEST}); {_SAVE_HINT}"
         )
-    if len(set(names)) != len(names):
-        twice = next(n for n in names if names.count(n) > 1)
+    twice = [name for name, count in names.items() if count > 1]
+    if twice:
         raise ModelFileError(
-            f"{path} holds two members named {twice[:60]!r}; fdlsr.save writes each "
+            f"{path} holds two members named {twice[0][:60]!r}; fdlsr.save writes each "
             "once: the file was altered, save the model again"
         )
+    size = path.stat().st_size
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ModelFileError(
+                f"{path}: its member {info.filename[:60]!r} is compressed; fdlsr.save "
+                "stores every member as is (a compressed member can expand without "
+                "bound): save the model again"
+            )
+        if not info.file_size == info.compress_size <= size:
+            raise ModelFileError(
+                f"{path}: its member {info.filename[:60]!r} declares "
+                f"{info.file_size} bytes but holds {min(info.compress_size, size)}; "
+                "the file is damaged: save the model again"
+            )
+
+
+def _read_manifest(archive, path):
     info = archive.getinfo(MANIFEST)
-    if info.compress_type != zipfile.ZIP_STORED:
-        raise ModelFileError(
-            f"{path}: its {MANIFEST} is compressed; fdlsr.save stores it as is (a "
-            "compressed member can expand without bound): save the model again"
-        )
     if info.file_size > MANIFEST_LIMIT:
         raise ModelFileError(
             f"{path}: its {MANIFEST} declares {info.file_size} bytes, more than a "
