@@ -145,10 +145,8 @@ def test_a_model_fitted_on_torch_tensors_loads_as_numpy(data, tmp_path):
     np.testing.assert_allclose(loaded.decision_function(X), scores, atol=1e-12)
 
 
-def test_unfitted_and_string_labelled_models_round_trip(data, tmp_path):
+def test_string_labelled_models_round_trip(data, tmp_path):
     X, y = data
-    unfitted = fdlsr.load(fdlsr.save(fdlsr.FDLSR(alpha=0.5), tmp_path / "a"))
-    assert unfitted.get_params() == fdlsr.FDLSR(alpha=0.5).get_params()
     labels = np.array(["cat", "dog", "owl"])[y]
     model = fdlsr.FDLSR().fit(X, labels)
     loaded = fdlsr.load(fdlsr.save(model, tmp_path / "b"))
@@ -389,6 +387,42 @@ def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
     with pytest.raises(ModelFileError, match="not a regular file"):
         fdlsr.save(model, pipe)
     assert pipe.is_fifo()
+
+
+def test_predict_says_when_no_label_is_a_class_of_the_model(
+    dataset_file, data, tmp_path, capsys
+):
+    X, y = data
+    model_path = tmp_path / "model.fdlsr"
+    fit = ["fit", "--dataset", str(dataset_file), "--method", "LSR"]
+    assert main([*fit, "-o", str(model_path)]) == 0
+    other = tmp_path / "other.npz"
+    np.savez(other, X=X, y=np.array(["cat", "dog", "owl"])[y])
+    capsys.readouterr()
+    assert main(["predict", str(model_path), str(other), "-o", os.devnull]) == 0
+    err = capsys.readouterr().err
+    assert "accuracy 0.00%" in err
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert "'cat', 'dog', 'owl'" in warning and "0, 1, 2" in warning, warning
+    # labels the model knows: no warning, whatever the accuracy
+    assert main(["predict", str(model_path), str(dataset_file), "-o", os.devnull]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_predict_refuses_samples_it_cannot_label(dataset_file, tmp_path, capsys):
+    model_path = tmp_path / "model.fdlsr"
+    fit = ["fit", "--dataset", str(dataset_file), "--method", "LSR"]
+    assert main([*fit, "-o", str(model_path)]) == 0
+    capsys.readouterr()
+    samples = np.ones((4, 12))
+    samples[1, 3], samples[2, 0] = np.nan, np.inf
+    np.save(tmp_path / "nan.npy", samples)
+    np.save(tmp_path / "none.npy", np.ones((0, 12)))
+    out = tmp_path / "predictions.csv"
+    for name, text in [("nan.npy", "2 NaN or infinite"), ("none.npy", "no samples")]:
+        argv = ["predict", str(model_path), str(tmp_path / name), "-o", str(out)]
+        assert text in cli_error(capsys, argv)
+        assert not out.exists()
 
 
 def test_fit_raw_saves_the_bare_method(dataset_file, tmp_path):

@@ -2,6 +2,8 @@
 transcriptions, their agreement with ``decision_function``, what a fitted model keeps
 for each, and changing the rule after fitting."""
 
+import warnings
+
 import numpy as np
 import pytest
 import sklearn
@@ -189,10 +191,14 @@ def test_switching_to_a_neighbour_rule_needs_the_projections(noisy):
         model.set_params(decision_rule="nearest_neighbor").decision_function(X_test)
 
 
-def test_n_neighbors_beyond_the_training_set_votes_whole():
+def test_n_neighbors_beyond_the_training_set_votes_whole_and_warns():
     X = normalize(np.array([[1.0, 0.1], [1.0, 0.2], [0.1, 1.0]]))
     model = FDLSR(decision_rule="knn", n_neighbors=50).fit(X, ["a", "a", "b"])
-    np.testing.assert_allclose(model.decision_function(X), -np.ones(3) / 3)
+    with pytest.warns(UserWarning, match="n_neighbors=50 is more than the 3 training"):
+        np.testing.assert_allclose(model.decision_function(X), -np.ones(3) / 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as many neighbours as samples: silent
+        model.set_params(n_neighbors=3).predict(X)
 
 
 @pytest.mark.parametrize("rule", RULES)

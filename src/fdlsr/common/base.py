@@ -37,7 +37,7 @@ from .compat import (
     get_namespace_and_device,
 )
 from .neighbors import NearestProjection, centroid_scores, class_centroids
-from .validation import encode_labels
+from .validation import check_fitted_shapes, encode_labels
 
 #: The decision rules of :class:`ProjectionClassifier`, the paper's first.
 RULES = ("nearest_neighbor", "nearest_mean", "knn", "linear")
@@ -146,7 +146,8 @@ class ProjectionClassifier(
     - ``"nearest_neighbor"`` (the paper's rule): the class of the nearest normalised
       training projection; keeps ``neighbors_`` (n x c) and ``centroids_``.
     - ``"knn"``: a vote of the ``n_neighbors`` nearest (``weights``: uniform or
-      inverse distance); keeps the same.
+      inverse distance); keeps the same. With fewer training samples than
+      ``n_neighbors`` all of them vote, and ``predict`` warns.
     - ``"nearest_mean"``: the largest cosine to a class centroid; keeps
       ``centroids_`` (c x c) only.
     - ``"linear"``: the largest projection; keeps ``centroids_`` only.
@@ -190,6 +191,26 @@ class ProjectionClassifier(
     def _decision_rule(self):
         """The rule ``predict`` applies (``FDLSRCV``: the one it chose)."""
         return self.decision_rule
+
+    def _check_fitted_arrays(self):
+        """Raise ``ValueError`` if the fitted arrays disagree with the classes and
+        features, for every rule (a model file's check, :mod:`fdlsr.experiments.
+        model_checks`)."""
+        if not hasattr(self, "coef_"):
+            return  # not fitted
+        c, d = len(self.classes_), self.n_features_in_
+        shapes = {"coef_": (c, d), "intercept_": (c,), "centroids_": (c, c)}
+        check_fitted_shapes(self, shapes)
+        neighbors = getattr(self, "neighbors_", None)
+        if neighbors is not None and (
+            not isinstance(neighbors, NearestProjection)
+            or neighbors.starts.shape != (c,)
+            or neighbors.reference.shape[1:] != (c,)
+        ):
+            raise ValueError(
+                f"{type(self).__name__}.neighbors_ does not hold projections onto "
+                f"its {c} classes"
+            )
 
     def _test_data(self, X, method):
         if not self._array_api:

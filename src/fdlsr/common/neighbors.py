@@ -30,6 +30,8 @@ Two rules that scale better than 1-NN share the same normalised projections:
   samples.
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
@@ -108,6 +110,39 @@ class NearestProjection:
         self.padded = xp.asarray((self.starts[:, None] + members).ravel(), device=dev)
         self.width = width
 
+    def _check_fitted_arrays(self):
+        """Raise ``ValueError`` unless the class ranges ``starts`` cut the training
+        projections into non-empty, ordered classes (a model file's check)."""
+        reference, starts = self.reference, self.starts
+        if (
+            getattr(reference, "ndim", None) != 2
+            or getattr(getattr(reference, "dtype", None), "kind", None) != "f"
+            or not isinstance(starts, np.ndarray)
+            or starts.ndim != 1
+            or starts.dtype.kind not in "iu"
+            or starts.size == 0
+            or starts[0] != 0
+            or np.any(np.diff(starts) <= 0)
+            or starts[-1] >= reference.shape[0]
+        ):
+            raise ValueError(
+                "the training projections of a nearest-neighbour rule are not cut "
+                "into non-empty, ordered classes"
+            )
+        if self.padded is not None:
+            padded = np.asarray(self.padded)
+            n_classes = starts.shape[0]
+            if (
+                padded.dtype.kind not in "iu"
+                or padded.shape != (n_classes * self.width,)
+                or np.any(padded < 0)
+                or np.any(padded >= reference.shape[0])
+            ):
+                raise ValueError(
+                    "the class index of a nearest-neighbour rule does not fit its "
+                    "training projections"
+                )
+
     @classmethod
     def from_features(cls, X, coef, y, n_classes, block_rows=8192):
         """From training features ``X`` (n x d) and the projection ``coef`` (c x d),
@@ -158,12 +193,20 @@ class NearestProjection:
         scikit-learn's ``KNeighborsClassifier``, neighbours at distance zero, here
         within ``sqrt(eps)``, take all the votes). Neighbours tied within
         ``sqrt(eps)`` at the ``n_neighbors``-th place are taken from the first
-        classes; a training set smaller than ``n_neighbors`` votes whole. Shares
-        within ``sqrt(eps)`` of the best are reported equal to it.
+        classes; a training set smaller than ``n_neighbors`` votes whole, with a
+        ``UserWarning`` (the vote is then the training set's, not the neighbours').
+        Shares within ``sqrt(eps)`` of the best are reported equal to it.
         """
         Z = _normalize_rows(projections)
         xp = get_namespace(Z)[0]
         n_train = self.reference.shape[0]
+        if n_neighbors > n_train:
+            warnings.warn(
+                f"n_neighbors={n_neighbors} is more than the {n_train} training "
+                f"samples: all {n_train} vote; set n_neighbors to {n_train} or less",
+                UserWarning,
+                stacklevel=3,
+            )
         k = min(int(n_neighbors), n_train)
         tol = float(xp.finfo(Z.dtype).eps) ** 0.5
         numpy = isinstance(Z, np.ndarray)

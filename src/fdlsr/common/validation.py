@@ -35,6 +35,23 @@ def encode_labels(estimator, y, min_classes=2):
     return encoder.transform(y)
 
 
+def check_fitted_shapes(obj, shapes):
+    """Raise ``ValueError`` naming the first array attribute of ``obj`` that is not
+    real numbers of the shape ``shapes`` gives it (attributes ``obj`` lacks are
+    skipped): how a fitted model's arrays are checked against each other when a
+    model file is loaded (``_check_fitted_arrays``)."""
+    for name, shape in shapes.items():
+        value = getattr(obj, name, None)
+        if value is None:
+            continue
+        kind = getattr(getattr(value, "dtype", None), "kind", None)
+        if np.shape(value) != shape or kind not in ("b", "i", "u", "f"):
+            raise ValueError(
+                f"{type(obj).__name__}.{name} is {getattr(value, 'dtype', '')} of shape "
+                f"{np.shape(value)} where real numbers of shape {shape} are due"
+            )
+
+
 def label_repr(label):
     """A class label as a user wrote it: ``77`` or ``'cat'``, not ``np.int64(77)``
     (cut short: a label comes from the user's file)."""

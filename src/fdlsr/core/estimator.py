@@ -64,8 +64,9 @@ class FDLSR(ProjectionClassifier):
         normalised training projections). ``"linear"``: ``argmax(Q x)``. Can be
         changed after fitting without refitting (see Notes).
     n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples if there are fewer).
+        Number of neighbours that vote under ``decision_rule="knn"``. If there are
+        fewer training samples, all of them vote and ``predict`` warns
+        (``UserWarning``): the vote is then the training set's class sizes.
     weights : {"uniform", "distance"}, default="uniform"
         Votes under ``decision_rule="knn"``: one per neighbour, or the inverse of its
         distance (neighbours at distance zero then take all the votes).

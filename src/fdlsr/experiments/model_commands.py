@@ -95,6 +95,7 @@ def predict(args):
 
     model = load_model(args.model)
     X, y, name = _prediction_data(args)
+    _check_samples(X, name)
     expected = getattr(model, "n_features_in_", None)
     if expected is not None and X.shape[1] != expected:
         raise ConfigError(
@@ -110,13 +111,45 @@ def predict(args):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     emit(text.getvalue(), args.output, "the predictions")
     if y is not None:  # compared as text: label 7 of one file is "7" of another
-        right = int(np.sum(label_text(predicted) == label_text(y)))
+        truth, classes = label_text(y), label_text(model.classes_)
+        if not set(truth.tolist()) & set(classes.tolist()):
+            print(
+                f"fdlsr: warning: no label of {name} ({_some(np.unique(y))}) is a class "
+                f"of the model ({_some(model.classes_)}): every prediction counts as "
+                "wrong; give data labelled as the model's training data was",
+                file=sys.stderr,
+            )
+        right = int(np.sum(label_text(predicted) == truth))
         print(
             f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
             f"{name})",
             file=sys.stderr,
         )
     return 0
+
+
+def _some(labels, shown=4):
+    """A short list of labels: the first few and how many there are."""
+    from ..common.validation import label_repr
+
+    text = ", ".join(label_repr(label)[:20] for label in labels[:shown])
+    return text + (f", ... ({len(labels)} labels)" if len(labels) > shown else "")
+
+
+def _check_samples(X, name):
+    """Refuse samples that no model can label: none, or not finite numbers."""
+    import numpy as np
+
+    from ..errors import DatasetError
+
+    if X.shape[0] == 0:
+        raise DatasetError(f"{name} holds no samples; give at least one to label")
+    bad = int(np.size(X) - np.count_nonzero(np.isfinite(X)))
+    if bad:
+        raise DatasetError(
+            f"the samples in {name} contain {bad} NaN or infinite values; fill or "
+            "remove them before predicting"
+        )
 
 
 def _prediction_data(args):

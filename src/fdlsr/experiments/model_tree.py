@@ -13,10 +13,17 @@ other value is an object tagged by its first key: ``{"$dict": {...}}``,
 "fdlsr.core.estimator.FDLSR", "state": {...}}`` and ``{"$tree": "KDTree"}`` (the k-d or
 ball tree of a nearest-neighbour classifier, a compiled object with no data-only form,
 rebuilt from the classifier's training samples).
+
+What a file can make the decoder allocate is bounded by the file itself: every array
+member is stored (not compressed), its ``.npy`` header may not declare more data than
+the member holds, each member is read at most once, and trees nest at most
+:data:`MAX_DEPTH` deep. Arrays hold numbers, or text only where labels and names are
+kept (:data:`TEXT_ATTRIBUTES`), and no attribute replaces one of its class's (a method,
+a property, a class setting). Whether the objects make a usable model is
+:mod:`.model_checks`' question.
 """
 
 import math
-import zipfile
 from functools import cache
 
 import numpy as np
@@ -25,6 +32,10 @@ import scipy.sparse as sp
 from ..errors import ModelFileError
 
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
+#: Deepest nesting of a tree (the models of fdlsr nest about ten deep).
+MAX_DEPTH = 64
+#: The attributes whose arrays may hold text: labels, feature names, a search's record.
+TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_"}
 
 
 @cache
@@ -142,10 +153,22 @@ class Decoder:
     def __init__(self, archive):
         self.archive = archive
         self.members = set(archive.namelist())
+        self.read = set()  # array members already read: each at most once
+        self.depth = 0
+        self.objects = []  # every object restored, inner ones first
 
     def decode(self, node):
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise ValueError(f"the model tree nests more than {MAX_DEPTH} deep")
+            return self._decode_node(node)
+        finally:
+            self.depth -= 1
+
+    def _decode_node(self, node):
         if isinstance(node, list):
             return [self.decode(v) for v in node]
         if not isinstance(node, dict) or len(node) == 0:
@@ -198,14 +221,19 @@ class Decoder:
                 "(or by a newer fdlsr: upgrade)"
             )
         state = self._decode_dict(state)
-        if any(key.startswith("__") for key in state):
-            raise ValueError(f"{name} state has a reserved attribute name")
+        for key, value in state.items():
+            if key.startswith("__") or hasattr(cls, key):
+                # data in place of a method, property or class setting
+                raise ValueError(f"{name} state would replace {cls.__name__}.{key:.40}")
+            if key not in TEXT_ATTRIBUTES:
+                _refuse_text(value, f"{cls.__name__}.{key}")
         obj = cls.__new__(cls)
         setstate = getattr(obj, "__setstate__", None)
         if setstate is not None:
             setstate(state)  # scikit-learn's: warns on another scikit-learn version
         else:
             obj.__dict__.update(state)
+        self.objects.append(obj)
         return _restore(obj)
 
     def _read_array(self, name):
@@ -213,9 +241,10 @@ class Decoder:
             raise ValueError(
                 f"the array {str(name)[:60]!r} is missing from the archive"
             )
-        info = self.archive.getinfo(name)
-        if info.compress_type != zipfile.ZIP_STORED:
-            raise ValueError(f"{name} is compressed; fdlsr.save stores arrays as is")
+        if name in self.read:
+            raise ValueError(f"the array {name[:60]!r} is named twice in the tree")
+        self.read.add(name)
+        info = self.archive.getinfo(name)  # stored, and its sizes true: see load
         with self.archive.open(info) as member:
             check_header(member, info)
         with self.archive.open(info) as member:
@@ -228,8 +257,9 @@ class Decoder:
 
 
 def check_header(member, info):
-    """Refuse an array whose header declares more bytes than its member holds
-    (NumPy would allocate them all before reading) or Python objects."""
+    """Refuse an array whose header declares more bytes or elements than its member
+    holds (NumPy would allocate them all before reading), Python objects, or a dtype
+    that is not plain booleans, numbers or text."""
     version = np.lib.format.read_magic(member)
     if version == (1, 0):
         shape, _, dtype = np.lib.format.read_array_header_1_0(member)
@@ -242,6 +272,10 @@ def check_header(member, info):
             f"{info.filename} holds Python objects, which are never loaded "
             "(allow_pickle=False)"
         )
+    if dtype.kind not in "biufcU" or dtype.fields is not None or dtype.itemsize == 0:
+        raise ValueError(f"{info.filename} holds arrays of dtype {str(dtype)[:40]}")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"{info.filename} declares the shape {shape}")
     declared = math.prod(shape) * dtype.itemsize
     if declared > info.file_size:
         raise ValueError(
@@ -295,6 +329,21 @@ def _plain_dtype(text):
     if not isinstance(text, str) or np.dtype(text).kind not in "biufcU":
         raise ValueError(f"unsupported dtype {str(text)[:40]!r}")
     return text
+
+
+def _refuse_text(value, where):
+    """Refuse text arrays (strings, or objects, which hold strings) in ``value``:
+    outside :data:`TEXT_ATTRIBUTES` a model's arrays hold numbers."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "UO":
+        raise ValueError(
+            f"{where} holds text (dtype {value.dtype}) where numbers are due"
+        )
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _refuse_text(item, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_text(item, f"{where}.{key}")
 
 
 def _is_neighbor_tree(value):

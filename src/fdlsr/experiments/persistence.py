@@ -4,9 +4,13 @@ A model file is a zip archive: ``model.json`` (the format's name and version, th
 versions that wrote it, and the model as a tree of plain JSON values, see
 :mod:`.model_tree`) and one uncompressed ``.npy`` member per NumPy array. Loading
 rebuilds the objects from an allowlist of classes and reads the arrays with
-``allow_pickle=False``; nothing in the file is imported or executed, so a crafted file
-can at worst fail to load or give a model that predicts wrongly. This is why neither
-pickle nor joblib is used: unpickling runs whatever callable the file names. See
+``allow_pickle=False``; nothing in the file is imported or executed. This is why
+neither pickle nor joblib is used: unpickling runs whatever callable the file names.
+
+Every member is stored, not compressed, and none is read beyond the size it declares
+(the manifest at most :data:`MANIFEST_LIMIT` bytes), so what loading allocates is
+bounded by the file's size: no zip bomb. The loaded model must then be a fitted
+classifier whose arrays agree with each other (:mod:`.model_checks`). See
 docs/saving.md.
 """
 
@@ -16,22 +20,27 @@ import tempfile
 import warnings
 import zipfile
 import zlib
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelFileError
+from .model_checks import InconsistentModel, check_model, check_savable
 from .model_tree import Decoder, Encoder
 
 FORMAT = "fdlsr-model"
 FORMAT_VERSION = 1
 MANIFEST = "model.json"
-_MANIFEST_LIMIT = 256 * 2**20  # a manifest larger than this is not one we wrote
+#: The largest manifest read. Arrays are members of their own, so a model's manifest
+#: holds parameters and short lists (a few kilobytes; a search's record of a large
+#: grid, some megabytes); decoded, JSON takes up to some 20 times its size.
+MANIFEST_LIMIT = 16 * 2**20
 _SAVE_HINT = "save the model with fdlsr.save(model, path) or `fdlsr fit`"
 
 
 def save(model, path):
-    """Write ``model`` (fitted or not) to the model file ``path``.
+    """Write the fitted ``model`` to the model file ``path``.
 
     ``model`` is an estimator of this package (any method of ``fdlsr methods``,
     ``FDLSR``, ``FDLSRCV``) or a scikit-learn ``Pipeline`` of allowed preprocessing
@@ -39,8 +48,10 @@ def save(model, path):
     fitted on a GPU) are saved as NumPy arrays: the loaded model predicts on NumPy
     input. The file is written whole or not at all.
 
-    Raises :class:`~fdlsr.errors.ModelFileError` for a part of the model that has
-    no safe representation (e.g. a class outside the allowlist, a callable).
+    Raises :class:`~fdlsr.errors.ModelFileError` for a model that is not a fitted
+    classifier (or a ``Pipeline`` of transformers ending in one), and for a part of
+    the model that has no safe representation (e.g. a class outside the allowlist, a
+    callable).
     """
     from .. import __version__
 
@@ -52,6 +63,7 @@ def save(model, path):
         )
     writer = Encoder()
     tree = writer.encode(model, "model")
+    check_savable(model)
     manifest = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -85,9 +97,11 @@ def load(path):
 
     Raises :class:`~fdlsr.errors.ModelFileError` (one line, naming the problem) for
     a missing file, a file that is not an fdlsr model (a pickle, an image, a NumPy
-    archive...), a truncated or corrupt one, an unknown format version, or a class
-    outside the allowlist. Warns when the file was written by another fdlsr version
-    (scikit-learn warns likewise for its own version).
+    archive...), a truncated, corrupt or compressed one, an unknown format version, a
+    class outside the allowlist, and a model that is not a fitted classifier or whose
+    arrays contradict each other (:func:`~.model_checks.check_model`). Warns when the
+    file was written by another fdlsr version (scikit-learn warns likewise for its
+    own version).
     """
     from .. import __version__
 
@@ -102,11 +116,23 @@ def load(path):
         )
     try:
         with zipfile.ZipFile(path) as archive:
+            _check_members(archive, path)
             manifest = _read_manifest(archive, path)
             _check_version(manifest, path, __version__)
-            return Decoder(archive).decode(manifest["model"])
+            decoder = Decoder(archive)
+            try:
+                model = decoder.decode(manifest["model"])
+            except ModelFileError as error:  # a class it refuses: name the file
+                raise ModelFileError(f"{path}: {error}") from None
+        check_model(model, decoder.objects, budget=path.stat().st_size)
+        return model
     except ModelFileError:
         raise
+    except InconsistentModel as error:
+        raise ModelFileError(
+            f"{path} does not hold a usable model: {_one_line(error)}; the file was "
+            "altered or damaged: save the model again"
+        ) from None
     except (zipfile.BadZipFile, EOFError, zlib.error) as error:
         raise ModelFileError(
             f"{path} is truncated or corrupt ({_one_line(error)}); save the model again"
@@ -129,18 +155,56 @@ def load(path):
         ) from None
 
 
-def _read_manifest(archive, path):
-    try:
-        info = archive.getinfo(MANIFEST)
-    except KeyError:
+def _check_members(archive, path):
+    """Refuse an archive that is not a model file's shape: no manifest, a member named
+    twice (which one counts would be a guess), or a member that is compressed or
+    declares other sizes than the bytes it has in the file (whatever its header says,
+    no member then makes loading allocate more than the file holds)."""
+    infos = archive.infolist()
+    names = Counter(info.filename for info in infos)
+    if MANIFEST not in names:
         raise ModelFileError(
             f"{path} is a zip archive but not an fdlsr model file (it has no "
             f"{MANIFEST}); {_SAVE_HINT}"
-        ) from None
-    if info.file_size > _MANIFEST_LIMIT:
-        raise ModelFileError(f"{path}: its {MANIFEST} is too large to be a model's")
+        )
+    twice = [name for name, count in names.items() if count > 1]
+    if twice:
+        raise ModelFileError(
+            f"{path} holds two members named {twice[0][:60]!r}; fdlsr.save writes each "
+            "once: the file was altered, save the model again"
+        )
+    size = path.stat().st_size
+    for info in infos:
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise ModelFileError(
+                f"{path}: its member {info.filename[:60]!r} is compressed; fdlsr.save "
+                "stores every member as is (a compressed member can expand without "
+                "bound): save the model again"
+            )
+        if not info.file_size == info.compress_size <= size:
+            raise ModelFileError(
+                f"{path}: its member {info.filename[:60]!r} declares "
+                f"{info.file_size} bytes but holds {min(info.compress_size, size)}; "
+                "the file is damaged: save the model again"
+            )
+
+
+def _read_manifest(archive, path):
+    info = archive.getinfo(MANIFEST)
+    if info.file_size > MANIFEST_LIMIT:
+        raise ModelFileError(
+            f"{path}: its {MANIFEST} declares {info.file_size} bytes, more than a "
+            f"model's ({MANIFEST_LIMIT} at most); save the model again"
+        )
+    with archive.open(info) as member:
+        text = member.read(info.file_size + 1)  # a hard cap: headers can lie
+    if len(text) != info.file_size:
+        raise ModelFileError(
+            f"{path}: its {MANIFEST} holds other than the {info.file_size} bytes it "
+            "declares; the file is damaged: save the model again"
+        )
     try:
-        manifest = json.loads(archive.read(MANIFEST))
+        manifest = json.loads(text, object_pairs_hook=_unique_keys)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ModelFileError(
             f"{path}: {MANIFEST} is not valid JSON ({_one_line(error)}); the file is "
@@ -152,6 +216,15 @@ def _read_manifest(archive, path):
             f"does not say format {FORMAT!r}); {_SAVE_HINT}"
         )
     return manifest
+
+
+def _unique_keys(pairs):
+    """A JSON object as a dict, refusing a key given twice (which value counts would
+    be a guess)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a JSON object names a key twice")
+    return out
 
 
 def _check_version(manifest, path, current):

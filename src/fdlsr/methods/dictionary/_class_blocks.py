@@ -38,6 +38,30 @@ class ClassBlocks:
         sizes = set(self.sample_counts.tolist())
         self._block = sizes.pop() if len(sizes) == 1 else None
 
+    def _check_fitted_arrays(self):
+        """Raise ``ValueError`` unless the ranges and class indices are those of the
+        counts (a model file's check: all of it derives from the two counts)."""
+        counts = (self.sample_counts, self.atom_counts)
+        if not all(
+            isinstance(a, np.ndarray)
+            and a.shape == (self.sample_counts.size,)
+            and a.dtype.kind in "iu"
+            and np.all(a >= 0)
+            for a in counts
+        ):
+            raise ValueError("the class blocks' counts are not per-class counts")
+        fresh = ClassBlocks(*counts)
+        names = ["sample_edges", "atom_edges", "sample_class", "atom_class"]
+        names += ["n_classes", "n_samples", "n_atoms", "_block"]
+        derived = {name: getattr(fresh, name) for name in names}
+        if self._own is not None:  # the caches, when saved filled
+            derived["_own"] = fresh.own
+        if self._own_atoms is not None:
+            derived["_own_atoms"] = fresh.own_atoms
+        for name, value in derived.items():
+            if not np.array_equal(getattr(self, name), value):
+                raise ValueError(f"the class blocks' {name} contradict their counts")
+
     def samples(self, c):
         return slice(self.sample_edges[c], self.sample_edges[c + 1])
 

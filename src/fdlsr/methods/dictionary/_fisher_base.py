@@ -7,7 +7,12 @@ from sklearn.utils import check_random_state
 
 from ...common.base import ScoreClassifier
 from ...common.compat import Interval, StrOptions
-from ...common.validation import N_ITER, NON_NEGATIVE, label_repr
+from ...common.validation import (
+    N_ITER,
+    NON_NEGATIVE,
+    check_fitted_shapes,
+    label_repr,
+)
 from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
 from ._ksvd import canonical_order
@@ -94,6 +99,24 @@ class FisherDictionaryClassifier(ScoreClassifier):
         self.objective_ = model.objective
         self.n_iter_ = model.n_iter
         return self
+
+    def _check_fitted_arrays(self):
+        """Raise ``ValueError`` if the fitted arrays disagree with the classes, the
+        features and the class blocks (a model file's check)."""
+        if not hasattr(self, "components_"):
+            return  # not fitted
+        c, d = len(self.classes_), self.n_features_in_
+        blocks = self._blocks
+        if not isinstance(blocks, ClassBlocks) or blocks.n_classes != c:
+            raise ValueError(
+                f"{type(self).__name__}'s class blocks are not of {c} classes"
+            )
+        k, k0 = blocks.n_atoms, np.shape(self.shared_components_)[0]
+        shapes = {"components_": (k, d), "shared_components_": (k0, d)}
+        shapes.update(mean_codes_=(c, k), mean_shared_code_=(k0,))
+        check_fitted_shapes(self, shapes)
+        if np.shape(self.atom_labels_) != (k,):
+            raise ValueError(f"{type(self).__name__}.atom_labels_ is not one per atom")
 
     def _class_scores(self, X):
         Yt = np.ascontiguousarray(X.T)

@@ -85,7 +85,8 @@ class ReLSR(RelaxedRegressionClassifier):
         normalised projections) scale to large training sets; the rule can be
         changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
     n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"``.
+        Number of neighbours that vote under ``decision_rule="knn"`` (all training
+        samples, with a ``UserWarning``, if there are fewer).
     weights : {"uniform", "distance"}, default="uniform"
         Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
         distance.
@@ -191,7 +192,8 @@ class GReLSR(RelaxedRegressionClassifier):
         normalised projections) scale to large training sets; the rule can be
         changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
     n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"``.
+        Number of neighbours that vote under ``decision_rule="knn"`` (all training
+        samples, with a ``UserWarning``, if there are fewer).
     weights : {"uniform", "distance"}, default="uniform"
         Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
         distance.

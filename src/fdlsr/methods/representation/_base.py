@@ -7,11 +7,13 @@ time, in chunks of test samples bounded by scikit-learn's ``working_memory``.
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.preprocessing import normalize as l2_normalize
 from sklearn.utils import gen_batches
 
 from ...common.base import ScoreClassifier
 from ...common.compat import get_chunk_n_rows
+from ...common.validation import check_fitted_shapes
 from .residuals import ClassResiduals
 
 
@@ -37,6 +39,34 @@ class RepresentationClassifier(ScoreClassifier):
         self._class_residuals = ClassResiduals(dictionary, codes, n_classes)
         self._prepare(dictionary, codes)
         return self
+
+    def _check_fitted_arrays(self):
+        """Raise ``ValueError`` if the dictionary, its labels and what was prepared
+        from them disagree (a model file's check)."""
+        if not hasattr(self, "dictionary_"):
+            return  # not fitted
+        c, d = len(self.classes_), self.n_features_in_
+        n = np.shape(self.dictionary_)[0]
+        shapes = {"dictionary_": (n, d), "dictionary_labels_": (n,)}
+        shapes.update(gram_=(n, n), projection_=(d, n), _inverse=(n, n))
+        check_fitted_shapes(self, shapes)
+        labels = self.dictionary_labels_
+        if labels.dtype.kind not in "iu" or np.any((labels < 0) | (labels >= c)):
+            raise ValueError(
+                f"{type(self).__name__}.dictionary_labels_ are not class codes of its "
+                f"{c} classes"
+            )
+        residuals = self._class_residuals
+        expected = sp.csr_array((np.ones(n), (np.arange(n), labels)), shape=(n, c))
+        if (
+            not isinstance(residuals, ClassResiduals)
+            or residuals.indicator.shape != (n, c)
+            or (residuals.indicator != expected).nnz
+            or residuals.block_gram.shape != (n, n)
+        ):
+            raise ValueError(
+                f"{type(self).__name__}'s class residuals disagree with its dictionary"
+            )
 
     def _by_chunks(self, X, compute, width):
         """``compute`` on memory-bounded chunks of the normalised samples ``X``
