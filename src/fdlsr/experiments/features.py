@@ -38,6 +38,7 @@ from .. import __version__
 from ..errors import ConfigError, DatasetError
 from .datasets._dataset import one_line
 from .datasets._image_lists import image_list
+from .outputs import FEATURES_FILE, check_output
 
 DEFAULT_MODEL = "vgg19"
 PENULTIMATE = "penultimate"
@@ -315,6 +316,7 @@ def extract_features(
     workers=0,
     seed=0,
     progress=None,
+    force=False,
 ):
     """Extract deep features of the images of ``source`` and save them to ``output``.
 
@@ -346,6 +348,9 @@ def extract_features(
     progress : callable, optional
         ``progress(done, total)`` after each batch (after the chunk it completes is
         written).
+    force : bool, default=False
+        Replace an existing ``output`` that is not a features file (never one of the
+        images, nor a file of a results store: see :mod:`.outputs`).
 
     Returns
     -------
@@ -362,6 +367,9 @@ def extract_features(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be a whole number >= 1, got {value!r}")
     images = image_list(source, layout)
+    check_output(
+        output, inputs=[source, *images.files, weights], kind=FEATURES_FILE, force=force
+    )
     backbone = load_backbone(model, weights, layer, seed)
     device = pick_device(device)
     backbone.model.to(device)

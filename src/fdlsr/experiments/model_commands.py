@@ -6,7 +6,16 @@ import time
 from pathlib import Path
 
 from ..errors import ConfigError
-from .command_support import config_from_args, emit, load, reason, warn
+from .command_support import (
+    config_file,
+    config_from_args,
+    dataset_file,
+    emit,
+    load,
+    reason,
+    warn,
+)
+from .outputs import MODEL_FILE, check_output
 from .protocol import data_warnings
 
 
@@ -23,6 +32,12 @@ def fit(args):
     ((method, params, tuned),) = ex.resolved()  # name and parameters, checked first
     out = _model_path(args.out)
     dataset = load(args, ex)
+    check_output(
+        out,
+        inputs=[dataset.path, config_file(args)],
+        kind=MODEL_FILE,
+        force=args.force,
+    )
     warn(data_warnings(dataset, []), dataset)
     if tuned:
         print(
@@ -85,6 +100,10 @@ def predict(args):
 
     from .persistence import load as load_model
 
+    if args.output:
+        check_output(
+            args.output, inputs=[args.model, dataset_file(args.data, args.data_dir)]
+        )
     model = load_model(args.model)
     X, y, name = _prediction_data(args)
     expected = getattr(model, "n_features_in_", None)

@@ -11,15 +11,18 @@ rows got its parameters (:data:`TUNING`), explained in a note under the title.
 """
 
 import csv
+import hashlib
 import io
 import json
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from importlib import resources
 
 import numpy as np
 
 from ..errors import ConfigError, UnreliableResultWarning
 from ..methods import METHODS, family_rank
+from .protocol import FIXED
 
 FAMILY_TITLES = {
     "representation": "Representation-based",
@@ -90,31 +93,81 @@ def paper_results(table, dataset=None):
     return rows
 
 
-def _label_settings(rows):
-    """A display label per (method, setting): the method, plus what differs if needed."""
-    settings = defaultdict(dict)
+def _spec(setting):
+    """A row's setting as a dict (``params``, and ``cv`` or ``normalise`` when set)."""
+    try:
+        spec = json.loads(setting)
+    except (TypeError, ValueError):
+        spec = None
+    return spec if isinstance(spec, dict) else {"params": {}}
+
+
+def _normalised(row):
+    """Whether a row's samples were unit-normalised (its setting says when not)."""
+    return _spec(row.get("setting")).get("normalise", True) is not False
+
+
+def _variant(row):
+    """What sets a row's cells apart from other rows of its method in a table: its
+    setting (parameters, tuning, normalisation) and the seed of its splits."""
+    return row["method"], row["setting"], row["seed"]
+
+
+def table_seed(rows):
+    """The seed of most of the rows (the smallest of the most common)."""
+    seeds = Counter(r["seed"] for r in rows)
+    return min(seeds, key=lambda seed: (-seeds[seed], seed)) if seeds else None
+
+
+def row_labels(rows):
+    """A display label per variant (:func:`_variant`) of ``rows``, the rows of one
+    table: the method, plus what sets the variant apart where something does.
+
+    Settings of one method are told apart by the parameters that differ (or ``cv``,
+    and ``fixed`` beside a tuned setting); ``raw`` marks rows of raw samples in a table
+    that also has unit-normalised ones; ``seed S`` rows whose splits were drawn with
+    another seed than most rows of the table.
+    """
+    settings = defaultdict(lambda: defaultdict(set))
     for r in rows:
-        settings[r["method"]][r["setting"]] = r
+        settings[r["method"]][r["setting"]].add(r["seed"])
+    mixed = len({_normalised(r) for r in rows}) > 1
+    usual = table_seed(rows)
     labels = {}
     for method, by_setting in settings.items():
-        if len(by_setting) == 1:
-            (setting,) = by_setting
-            labels[method, setting] = method
-            continue
-        specs = {s: json.loads(s) for s in by_setting}
-        keys = set().union(*(spec["params"] for spec in specs.values()))
+        specs = {setting: _spec(setting) for setting in by_setting}
         varying = sorted(
             key
-            for key in keys
-            if len({json.dumps(spec["params"].get(key)) for spec in specs.values()}) > 1
+            for key in set().union(*(spec.get("params", {}) for spec in specs.values()))
+            if len(
+                {json.dumps(spec.get("params", {}).get(key)) for spec in specs.values()}
+            )
+            > 1
         )
+        folds = {json.dumps(spec["cv"]) for spec in specs.values() if "cv" in spec}
+        tuned = bool(folds)
         for setting, spec in specs.items():
-            parts = ["cv"] if "cv" in spec else []
-            if "cv" not in spec:
+            parts = []
+            if len(specs) > 1 and "cv" in spec:
+                parts.append("cv")
+                if len(folds) > 1:  # two searches: by their folds or grid
+                    parts.append(f"folds={spec['cv'].get('folds')}")
+            elif len(specs) > 1:
                 parts += [f"{key}={spec['params'].get(key)}" for key in varying]
-            if spec.get("normalise") is False:
+                if not parts and tuned:
+                    parts.append("fixed")
+            if mixed and spec.get("normalise", True) is False:
                 parts.append("raw")
-            labels[method, setting] = f"{method} ({', '.join(parts) or 'fixed'})"
+            for seed in by_setting[setting]:
+                shown = parts + ([f"seed {seed}"] if seed != usual else [])
+                labels[method, setting, seed] = (
+                    f"{method} ({', '.join(shown)})" if shown else method
+                )
+    counts = Counter(labels.values())
+    for variant, label in labels.items():  # still alike (e.g. two grids): by setting
+        if counts[label] > 1:
+            digest = hashlib.sha256(variant[1].encode()).hexdigest()[:6]
+            labels[variant] = f"{label} [setting {digest}]"
     return labels
 
 
@@ -130,51 +183,29 @@ def _tuning(row):
     return tuning if tuning in TUNING else "unrecorded"
 
 
-def chosen_rules(rows):
-    """One line per method whose decision rule was chosen by cross-validation
-    (``--cv`` with ``decision_rule`` in its grid): how often each rule won, per k."""
-    counts = defaultdict(lambda: defaultdict(dict))
-    for r in rows:
-        rule = (r.get("params") or {}).get("decision_rule")
-        setting = json.loads(r.get("setting") or "{}")
-        searched = "decision_rule" in setting.get("cv", {}).get("grid", {})
-        if rule is None or not searched or r.get("accuracy") is None:
-            continue
-        per_k = counts[r["method"]][r["k"]]
-        per_k[rule] = per_k.get(rule, 0) + 1
-    lines = []
-    for method, by_k in sorted(counts.items()):
-        parts = []
-        for k in sorted(by_k, key=lambda k: (isinstance(k, str), str(k).zfill(9))):
-            total = sum(by_k[k].values())
-            won = sorted(by_k[k].items(), key=lambda item: (-item[1], item[0]))
-            parts.append(
-                f"k={k}: " + ", ".join(f"{rule} {n}/{total}" for rule, n in won)
-            )
-        lines.append(
-            f"{method} decision rule chosen by cross-validation (splits won): "
-            + "; ".join(parts)
-            + "."
-        )
-    return lines
-
-
 def summarise(rows):
-    """Aggregate result rows: one dict per dataset x method setting x k."""
-    labels = _label_settings(rows)
+    """Aggregate the result rows of one table: one dict per variant (method, setting,
+    seed) x k, with the splits it is over (``draws``) and its normalisation."""
+    labels = row_labels(rows)
     groups = defaultdict(list)
     for r in rows:
-        groups[r["dataset"], r["method"], r["setting"], r["k"]].append(r)
+        groups[(r["dataset"], *_variant(r), r["k"])].append(r)
     out = []
-    for (dataset, method, setting, k), all_runs in groups.items():
+    for (dataset, method, setting, seed, k), all_runs in groups.items():
         group = [r for r in all_runs if r.get("accuracy") is not None]
         failed = [r for r in all_runs if r.get("accuracy") is None]
+        common = {
+            "dataset": dataset,
+            "method": method,
+            "label": labels[method, setting, seed],
+            "seed": seed,
+            "normalise": _normalised(all_runs[0]),
+            "draws": _draws(group, k),
+        }
         if not group:  # the method could not run in this setting (see the rows' error)
             out.append(
                 {
-                    "dataset": dataset,
-                    "method": method,
-                    "label": labels[method, setting],
+                    **common,
                     "family": _family(all_runs[0]),
                     "source": "ours",
                     "k": k,
@@ -194,9 +225,7 @@ def summarise(rows):
         doubts = [w for w in map(_doubt, group) if w]
         out.append(
             {
-                "dataset": dataset,
-                "method": method,
-                "label": labels[method, setting],
+                **common,
                 "family": _family(group[0]),
                 "source": "ours",
                 "k": k,
@@ -213,6 +242,12 @@ def summarise(rows):
             }
         )
     return out
+
+
+def _draws(rows, k):
+    """The random splits a cell is over: its ``(seed, split)`` pairs (a data set's own
+    split, ``k="fixed"``, is the same whatever the seed)."""
+    return tuple(sorted((-1 if k == FIXED else r["seed"], r["split"]) for r in rows))
 
 
 def _doubt(row):
@@ -328,25 +363,74 @@ def _time(value, fmt="md"):
     return f"{value:.4f}" if value < 100 else f"{value:.1f}"
 
 
-def _best(ks, rows):
-    """Per k, the labels of our best mean, ties included (bold, as in the paper).
+def _best(summary):
+    """Per k, the labels of our best mean, ties included (bold, as in the paper), among
+    the cells that can fairly be compared; and why each other cell of ours was not.
 
-    Only cells over the most splits at that k compete: a mean over 3 splits is not
-    the best beside means over 10 (a run in progress, or a setting no longer run).
+    Cells compete only if they are over the same random splits (seed and split
+    numbers, hence as many) of samples normalised alike; a table holds one data set.
+    In each column the largest such group competes: the one over the most splits (a
+    mean over 3 splits is not the best beside means over 10, as in a run in progress),
+    then the one with the most cells, then unit-normalised samples.
+
+    Returns
+    -------
+    best : dict
+        ``{k: {label, ...}}``.
+    left_out : dict
+        ``{(label, reason): [k, ...]}`` for the cells that were not compared.
     """
-    best = {}
-    for k in ks:
-        ours = [
-            (r["cells"][k][0], r["cells"][k][2], r["label"])
-            for r in rows
-            if r["source"] == "ours" and r["cells"].get(k, (None,))[0] is not None
-        ]
-        most = max((n for _, n, _ in ours), default=0)
-        ours = [(mean, label) for mean, n, label in ours if n == most]
-        if len(ours) > 1:
-            top = round(max(mean for mean, _ in ours), 2)
-            best[k] = {label for mean, label in ours if round(mean, 2) == top}
-    return best
+    best, left_out = {}, defaultdict(list)
+    columns = defaultdict(lambda: defaultdict(list))
+    for s in summary:
+        if s["mean"] is not None:
+            columns[s["k"]][s["draws"], s["normalise"]].append(s)
+    for k in sorted(columns, key=_k_order):
+        groups = columns[k]
+        draws, normalise = max(groups, key=lambda key: _rank(key, groups[key]))
+        competing = groups[draws, normalise]
+        if len(competing) > 1:
+            top = round(max(s["mean"] for s in competing), 2)
+            best[k] = {s["label"] for s in competing if round(s["mean"], 2) == top}
+        for key, cells in groups.items():
+            for s in cells if key != (draws, normalise) else ():
+                left_out[s["label"], _why_apart(s, draws, normalise)].append(k)
+    return best, left_out
+
+
+def _rank(key, cells):
+    """The order of the groups of a column (see :func:`_best`); last, the smaller
+    seed, so that the choice never depends on the order of the rows."""
+    draws, normalise = key
+    return len(draws), len(cells), normalise, -min(seed for seed, _ in draws)
+
+
+def _why_apart(cell, draws, normalise):
+    """Why ``cell`` was not compared with cells over ``draws`` normalised as
+    ``normalise``, in a few words."""
+    if cell["normalise"] != normalise:
+        return "raw samples" if normalise else "unit-normalised samples, the rest raw"
+    if len(cell["draws"]) < len(draws):
+        return f"{len(cell['draws'])} of {len(draws)} splits"
+    seeds = sorted({seed for seed, _ in cell["draws"]})
+    if seeds != sorted({seed for seed, _ in draws}):
+        return "other random splits (seed " + ", ".join(map(str, seeds)) + ")"
+    return "other random splits"
+
+
+def fairness_note(left_out):
+    """The note that says which cells were left out of the comparison for bold, and why
+    (``left_out`` from :func:`_best`); or None."""
+    if not left_out:
+        return None
+    parts = [
+        f"{label} at k={', '.join(map(str, ks))} ({reason})"
+        for (label, reason), ks in left_out.items()
+    ]
+    return (
+        "Bold: the best of our means in a column, among cells over the same random "
+        "splits of samples normalised alike; not compared: " + "; ".join(parts) + "."
+    )
 
 
 def unreliable_notes(summary):
@@ -378,15 +462,17 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
         if s["mean"] is None
     ]
     notes += unreliable_notes(summary)
+    best, left_out = _best(summary)
+    notes += filter(None, [fairness_note(left_out)])
     if any(r.get("tuning") for r in rows):
         notes.append(TUNING_NOTE)
-    best = _best(ks, rows)
     if fmt == "md":
-        lines = [f"### {title}", ""] if title else []
-        lines += [f"> {note}" for note in notes] + ([""] if notes else [])
+        lines = [f"### {_md(title)}", ""] if title else []
+        lines += [f"> {' '.join(note.splitlines())}" for note in notes]
+        lines += [""] if notes else []
         head = (
             ["Method"]
-            + [f"k={k}" for k in ks]
+            + [f"k={_md(k)}" for k in ks]
             + ["Training time (s)", "Test time (s)", "Parameters"]
         )
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -395,14 +481,14 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
             if r["family"] != family:
                 family = r["family"]
                 lines.append(
-                    f"| *{FAMILY_TITLES.get(family, family)}* |"
+                    f"| *{_md(FAMILY_TITLES.get(family, family))}* |"
                     + " |" * (len(head) - 1)
                 )
             cells = [
                 _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
                 for k in ks
             ]
-            label = r["label"] if r["source"] == "ours" else f"*{r['label']}*"
+            label = _md(r["label"]) if r["source"] == "ours" else f"*{_md(r['label'])}*"
             lines.append(
                 "| "
                 + " | ".join(
@@ -429,17 +515,38 @@ def _tuning_cell(row, fmt="md"):
     return "—" if fmt == "md" else "--"
 
 
+# Characters that Markdown (GitHub's) would read as table or inline markup.
+_MD_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
+# What LaTeX reads as commands, in one pass so that no escape is escaped again.
+_TEX_SPECIAL = re.compile(r"<=|>=|" + MARK + r"|[\\{}$^_%&#~]")
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "^": r"\^{}",
+    "_": r"\_",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "~": r"\textasciitilde{}",
+    MARK: MARK_TEX,
+    "<=": r"$\le$",
+    ">=": r"$\ge$",
+}
+
+
+def _md(text):
+    """``text`` as literal Markdown inside a table cell or a heading: markup escaped
+    with a backslash, a line break made a space (it would end the row)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+
+
 def _tex(text):
-    return (
-        text.replace("\\", r"\textbackslash{}")
-        .replace("_", r"\_")
-        .replace("%", r"\%")
-        .replace("&", r"\&")
-        .replace("#", r"\#")
-        .replace(MARK, MARK_TEX)
-        .replace("<=", r"$\le$")
-        .replace(">=", r"$\ge$")
-    )
+    """``text`` as literal LaTeX text: every special character escaped, a line break
+    made a space (a blank line would end a caption's paragraph)."""
+    text = " ".join(str(text).splitlines())
+    return _TEX_SPECIAL.sub(lambda match: _TEX[match.group()], text)
 
 
 def _latex(ks, rows, n_max, best, title, notes):
@@ -456,7 +563,7 @@ def _latex(ks, rows, n_max, best, title, notes):
     lines.append(
         " & ".join(
             ["Train No."]
-            + [str(k) for k in ks]
+            + [_tex(k) for k in ks]
             + ["Training time", "Test time", "Parameters"]
         )
         + r" \\"
