@@ -99,7 +99,8 @@ def run(args):
             command,
             settings=settings,
             # the rows the config's note speaks of: its own settings
-            configured=described and not _changes_setting(args),
+            configured=_configured(args, settings) if described else (),
+            stored=store.rows,
             title=config.title if described else None,
             paper_table=paper_table,
             note=config.note if described else None,
@@ -132,9 +133,16 @@ def run(args):
     return 0
 
 
-def _changes_setting(args):
-    """Whether the command changes the settings its config gives the methods."""
-    return bool(args.params or args.raw or args.cv is not None or args.cv_folds)
+def _configured(args, methods):
+    """The methods whose settings the command leaves as its config gives them (no
+    --raw, --cv-folds, --cv naming them, or --params of theirs)."""
+    if args.raw or args.cv_folds or args.cv == []:
+        return []
+    changed = {name.lower() for name in args.cv or []}
+    for key, _ in args.params:
+        method = key.rpartition(".")[0]
+        changed |= {method.lower()} if method else {m.lower() for m in methods}
+    return [m for m in methods if m.lower() not in changed]
 
 
 def features(args):

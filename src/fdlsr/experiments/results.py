@@ -167,30 +167,41 @@ def table_info(info, dataset):
     return table
 
 
-def record_run(info, dataset, command, *, settings, configured, **config):
+def record_run(info, dataset, command, *, settings, configured, stored=(), **config):
     """``info`` (a store's experiment.json) with a run on ``dataset`` added.
 
     ``settings`` maps each method the run asked for to the settings of its runs;
-    ``configured`` says whether they are the config's own (no --params, --raw or
-    --cv). ``config`` holds the title, paper_table, note and source of the run's
-    config: a value that is None leaves the one recorded.
+    ``configured`` names the methods whose settings are the config's own (not changed
+    by --params, --raw or --cv). ``config`` holds the title, paper_table, note and source of the run's
+    config: an empty value leaves the one recorded. ``stored`` lists the rows already
+    in the store: the rows of an ``info`` written before it had a part per data set
+    are taken to be its config's.
     """
     tables = dict(info.get("tables") or {})
     if "tables" not in info and "dataset" in info:  # the one data set of an old store
-        tables[info["dataset"]] = table_info(info, info["dataset"])
+        old = info["dataset"]
+        tables[old] = table_info(info, old)
+        tables[old]["configured"] = _settings(r for r in stored if r["dataset"] == old)
     table = dict(tables.get(dataset, {}))
-    table.update({key: value for key, value in config.items() if value is not None})
+    table.update({key: value for key, value in config.items() if value})
     table.setdefault("title", dataset)
     table["commands"] = _added(table.get("commands", []), [command])
     table["methods"] = _added(table.get("methods", []), list(settings))
-    if configured:
-        known = dict(table.get("configured", {}))
-        for method, keys in settings.items():
-            known[method] = _added(known.get(method, []), keys)
-        table["configured"] = known
+    known = dict(table.get("configured", {}))
+    for method in configured:
+        known[method] = _added(known.get(method, []), settings[method])
+    table["configured"] = known
     tables[dataset] = table
     commands = info.get("commands") or ([info["command"]] if "command" in info else [])
     return {"commands": _added(commands, [command]), "tables": tables}
+
+
+def _settings(rows):
+    """``{method: [setting, ...]}`` of ``rows``."""
+    out = {}
+    for row in rows:
+        out[row["method"]] = _added(out.get(row["method"], []), [row["setting"]])
+    return out
 
 
 def _added(old, new):
