@@ -144,17 +144,17 @@ def row_labels(rows):
             )
             > 1
         )
-        folds = {json.dumps(spec["cv"]) for spec in specs.values() if "cv" in spec}
-        tuned = bool(folds)
+        searches = [spec["cv"] for spec in specs.values() if "cv" in spec]
+        folds = {json.dumps(search.get("folds")) for search in searches}
         for setting, spec in specs.items():
             parts = []
             if len(specs) > 1 and "cv" in spec:
                 parts.append("cv")
-                if len(folds) > 1:  # two searches: by their folds or grid
+                if len(folds) > 1:  # searches over other folds
                     parts.append(f"folds={spec['cv'].get('folds')}")
             elif len(specs) > 1:
                 parts += [f"{key}={spec['params'].get(key)}" for key in varying]
-                if not parts and tuned:
+                if not parts and searches:
                     parts.append("fixed")
             if mixed and spec.get("normalise", True) is False:
                 parts.append("raw")
