@@ -11,7 +11,14 @@ config's note only of the rows run as that config sets them.
 from collections import defaultdict
 
 from .protocol import FIXED, POOLED
-from .report import _k_order, _normalised, _spec, _variant, row_labels, table_seed
+from .variants import (
+    is_normalised,
+    k_order,
+    row_labels,
+    setting_spec,
+    table_seed,
+    variant,
+)
 
 
 def table_notes(rows, table, command=None):
@@ -76,10 +83,10 @@ def _protocol(rows, labels):
     if len(drawn) < len(rows):
         how.append("on the dataset's own train/test split (column k=fixed, one run)")
     measure = "as mean ± sample std " if n > 1 else ""
-    normalised = {_normalised(r) for r in rows}
-    if normalised == {True}:
+    kinds = {is_normalised(r) for r in rows}
+    if kinds == {True}:
         samples = "unit-normalised samples"
-    elif normalised == {False}:
+    elif kinds == {False}:
         samples = "raw samples (--raw)"
     else:
         samples = "unit-normalised samples, raw ones (--raw) in the rows marked raw"
@@ -94,10 +101,10 @@ def _fdlsr_parameters(rows, labels):
     """FDLSR's fixed parameters, read from its rows' settings (one sentence), or None."""
     fixed = defaultdict(list)  # the parameters of each fixed setting: its labels
     for r in rows:
-        spec = _spec(r["setting"])
+        spec = setting_spec(r["setting"])
         if r["method"] == "FDLSR" and "cv" not in spec and spec.get("params"):
             text = ", ".join(f"{k}={v}" for k, v in spec["params"].items())
-            label = labels[_variant(r)]
+            label = labels[variant(r)]
             if label not in fixed[text]:
                 fixed[text].append(label)
     if not fixed:
@@ -118,15 +125,17 @@ def chosen_rules(rows, labels=None):
     counts = defaultdict(lambda: defaultdict(dict))
     for r in rows:
         rule = (r.get("params") or {}).get("decision_rule")
-        searched = "decision_rule" in _spec(r["setting"]).get("cv", {}).get("grid", {})
+        searched = "decision_rule" in setting_spec(r["setting"]).get("cv", {}).get(
+            "grid", {}
+        )
         if rule is None or not searched or r.get("accuracy") is None:
             continue
-        per_k = counts[labels[_variant(r)]][r["k"]]
+        per_k = counts[labels[variant(r)]][r["k"]]
         per_k[rule] = per_k.get(rule, 0) + 1
     lines = []
     for label, by_k in sorted(counts.items()):
         parts = []
-        for k in sorted(by_k, key=_k_order):
+        for k in sorted(by_k, key=k_order):
             total = sum(by_k[k].values())
             won = sorted(by_k[k].items(), key=lambda item: (-item[1], item[0]))
             parts.append(
@@ -159,7 +168,7 @@ def _config_note(rows, table, labels):
     if own == theirs:
         return note
     others = sorted(
-        {labels[_variant(r)] for r in rows if (r["method"], r["setting"]) not in own}
+        {labels[variant(r)] for r in rows if (r["method"], r["setting"]) not in own}
     )
     source = table.get("source") or "the config"
     return (

@@ -11,18 +11,24 @@ rows got its parameters (:data:`TUNING`), explained in a note under the title.
 """
 
 import csv
-import hashlib
 import io
-import json
 import re
-from collections import Counter, defaultdict
+from collections import defaultdict
 from importlib import resources
 
 import numpy as np
 
 from ..errors import ConfigError, UnreliableResultWarning
 from ..methods import METHODS, family_rank
-from .protocol import FIXED
+from .variants import (
+    best_cells,
+    fairness_note,
+    is_normalised,
+    k_order,
+    row_labels,
+    splits_of,
+    variant,
+)
 
 FAMILY_TITLES = {
     "representation": "Representation-based",
@@ -93,84 +99,6 @@ def paper_results(table, dataset=None):
     return rows
 
 
-def _spec(setting):
-    """A row's setting as a dict (``params``, and ``cv`` or ``normalise`` when set)."""
-    try:
-        spec = json.loads(setting)
-    except (TypeError, ValueError):
-        spec = None
-    return spec if isinstance(spec, dict) else {"params": {}}
-
-
-def _normalised(row):
-    """Whether a row's samples were unit-normalised (its setting says when not)."""
-    return _spec(row.get("setting")).get("normalise", True) is not False
-
-
-def _variant(row):
-    """What sets a row's cells apart from other rows of its method in a table: its
-    setting (parameters, tuning, normalisation) and the seed of its splits."""
-    return row["method"], row["setting"], row["seed"]
-
-
-def table_seed(rows):
-    """The seed of most of the rows (the smallest of the most common)."""
-    seeds = Counter(r["seed"] for r in rows)
-    return min(seeds, key=lambda seed: (-seeds[seed], seed)) if seeds else None
-
-
-def row_labels(rows):
-    """A display label per variant (:func:`_variant`) of ``rows``, the rows of one
-    table: the method, plus what sets the variant apart where something does.
-
-    Settings of one method are told apart by the parameters that differ (or ``cv``,
-    and ``fixed`` beside a tuned setting); ``raw`` marks rows of raw samples in a table
-    that also has unit-normalised ones; ``seed S`` rows whose splits were drawn with
-    another seed than most rows of the table.
-    """
-    settings = defaultdict(lambda: defaultdict(set))
-    for r in rows:
-        settings[r["method"]][r["setting"]].add(r["seed"])
-    mixed = len({_normalised(r) for r in rows}) > 1
-    usual = table_seed(rows)
-    labels = {}
-    for method, by_setting in settings.items():
-        specs = {setting: _spec(setting) for setting in by_setting}
-        varying = sorted(
-            key
-            for key in set().union(*(spec.get("params", {}) for spec in specs.values()))
-            if len(
-                {json.dumps(spec.get("params", {}).get(key)) for spec in specs.values()}
-            )
-            > 1
-        )
-        searches = [spec["cv"] for spec in specs.values() if "cv" in spec]
-        folds = {json.dumps(search.get("folds")) for search in searches}
-        for setting, spec in specs.items():
-            parts = []
-            if len(specs) > 1 and "cv" in spec:
-                parts.append("cv")
-                if len(folds) > 1:  # searches over other folds
-                    parts.append(f"folds={spec['cv'].get('folds')}")
-            elif len(specs) > 1:
-                parts += [f"{key}={spec['params'].get(key)}" for key in varying]
-                if not parts and searches:
-                    parts.append("fixed")
-            if mixed and spec.get("normalise", True) is False:
-                parts.append("raw")
-            for seed in by_setting[setting]:
-                shown = parts + ([f"seed {seed}"] if seed != usual else [])
-                labels[method, setting, seed] = (
-                    f"{method} ({', '.join(shown)})" if shown else method
-                )
-    counts = Counter(labels.values())
-    for variant, label in labels.items():  # still alike (e.g. two grids): by setting
-        if counts[label] > 1:
-            digest = hashlib.sha256(variant[1].encode()).hexdigest()[:6]
-            labels[variant] = f"{label} [setting {digest}]"
-    return labels
-
-
 def _tuning(row):
     """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
     (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
@@ -189,7 +117,7 @@ def summarise(rows):
     labels = row_labels(rows)
     groups = defaultdict(list)
     for r in rows:
-        groups[(r["dataset"], *_variant(r), r["k"])].append(r)
+        groups[(r["dataset"], *variant(r), r["k"])].append(r)
     out = []
     for (dataset, method, setting, seed, k), all_runs in groups.items():
         group = [r for r in all_runs if r.get("accuracy") is not None]
@@ -199,8 +127,8 @@ def summarise(rows):
             "method": method,
             "label": labels[method, setting, seed],
             "seed": seed,
-            "normalise": _normalised(all_runs[0]),
-            "draws": _draws(group, k),
+            "normalise": is_normalised(all_runs[0]),
+            "draws": splits_of(group, k),
         }
         if not group:  # the method could not run in this setting (see the rows' error)
             out.append(
@@ -244,12 +172,6 @@ def summarise(rows):
     return out
 
 
-def _draws(rows, k):
-    """The random splits a cell is over: its ``(seed, split)`` pairs (a data set's own
-    split, ``k="fixed"``, is the same whatever the seed)."""
-    return tuple(sorted((-1 if k == FIXED else r["seed"], r["split"]) for r in rows))
-
-
 def _doubt(row):
     """The run's warning that its result is unreliable (:data:`DOUBT`), or None."""
     return next((w for w in row.get("warnings", ()) if w.startswith(DOUBT)), None)
@@ -259,14 +181,9 @@ def _norm(name):
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-def _k_order(k):
-    """Columns in order: numbers of samples per class, then "fixed" (a dataset's split)."""
-    return (isinstance(k, str), str(k) if isinstance(k, str) else k)
-
-
 def table_rows(summary, paper=None):
     """Ordered table rows ``{label, family, source, cells: {k: (mean, std, n)}, times}``."""
-    ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=_k_order)
+    ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=k_order)
     order = {_norm(name): i for i, name in enumerate(METHODS)}
     paper_order = {}
     for p in paper or []:
@@ -295,7 +212,7 @@ def table_rows(summary, paper=None):
         at = [
             s
             for s in summary
-            if s["label"] == row["label"] and ran and s["k"] == max(ran, key=_k_order)
+            if s["label"] == row["label"] and ran and s["k"] == max(ran, key=k_order)
         ]
         row["train_time"] = at[0]["train_time"] if at else None
         row["test_time"] = at[0]["test_time"] if at else None
@@ -363,81 +280,11 @@ def _time(value, fmt="md"):
     return f"{value:.4f}" if value < 100 else f"{value:.1f}"
 
 
-def _best(summary):
-    """Per k, the labels of our best mean, ties included (bold, as in the paper), among
-    the cells that can fairly be compared; and why each other cell of ours was not.
-
-    Cells compete only if they are over the same random splits (seed and split
-    numbers, hence as many) of samples normalised alike; a table holds one data set.
-    In each column the largest such group competes: the one over the most splits (a
-    mean over 3 splits is not the best beside means over 10, as in a run in progress),
-    then the one with the most cells, then unit-normalised samples.
-
-    Returns
-    -------
-    best : dict
-        ``{k: {label, ...}}``.
-    left_out : dict
-        ``{(label, reason): [k, ...]}`` for the cells that were not compared.
-    """
-    best, left_out = {}, defaultdict(list)
-    columns = defaultdict(lambda: defaultdict(list))
-    for s in summary:
-        if s["mean"] is not None:
-            columns[s["k"]][s["draws"], s["normalise"]].append(s)
-    for k in sorted(columns, key=_k_order):
-        groups = columns[k]
-        draws, normalise = max(groups, key=lambda key: _rank(key, groups[key]))
-        competing = groups[draws, normalise]
-        if len(competing) > 1:
-            top = round(max(s["mean"] for s in competing), 2)
-            best[k] = {s["label"] for s in competing if round(s["mean"], 2) == top}
-        for key, cells in groups.items():
-            for s in cells if key != (draws, normalise) else ():
-                left_out[s["label"], _why_apart(s, draws, normalise)].append(k)
-    return best, left_out
-
-
-def _rank(key, cells):
-    """The order of the groups of a column (see :func:`_best`); last, the smaller
-    seed, so that the choice never depends on the order of the rows."""
-    draws, normalise = key
-    return len(draws), len(cells), normalise, -min(seed for seed, _ in draws)
-
-
-def _why_apart(cell, draws, normalise):
-    """Why ``cell`` was not compared with cells over ``draws`` normalised as
-    ``normalise``, in a few words."""
-    if cell["normalise"] != normalise:
-        return "raw samples" if normalise else "unit-normalised samples, the rest raw"
-    if len(cell["draws"]) < len(draws):
-        return f"{len(cell['draws'])} of {len(draws)} splits"
-    seeds = sorted({seed for seed, _ in cell["draws"]})
-    if seeds != sorted({seed for seed, _ in draws}):
-        return "other random splits (seed " + ", ".join(map(str, seeds)) + ")"
-    return "other random splits"
-
-
-def fairness_note(left_out):
-    """The note that says which cells were left out of the comparison for bold, and why
-    (``left_out`` from :func:`_best`); or None."""
-    if not left_out:
-        return None
-    parts = [
-        f"{label} at k={', '.join(map(str, ks))} ({reason})"
-        for (label, reason), ks in left_out.items()
-    ]
-    return (
-        "Bold: the best of our means in a column, among cells over the same random "
-        "splits of samples normalised alike; not compared: " + "; ".join(parts) + "."
-    )
-
-
 def unreliable_notes(summary):
     """One note per method whose cells hold runs that warned their result is
     unreliable (:data:`DOUBT`): which ``k``, in how many splits, and the warning."""
     marked = defaultdict(list)
-    for s in sorted(summary, key=lambda s: _k_order(s["k"])):
+    for s in sorted(summary, key=lambda s: k_order(s["k"])):
         if s.get("n_unreliable"):
             marked[s["label"]].append(s)
     return [
@@ -462,7 +309,7 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
         if s["mean"] is None
     ]
     notes += unreliable_notes(summary)
-    best, left_out = _best(summary)
+    best, left_out = best_cells(summary)
     notes += filter(None, [fairness_note(left_out)])
     if any(r.get("tuning") for r in rows):
         notes.append(TUNING_NOTE)
