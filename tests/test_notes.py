@@ -7,8 +7,13 @@ hold several data sets, settings, normalisations and seeds, as the issue found t
 import contextlib
 import io
 import json
+import tempfile
+from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fdlsr.experiments.cli import main
 
@@ -19,6 +24,17 @@ NOTE = "Exactly the paper's data and setting."
 def run(*argv):
     with contextlib.redirect_stderr(io.StringIO()):
         assert main(["run", *argv]) == 0
+
+
+def cli(argv):
+    """``(exit status, stdout, stderr)`` of the CLI, exit 2 included."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code
+    return status, out.getvalue(), err.getvalue()
 
 
 def report(capsys, *argv):
@@ -166,3 +182,75 @@ def test_the_shipped_tables_render_as_shipped(name, tmp_path, monkeypatch, capsy
         args.argv = argv  # the command the table names
         assert commands.report(args) == 0
         assert (tmp_path / f"t.{ext}").read_text() == (REPO / shipped).read_text()
+
+
+# -- experiment.json's part per data set: any content --------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+FIELDS = ["title", "paper_table", "note", "source", "commands", "methods", "configured"]
+TABLE = st.dictionaries(
+    st.sampled_from([*FIELDS, "other"]),
+    JSON | st.sampled_from(["III", "IX", "t|i$t_le"]) | st.just({"LSR": ["x"]}),
+    max_size=5,
+)
+INFO = st.fixed_dictionaries(
+    {},
+    optional={
+        "tables": st.dictionaries(st.sampled_from(["d.npz", "e", ""]), TABLE | JSON)
+        | JSON,
+        "commands": JSON,
+        "dataset": st.sampled_from(["d.npz", "e"]) | JSON,
+        "note": JSON,
+        "paper_table": st.sampled_from(["III", "IX"]) | JSON,
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("small")
+    rng = np.random.default_rng(0)
+    np.savez(root / "d.npz", X=rng.random((24, 10)), y=np.repeat(np.arange(4), 6))
+    argv = ["--dataset", str(root / "d.npz"), "--methods", "LSR", "-k", "3"]
+    run(*argv, "--splits", "1", "--no-table", "--out", str(root / "store"))
+    return root / "d.npz", (root / "store" / "results.jsonl").read_bytes(), argv
+
+
+def one_line_or_table(status, out, err):
+    assert "Traceback" not in err
+    if status == 0:
+        assert out.strip()
+    else:
+        assert status == 2 and len(err.strip().splitlines()) == 1, err
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(info=INFO, paper=st.sampled_from([[], ["--paper"], ["--paper", "III"]]))
+def test_any_experiment_json_gives_true_notes_or_one_line(small_store, info, paper):
+    data, rows, argv = small_store
+    with tempfile.TemporaryDirectory() as folder:
+        store = Path(folder) / "store"
+        store.mkdir()
+        (store / "results.jsonl").write_bytes(rows)
+        (store / "experiment.json").write_text(json.dumps(info))
+        one_line_or_table(*cli(["report", str(store), *paper]))
+        status, _, err = cli(["run", *argv, "--splits", "1", "--out", str(store)])
+        assert status == 0 and "Traceback" not in err, err
+        written = json.loads((store / "experiment.json").read_text())
+        table = written["tables"]["d.npz"]
+        assert any("--methods LSR" in command for command in table["commands"])
+        assert "LSR" in table["methods"] and "LSR" in table["configured"]
+        status, out, err = cli(["report", str(store), *paper])
+        one_line_or_table(status, out, err)
+        assert "ignored" not in err  # rewritten whole and readable
