@@ -86,7 +86,8 @@ def test_a_path_is_never_a_shipped_config(tmp_path, monkeypatch, capsys):
     out = tmp_path / "r"
     path = elsewhere / "evil.toml"
     assert main(["run", "--config", str(path), "--out", str(out), "--no-table"]) == 0
-    source = json.loads((out / "experiment.json").read_text())["source"]
+    (table,) = json.loads((out / "experiment.json").read_text())["tables"].values()
+    source = table["source"]
     assert source == f"config file {path.resolve()}"
     assert not source.startswith("shipped")
     # a shipped name is a shipped config, even when a file of that name is here

@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 
 import numpy as np
 import pytest
@@ -227,3 +228,62 @@ def test_parameters_column_says_how_each_row_was_chosen():
         "1-NN": "cv",
         "LSR": "unrecorded",
     }
+
+
+# -- text from the store, escaped; cells compared only where fair -------------------
+
+
+def markdown_cells(line):
+    """The cells of a Markdown table row, split at the pipes that are not escaped."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+
+def test_markdown_escapes_what_would_break_the_table():
+    name = "my|method *x* <b>\nnew"
+    rows = rows_for(name, "proposed", 2, [0.5, 0.6])
+    rows += rows_for("1-NN", "scikit-learn", 2, [0.4, 0.5])
+    text = render(summarise(rows), "md", title="a | title\nline two")
+    lines = text.splitlines()
+    assert lines[0] == r"### a \| title line two"
+    header = next(line for line in lines if line.startswith("| Method"))
+    row = next(line for line in lines if line.startswith("| my"))
+    assert len(markdown_cells(row)) == len(markdown_cells(header))
+    assert markdown_cells(row)[0] == r"my\|method \*x\* \<b\> new"
+
+
+def test_latex_escapes_every_special_character():
+    rows = rows_for("a$b^c{d}e_f&g%h#i~j\\k", "proposed", 2, [0.5, 0.6])
+    latex = render(summarise(rows), "latex", title="50% of {x} <= 1\n\nand more")
+    label = r"a\$b\^{}c\{d\}e\_f\&g\%h\#i\textasciitilde{}j\textbackslash{}k"
+    assert f"\n{label} & " in latex
+    assert r"\caption{50\% of \{x\} $\le$ 1  and more}" in latex
+
+
+def test_two_searches_of_one_method_never_share_a_label():
+    grid = '{"cv": {"folds": %d, "grid": {"lam": [1]}}, "params": {}}'
+    rows = rows_for("LSR", "relaxed", 2, [0.5, 0.6], setting=grid % 2)
+    rows += rows_for("LSR", "relaxed", 2, [0.7, 0.8], setting=grid % 3)
+    labels = sorted(s["label"] for s in summarise(rows))
+    assert labels == ["LSR (cv, folds=2)", "LSR (cv, folds=3)"]
+    text = render(summarise(rows))
+    assert "55.00" in text and "75.00" in text
+
+
+def test_cells_over_other_splits_or_samples_are_not_compared_and_say_why():
+    raw = '{"normalise": false, "params": {}}'
+    rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7], setting="{}")
+    rows += rows_for("FDLSR", "proposed", 2, [0.9, 0.9], setting=raw)
+    rows += rows_for("LSR", "relaxed", 2, [0.5, 0.6], setting="{}")
+    other = rows_for("DLSR", "relaxed", 2, [0.95, 0.95], setting="{}")
+    rows += [{**r, "seed": 3} for r in other]
+    summary = summarise(rows)
+    assert {s["label"] for s in summary} == {
+        "FDLSR", "FDLSR (raw)", "LSR", "DLSR (seed 3)",
+    }  # fmt: skip
+    text = render(summary, "md")
+    bold = [line.split(" | ")[0] for line in text.splitlines() if "**" in line]
+    assert bold == ["| FDLSR"]  # 65 beats 55; 90 and 95 are over other samples/splits
+    assert (
+        "not compared: FDLSR (raw) at k=2 (raw samples); DLSR (seed 3) at k=2 "
+        "(other random splits (seed 3))." in text
+    )

@@ -343,6 +343,11 @@ def _model_parsers(sub):
     group.add_argument(
         "-o", "--out", required=True, metavar="MODEL", help="the model file to write"
     )
+    group.add_argument(
+        "--force",
+        action="store_true",
+        help="replace MODEL even if it is not a model file (never an input)",
+    )
 
     predict = sub.add_parser(
         "predict",
@@ -410,6 +415,11 @@ def _features_parser(sub):
     )
     features.add_argument(
         "-o", "--output", required=True, help="the .npz or .mat file to write"
+    )
+    features.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUTPUT even if it is not a features file (never an input)",
     )
     features.add_argument(
         "--layout",

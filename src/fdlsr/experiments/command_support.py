@@ -5,11 +5,12 @@ the parsed arguments ask for, and the few ways a handler speaks (a data warning,
 
 import shlex
 import sys
+from pathlib import Path
 
-from ..errors import ConfigError
+from ..errors import ConfigError, FdlsrError
 from .config import Config, all_methods, load_config, shipped_configs
+from .outputs import write_atomic
 from .protocol import Experiment
-from .results import write_atomic
 
 
 def _split_params(pairs, methods):
@@ -69,6 +70,42 @@ def config_from_args(args):
     if getattr(args, "raw", False):
         ex.normalise = False
     return config
+
+
+def config_file(args):
+    """The config file a command reads (``--config PATH``), or None (a shipped one)."""
+    config = getattr(args, "config", None)
+    return None if not config or config in shipped_configs() else Path(config)
+
+
+def dataset_file(name, data_dir=None):
+    """The file or folder that a dataset name or path reads, or None when there is
+    none (yet): a name the registry does not know, a missing file, scikit-learn's."""
+    from .datasets import dataset_info
+
+    path = Path(name).expanduser()
+    if path.exists():
+        return path
+    try:
+        found = dataset_info(name, data_dir).get("path")
+    except FdlsrError:
+        return None
+    return Path(found) if found else None
+
+
+def config_speaks_of(args, dataset):
+    """Whether the config's title, note and paper table describe ``dataset``: not
+    when ``--dataset`` replaced the config's own data set by other data (a file
+    named after it, such as ``feret.mat`` for ``feret``, is taken to be it)."""
+    if not (args.config and args.dataset):
+        return True
+    own = load_config(args.config).experiment.dataset
+    if Path(own).stem == Path(dataset.name).stem:
+        return True
+    theirs = dataset_file(own, args.data_dir)
+    if theirs is None or dataset.path is None:
+        return False
+    return theirs.resolve() == Path(dataset.path).resolve()
 
 
 def load(args, experiment):

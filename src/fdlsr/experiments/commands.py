@@ -14,7 +14,9 @@ from ..errors import ConfigError
 from ..methods import get_method
 from .command_support import (
     command_line,
+    config_file,
     config_from_args,
+    config_speaks_of,
     emit,
     load,
     reason,
@@ -22,17 +24,27 @@ from .command_support import (
 )
 from .identity import stored_runs
 from .model_commands import fit, predict
+from .notes import table_notes
+from .outputs import check_output
 from .progress import Bar, Progress
 from .protocol import (
-    FIXED,
-    POOLED,
     blas_threads_per_run,
     data_warnings,
     experiment_runs,
     run_experiment,
 )
-from .report import chosen_rules, paper_results, render, summarise
-from .results import ResultStore, by_data, read_info, read_store, row_key, write_info
+from .report import PAPER_TABLES, paper_results, render, summarise
+from .results import (
+    STORE_FILES,
+    ResultStore,
+    by_data,
+    read_info,
+    read_store,
+    record_run,
+    row_key,
+    table_info,
+    write_info,
+)
 
 __all__ = [
     "config_from_args",
@@ -52,10 +64,23 @@ def run(args):
     ex = config.experiment
     dataset = load(args, ex)
     out = Path(args.out or Path("fdlsr-results") / Path(ex.dataset).stem)
+    for name in STORE_FILES:  # the store's own files, never an input
+        check_output(
+            out / name,
+            inputs=[dataset.path, config_file(args)],
+            option="--out",
+            store=out,
+        )
     runs = experiment_runs(ex, dataset)  # checks methods, parameters and k first
-    paper = _paper(
-        args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
-    )
+    described = config_speaks_of(args, dataset)
+    if not described:
+        print(
+            f"fdlsr: note: --dataset {args.dataset} replaces the data set of "
+            f"--config {args.config}: its title, note and paper table are left out",
+            file=sys.stderr,
+        )
+    paper_table = config.paper_table if described else None
+    paper = _paper(args.paper, {"paper_table": paper_table, "dataset": dataset.name})
     warn(data_warnings(dataset, ex.ks), dataset)
     with ResultStore(out) as store:
         # refuses other data under this name before anything is written
@@ -65,17 +90,22 @@ def run(args):
         stored, problem = read_info(out)
         for notice in [*store.notices, *([problem] if problem else [])]:
             print(f"fdlsr: {notice}", file=sys.stderr)
-        info = {
-            "title": config.title or dataset.name,
-            "paper_table": config.paper_table,
-            "note": config.note,
-            "dataset": dataset.name,
-            "splits": ex.splits,
-            "params": {**stored.get("params", {}), **ex.params},
-            "source": config.source,
-            "commands": _commands(stored, command),
-            "methods": _asked_methods(stored, runs),
-        }
+        settings = {}
+        for key, _, _, method, _, _ in runs:
+            settings.setdefault(method.name, []).append(key[-1])
+        info = record_run(
+            stored,
+            dataset.name,
+            command,
+            settings=settings,
+            # the rows the config's note speaks of: its own settings
+            configured=_configured(args, settings) if described else (),
+            stored=store.rows,
+            title=config.title if described else None,
+            paper_table=paper_table,
+            note=config.note if described else None,
+            source=config.source if described else None,
+        )
         write_info(out, info)
         progress = Progress(dataset.name)
         try:
@@ -90,16 +120,29 @@ def run(args):
         file=sys.stderr,
     )
     if not args.no_table:
+        table = table_info(info, dataset.name)
         print(
             render(
                 summarise(rows),
                 "md",
                 paper=paper,
-                title=info["title"],
-                notes=_notes(info, rows),
+                title=table["title"],
+                notes=table_notes(rows, table),
             )
         )
     return 0
+
+
+def _configured(args, methods):
+    """The methods whose settings the command leaves as its config gives them (no
+    --raw, --cv-folds, --cv naming them, or --params of theirs)."""
+    if args.raw or args.cv_folds or args.cv == []:
+        return []
+    changed = {name.lower() for name in args.cv or []}
+    for key, _ in args.params:
+        method = key.rpartition(".")[0]
+        changed |= {method.lower()} if method else {m.lower() for m in methods}
+    return [m for m in methods if m.lower() not in changed]
 
 
 def features(args):
@@ -121,6 +164,7 @@ def features(args):
         seed=args.seed,
         progress=bar,
         notice=lambda message: print(f"fdlsr: {message}", file=sys.stderr),
+        force=args.force,
     )
     bar.close()
     rate = record["images_per_second"]
@@ -147,75 +191,10 @@ def _paper(option, info):
     return paper_results(table, info.get("dataset"))
 
 
-def _commands(old, command):
-    """Every distinct ``fdlsr run`` command that wrote to a store whose info was
-    ``old``, oldest first (a table may combine runs of different methods, k or
-    splits)."""
-    commands = old.get("commands") or ([old["command"]] if "command" in old else [])
-    return commands + ([command] if command not in commands else [])
-
-
-def _asked_methods(old, runs):
-    """Every method a ``fdlsr run`` into this store asked for, in order of asking."""
-    asked = list(old.get("methods") or [])
-    for run in runs:
-        if run[3].name not in asked:
-            asked.append(run[3].name)
-    return asked
-
-
-def _notes(info, rows, command=None):
-    drawn = [r for r in rows if r["k"] != FIXED]
-    n = max((r["split"] for r in drawn), default=-1) + 1
-    params = info.get("params", {}).get("FDLSR")
-    how = []
-    if drawn:
-        how.append(
-            f"over {n} random split{'s' if n != 1 else ''} (k training samples per "
-            "class, the rest for testing)"
-        )
-    if len(drawn) < len(rows):
-        how.append("on the dataset's own train/test split (column k=fixed, one run)")
-    measure = "as mean ± sample std " if n > 1 else ""
-    raw = any('"normalise": false' in r.get("setting", "") for r in rows)
-    samples = "raw samples (--raw)" if raw else "unit-normalised samples"
-    notes = [
-        f"Accuracy (%) {measure}{' and '.join(how)}, {samples}; "
-        "times in seconds are means at the largest k, measured in the runs themselves "
-        "(machine and load in environment.json beside the results)."
-    ]
-    if any(POOLED in (r.get("note") or "") for r in drawn):
-        notes.append(f"Note: {POOLED}.")
-    if params:
-        notes.append(
-            "FDLSR parameters: "
-            + ", ".join(f"{k}={v}" for k, v in params.items())
-            + "."
-        )
-    notes += chosen_rules(rows)
-    present = {r["method"] for r in rows}
-    missing = [m for m in info.get("methods") or [] if m not in present]
-    if missing:
-        notes.append(
-            f"Not computed yet: {', '.join(missing)} (asked for by the commands "
-            "below; the same `fdlsr run` command computes what is missing)."
-        )
-    if info.get("note"):
-        notes.append(info["note"])
-    written = info.get("commands") or ([info["command"]] if "command" in info else [])
-    if command and written:
-        notes.append(
-            f"Rendered by `{command}` from results written by "
-            + "; ".join(f"`{c}`" for c in written)
-            + "."
-        )
-    elif command:
-        notes.append(f"Rendered by `{command}`.")
-    return notes
-
-
 def report(args):
-    outputs, notices = [], []
+    if args.output:  # never over a store's files nor into a store
+        check_output(args.output, inputs=args.results)
+    outputs, notices, tables = [], [], []
     for folder in args.results:
         store = read_store(folder)
         if not store.rows:
@@ -236,33 +215,62 @@ def report(args):
             for name in sorted(set(names))
             if names.count(name) > 1
         ]
-        command = command_line(args)
-        paper = _paper(args.paper, info | {"dataset": info.get("dataset", folder)})
         for (dataset, data), subset in sorted(
             groups.items(), key=lambda item: (item[0][0], item[0][1] or "")
         ):
-            title = (
-                info.get("title", dataset)
-                if info.get("dataset", dataset) == dataset
-                else dataset
-            )
+            table = table_info(info, dataset)
+            title = table.get("title") or dataset
             if names.count(dataset) > 1:
-                title = f"{title or dataset} (data sha256 " + (
+                title = f"{title} (data sha256 " + (
                     f"{data[:12]}...)" if data else "not recorded)"
                 )
-            outputs.append(
-                render(
-                    summarise(subset),
-                    args.format,
-                    paper=paper,
-                    title=title,
-                    notes=_notes(info, subset, command),
-                )
+            tables.append((dataset, title, table, subset))
+    command = command_line(args)
+    papers = _papers(args.paper, tables)
+    for dataset, title, table, subset in tables:
+        paper, forced = papers.get(dataset, (None, None))
+        notes = table_notes(subset, table, command)
+        if forced:
+            notes.append(forced)
+        outputs.append(
+            render(
+                summarise(subset), args.format, paper=paper, title=title, notes=notes
             )
+        )
     for notice in notices:  # after every check: an error stays one line
         print(f"fdlsr: {notice}", file=sys.stderr)
     emit("\n".join(outputs), args.output, "the report")
     return 0
+
+
+def _papers(option, tables):
+    """The paper's rows for each table: ``{dataset: (rows, note or None)}``.
+
+    ``--paper`` alone gives each data set the paper's table that its config names
+    (an error if none does); ``--paper TABLE`` puts that table under every one, with
+    a note where it is not the data set's own.
+    """
+    if option is None:
+        return {}
+    out = {}
+    for dataset, _, table, _ in tables:
+        own = table.get("paper_table")
+        if option == "auto" and not own:
+            continue
+        name = own if option == "auto" else option
+        rows = _paper(name, {"dataset": dataset})
+        forced = None
+        if name != own:
+            recorded = f"Table {own}" if own else "no table of the paper"
+            forced = (
+                f"Rows marked (paper): the paper's Table {name} ({PAPER_TABLES[name]}), "
+                f"asked for with --paper {name}; the store records {recorded} for "
+                "these data."
+            )
+        out[dataset] = (rows, forced)
+    if option == "auto" and not out:
+        _paper(option, {"dataset": tables[0][0] if tables else None})  # raises
+    return out
 
 
 def plot(args):
@@ -280,6 +288,14 @@ def plot(args):
         raise ConfigError("give the training size of the figures with -k K")
     warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
     out = Path(args.out)
+    kinds = (
+        ["convergence", "tsne", "sensitivity", "lambda"]
+        if args.kind == "all"
+        else [args.kind]
+    )
+    for kind in kinds:
+        for path in figures.paths(kind, dataset.name, out):
+            check_output(path, inputs=[dataset.path, config_file(args)], option="--out")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -287,11 +303,6 @@ def plot(args):
             f"cannot create the figures folder {out}: {reason(error)}; choose "
             "another with --out DIR"
         ) from None
-    kinds = (
-        ["convergence", "tsne", "sensitivity", "lambda"]
-        if args.kind == "all"
-        else [args.kind]
-    )
     for kind in kinds:
         paths = figures.make(
             kind,

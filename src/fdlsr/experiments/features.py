@@ -47,6 +47,7 @@ from .datasets._dataset import one_line
 from .datasets._image_lists import image_list
 from .datasets._images import MAX_LEVEL, decode_image
 from .feature_chunks import sha256
+from .outputs import FEATURES_FILE, check_output
 
 DEFAULT_MODEL = "vgg19"
 PENULTIMATE = "penultimate"
@@ -374,6 +375,7 @@ def extract_features(
     seed=0,
     progress=None,
     notice=None,
+    force=False,
 ):
     """Extract deep features of the images of ``source`` and save them to ``output``.
 
@@ -408,6 +410,9 @@ def extract_features(
     notice : callable, optional
         ``notice(message)`` with a line saying how many saved chunks are recomputed
         and why (their images changed); default: a warning.
+    force : bool, default=False
+        Replace an existing ``output`` that is not a features file (never one of the
+        images, nor a file of a results store: see :mod:`.outputs`).
 
     Returns
     -------
@@ -424,6 +429,9 @@ def extract_features(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be a whole number >= 1, got {value!r}")
     images = image_list(source, layout)
+    check_output(
+        output, inputs=[source, *images.files, weights], kind=FEATURES_FILE, force=force
+    )
     backbone = load_backbone(model, weights, layer, seed)
     device = pick_device(device)
     backbone.model.to(device)

@@ -17,21 +17,47 @@ import numpy as np  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
 from ..methods import METHODS  # noqa: E402
 from . import curves  # noqa: E402
+from .outputs import replaced_atomically, write_atomic  # noqa: E402
 
 PAPER_TSNE_METHODS = ["DLSR", "ReLSR", "GReLSR"]
+# The file name of each figure, after the data set's name.
+STEMS = {
+    "convergence": "fig1_convergence",
+    "tsne": "fig2_tsne",
+    "sensitivity": "fig3_sensitivity",
+    "lambda": "fig4_lambda",
+}
+
+
+def paths(kind, name, out):
+    """The files that :func:`make` writes in ``out`` for figure ``kind`` of data set
+    ``name``: PNG, PDF and the numbers as JSON."""
+    if kind not in STEMS:
+        raise ConfigError(
+            f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda"
+        )
+    return _files(out, f"{name}_{STEMS[kind]}")
+
+
+def _files(out, stem):
+    return [Path(out) / f"{stem}.{ext}" for ext in ("png", "pdf", "json")]
 
 
 def _save(fig, out, stem, data):
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        path = out / f"{stem}.{ext}"
-        fig.savefig(path, dpi=150 if ext == "png" else None, bbox_inches="tight")
-        paths.append(path)
+    """Write the figure and its numbers, each file whole (a temporary file renamed)."""
+    files = _files(out, stem)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    for path in files[:2]:
+        with replaced_atomically(path) as tmp:
+            fig.savefig(
+                tmp,
+                format=path.suffix[1:],
+                dpi=150 if path.suffix == ".png" else None,
+                bbox_inches="tight",
+            )
     plt.close(fig)
-    path = out / f"{stem}.json"
-    path.write_text(json.dumps(data, indent=1, default=str) + "\n")
-    return paths + [path]
+    write_atomic(files[2], json.dumps(data, indent=1, default=str) + "\n")
+    return files
 
 
 def _fmt(value):
@@ -192,8 +218,9 @@ def make(
     lambda_splits=1,
 ):
     """Compute and draw one figure; returns the paths written (PNG, PDF, JSON)."""
-    out = Path(out)
+    paths(kind, dataset.name, out)  # refuses an unknown kind before any work
     name = dataset.name
+    stem = f"{name}_{STEMS[kind]}"
     title = f"{name}, k={k} per class"
     X, codes, train, test = curves.split_data(dataset, k, seed, normalise)
     if kind == "convergence":
@@ -201,7 +228,7 @@ def make(
         return _save(
             draw_convergence(data, f"FDLSR convergence on {title}"),
             out,
-            f"{name}_fig1_convergence",
+            stem,
             data,
         )
     if kind == "tsne":
@@ -224,7 +251,7 @@ def make(
             "y_test": y_test.tolist(),
             "skipped": skipped,
         }
-        return _save(fig, out, f"{name}_fig2_tsne", data)
+        return _save(fig, out, stem, data)
     if kind == "sensitivity":
         data = curves.sensitivity(
             X, codes, train, test, {**params, "beta": sensitivity_beta}
@@ -232,7 +259,7 @@ def make(
         return _save(
             draw_sensitivity(data, f"FDLSR accuracy over α and λ on {title}"),
             out,
-            f"{name}_fig3_sensitivity",
+            stem,
             data,
         )
     if kind == "lambda":
@@ -246,9 +273,7 @@ def make(
         return _save(
             draw_lambda(data, f"FDLSR accuracy against λ on {title}"),
             out,
-            f"{name}_fig4_lambda",
+            stem,
             data,
         )
-    raise ConfigError(
-        f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda"
-    )
+    raise AssertionError(kind)  # paths() refused any other kind

@@ -8,7 +8,15 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError, one_line
-from .command_support import config_from_args, emit, load, warn
+from .command_support import (
+    config_file,
+    config_from_args,
+    dataset_file,
+    emit,
+    load,
+    warn,
+)
+from .outputs import MODEL_FILE, check_output
 from .protocol import data_warnings
 
 
@@ -25,6 +33,12 @@ def fit(args):
     ((method, params, tuned),) = ex.resolved()  # name and parameters, checked first
     out = _model_path(args.out)
     dataset = load(args, ex)
+    check_output(
+        out,
+        inputs=[dataset.path, config_file(args)],
+        kind=MODEL_FILE,
+        force=args.force,
+    )
     warn(data_warnings(dataset, []), dataset)
     if tuned:
         print(
@@ -93,6 +107,10 @@ def predict(args):
     from .datasets import label_text
     from .persistence import load as load_model
 
+    if args.output:
+        check_output(
+            args.output, inputs=[args.model, dataset_file(args.data, args.data_dir)]
+        )
     model = load_model(args.model)
     X, y, name = _prediction_data(args)
     _check_samples(X, name)
@@ -111,8 +129,8 @@ def predict(args):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     emit(text.getvalue(), args.output, "the predictions")
     if y is not None:  # compared as text: label 7 of one file is "7" of another
-        truth, classes = label_text(y), label_text(model.classes_)
-        if not set(truth.tolist()) & set(classes.tolist()):
+        truth = label_text(y)
+        if not set(truth.tolist()) & set(label_text(model.classes_).tolist()):
             print(
                 f"fdlsr: warning: no label of {name} ({_some(np.unique(y))}) is a class "
                 f"of the model ({_some(model.classes_)}): every prediction counts as "

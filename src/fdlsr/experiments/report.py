@@ -12,7 +12,7 @@ rows got its parameters (:data:`TUNING`), explained in a note under the title.
 
 import csv
 import io
-import json
+import re
 from collections import defaultdict
 from importlib import resources
 
@@ -20,6 +20,15 @@ import numpy as np
 
 from ..errors import ConfigError, UnreliableResultWarning
 from ..methods import METHODS, family_rank
+from .variants import (
+    best_cells,
+    fairness_note,
+    is_normalised,
+    k_order,
+    row_labels,
+    splits_of,
+    variant,
+)
 
 FAMILY_TITLES = {
     "representation": "Representation-based",
@@ -90,34 +99,6 @@ def paper_results(table, dataset=None):
     return rows
 
 
-def _label_settings(rows):
-    """A display label per (method, setting): the method, plus what differs if needed."""
-    settings = defaultdict(dict)
-    for r in rows:
-        settings[r["method"]][r["setting"]] = r
-    labels = {}
-    for method, by_setting in settings.items():
-        if len(by_setting) == 1:
-            (setting,) = by_setting
-            labels[method, setting] = method
-            continue
-        specs = {s: json.loads(s) for s in by_setting}
-        keys = set().union(*(spec["params"] for spec in specs.values()))
-        varying = sorted(
-            key
-            for key in keys
-            if len({json.dumps(spec["params"].get(key)) for spec in specs.values()}) > 1
-        )
-        for setting, spec in specs.items():
-            parts = ["cv"] if "cv" in spec else []
-            if "cv" not in spec:
-                parts += [f"{key}={spec['params'].get(key)}" for key in varying]
-            if spec.get("normalise") is False:
-                parts.append("raw")
-            labels[method, setting] = f"{method} ({', '.join(parts) or 'fixed'})"
-    return labels
-
-
 def _tuning(row):
     """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
     (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
@@ -130,51 +111,29 @@ def _tuning(row):
     return tuning if tuning in TUNING else "unrecorded"
 
 
-def chosen_rules(rows):
-    """One line per method whose decision rule was chosen by cross-validation
-    (``--cv`` with ``decision_rule`` in its grid): how often each rule won, per k."""
-    counts = defaultdict(lambda: defaultdict(dict))
-    for r in rows:
-        rule = (r.get("params") or {}).get("decision_rule")
-        setting = json.loads(r.get("setting") or "{}")
-        searched = "decision_rule" in setting.get("cv", {}).get("grid", {})
-        if rule is None or not searched or r.get("accuracy") is None:
-            continue
-        per_k = counts[r["method"]][r["k"]]
-        per_k[rule] = per_k.get(rule, 0) + 1
-    lines = []
-    for method, by_k in sorted(counts.items()):
-        parts = []
-        for k in sorted(by_k, key=lambda k: (isinstance(k, str), str(k).zfill(9))):
-            total = sum(by_k[k].values())
-            won = sorted(by_k[k].items(), key=lambda item: (-item[1], item[0]))
-            parts.append(
-                f"k={k}: " + ", ".join(f"{rule} {n}/{total}" for rule, n in won)
-            )
-        lines.append(
-            f"{method} decision rule chosen by cross-validation (splits won): "
-            + "; ".join(parts)
-            + "."
-        )
-    return lines
-
-
 def summarise(rows):
-    """Aggregate result rows: one dict per dataset x method setting x k."""
-    labels = _label_settings(rows)
+    """Aggregate the result rows of one table: one dict per variant (method, setting,
+    seed) x k, with the splits it is over (``draws``) and its normalisation."""
+    labels = row_labels(rows)
     groups = defaultdict(list)
     for r in rows:
-        groups[r["dataset"], r["method"], r["setting"], r["k"]].append(r)
+        groups[(r["dataset"], *variant(r), r["k"])].append(r)
     out = []
-    for (dataset, method, setting, k), all_runs in groups.items():
+    for (dataset, method, setting, seed, k), all_runs in groups.items():
         group = [r for r in all_runs if r.get("accuracy") is not None]
         failed = [r for r in all_runs if r.get("accuracy") is None]
+        common = {
+            "dataset": dataset,
+            "method": method,
+            "label": labels[method, setting, seed],
+            "seed": seed,
+            "normalise": is_normalised(all_runs[0]),
+            "draws": splits_of(group, k),
+        }
         if not group:  # the method could not run in this setting (see the rows' error)
             out.append(
                 {
-                    "dataset": dataset,
-                    "method": method,
-                    "label": labels[method, setting],
+                    **common,
                     "family": _family(all_runs[0]),
                     "source": "ours",
                     "k": k,
@@ -194,9 +153,7 @@ def summarise(rows):
         doubts = [w for w in map(_doubt, group) if w]
         out.append(
             {
-                "dataset": dataset,
-                "method": method,
-                "label": labels[method, setting],
+                **common,
                 "family": _family(group[0]),
                 "source": "ours",
                 "k": k,
@@ -224,14 +181,9 @@ def _norm(name):
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
-def _k_order(k):
-    """Columns in order: numbers of samples per class, then "fixed" (a dataset's split)."""
-    return (isinstance(k, str), str(k) if isinstance(k, str) else k)
-
-
 def table_rows(summary, paper=None):
     """Ordered table rows ``{label, family, source, cells: {k: (mean, std, n)}, times}``."""
-    ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=_k_order)
+    ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=k_order)
     order = {_norm(name): i for i, name in enumerate(METHODS)}
     paper_order = {}
     for p in paper or []:
@@ -260,7 +212,7 @@ def table_rows(summary, paper=None):
         at = [
             s
             for s in summary
-            if s["label"] == row["label"] and ran and s["k"] == max(ran, key=_k_order)
+            if s["label"] == row["label"] and ran and s["k"] == max(ran, key=k_order)
         ]
         row["train_time"] = at[0]["train_time"] if at else None
         row["test_time"] = at[0]["test_time"] if at else None
@@ -328,32 +280,11 @@ def _time(value, fmt="md"):
     return f"{value:.4f}" if value < 100 else f"{value:.1f}"
 
 
-def _best(ks, rows):
-    """Per k, the labels of our best mean, ties included (bold, as in the paper).
-
-    Only cells over the most splits at that k compete: a mean over 3 splits is not
-    the best beside means over 10 (a run in progress, or a setting no longer run).
-    """
-    best = {}
-    for k in ks:
-        ours = [
-            (r["cells"][k][0], r["cells"][k][2], r["label"])
-            for r in rows
-            if r["source"] == "ours" and r["cells"].get(k, (None,))[0] is not None
-        ]
-        most = max((n for _, n, _ in ours), default=0)
-        ours = [(mean, label) for mean, n, label in ours if n == most]
-        if len(ours) > 1:
-            top = round(max(mean for mean, _ in ours), 2)
-            best[k] = {label for mean, label in ours if round(mean, 2) == top}
-    return best
-
-
 def unreliable_notes(summary):
     """One note per method whose cells hold runs that warned their result is
     unreliable (:data:`DOUBT`): which ``k``, in how many splits, and the warning."""
     marked = defaultdict(list)
-    for s in sorted(summary, key=lambda s: _k_order(s["k"])):
+    for s in sorted(summary, key=lambda s: k_order(s["k"])):
         if s.get("n_unreliable"):
             marked[s["label"]].append(s)
     return [
@@ -378,15 +309,17 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
         if s["mean"] is None
     ]
     notes += unreliable_notes(summary)
+    best, left_out = best_cells(summary)
+    notes += filter(None, [fairness_note(left_out)])
     if any(r.get("tuning") for r in rows):
         notes.append(TUNING_NOTE)
-    best = _best(ks, rows)
     if fmt == "md":
-        lines = [f"### {title}", ""] if title else []
-        lines += [f"> {note}" for note in notes] + ([""] if notes else [])
+        lines = [f"### {_md(title)}", ""] if title else []
+        lines += [f"> {' '.join(note.splitlines())}" for note in notes]
+        lines += [""] if notes else []
         head = (
             ["Method"]
-            + [f"k={k}" for k in ks]
+            + [f"k={_md(k)}" for k in ks]
             + ["Training time (s)", "Test time (s)", "Parameters"]
         )
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -395,14 +328,14 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
             if r["family"] != family:
                 family = r["family"]
                 lines.append(
-                    f"| *{FAMILY_TITLES.get(family, family)}* |"
+                    f"| *{_md(FAMILY_TITLES.get(family, family))}* |"
                     + " |" * (len(head) - 1)
                 )
             cells = [
                 _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
                 for k in ks
             ]
-            label = r["label"] if r["source"] == "ours" else f"*{r['label']}*"
+            label = _md(r["label"]) if r["source"] == "ours" else f"*{_md(r['label'])}*"
             lines.append(
                 "| "
                 + " | ".join(
@@ -429,17 +362,38 @@ def _tuning_cell(row, fmt="md"):
     return "—" if fmt == "md" else "--"
 
 
+# Characters that Markdown (GitHub's) would read as table or inline markup.
+_MD_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
+# What LaTeX reads as commands, in one pass so that no escape is escaped again.
+_TEX_SPECIAL = re.compile(r"<=|>=|" + MARK + r"|[\\{}$^_%&#~]")
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "^": r"\^{}",
+    "_": r"\_",
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "~": r"\textasciitilde{}",
+    MARK: MARK_TEX,
+    "<=": r"$\le$",
+    ">=": r"$\ge$",
+}
+
+
+def _md(text):
+    """``text`` as literal Markdown inside a table cell or a heading: markup escaped
+    with a backslash, a line break made a space (it would end the row)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
+
+
 def _tex(text):
-    return (
-        text.replace("\\", r"\textbackslash{}")
-        .replace("_", r"\_")
-        .replace("%", r"\%")
-        .replace("&", r"\&")
-        .replace("#", r"\#")
-        .replace(MARK, MARK_TEX)
-        .replace("<=", r"$\le$")
-        .replace(">=", r"$\ge$")
-    )
+    """``text`` as literal LaTeX text: every special character escaped, a line break
+    made a space (a blank line would end a caption's paragraph)."""
+    text = " ".join(str(text).splitlines())
+    return _TEX_SPECIAL.sub(lambda match: _TEX[match.group()], text)
 
 
 def _latex(ks, rows, n_max, best, title, notes):
@@ -456,7 +410,7 @@ def _latex(ks, rows, n_max, best, title, notes):
     lines.append(
         " & ".join(
             ["Train No."]
-            + [str(k) for k in ks]
+            + [_tex(k) for k in ks]
             + ["Training time", "Test time", "Parameters"]
         )
         + r" \\"

@@ -22,17 +22,16 @@ skipped and counted. A store never holds two data sets under one name
 (a temporary file renamed over the old one).
 """
 
-import contextlib
 import datetime
 import fcntl
 import json
 import os
 import platform
 import sys
-import tempfile
 from pathlib import Path
 
 from ..errors import ConfigError
+from .outputs import write_atomic
 from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
     KEY_FIELDS,
     RESULTS,
@@ -48,6 +47,9 @@ from .rows import (  # noqa: F401 (the store's rows, read as the store reads the
 
 ENVIRONMENT = "environment.json"
 INFO = "experiment.json"
+LOCK = ".lock"
+# Every file `fdlsr run` writes into a store.
+STORE_FILES = (RESULTS, ENVIRONMENT, ENVIRONMENT + ".unreadable", INFO, LOCK)
 
 
 def _whole(value):
@@ -57,52 +59,40 @@ def _whole(value):
 # -- side files ---------------------------------------------------------------------
 
 
-def write_atomic(path, text):
-    """Replace ``path`` by ``text`` whole: a temporary file beside it, renamed.
-
-    A path that exists and is not a regular file (a pipe, /dev/stdout, /dev/null) is
-    written in place: renaming over it would replace the device itself.
-    """
-    path = Path(path)
-    if path.exists() and not path.is_file():
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        return
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def _optional_text(value):
     return value is None or isinstance(value, str)
 
 
-INFO_FIELDS = {
+def _texts(value):
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# What experiment.json says of the table of one data set (``tables[name]``):
+# ``configured`` lists, per method, the settings run as the config gives them (no
+# --params, --raw or --cv), the rows that the config's note speaks of.
+TABLE_FIELDS = {
     "title": _optional_text,
     "paper_table": _optional_text,
     "note": _optional_text,
     "source": _optional_text,
+    "commands": _texts,
+    "methods": _texts,
+    "configured": lambda value: (
+        isinstance(value, dict) and all(_texts(v) for v in value.values())
+    ),
+}
+INFO_FIELDS = {
+    "tables": lambda value: isinstance(value, dict),
+    "commands": _texts,
+    # the fields of stores written before experiment.json had a part per data set:
+    # they describe the data set named in "dataset"
+    **TABLE_FIELDS,
     "dataset": lambda value: isinstance(value, str),
     "splits": _whole,
     "params": lambda value: (
         isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
     ),
-    "commands": lambda value: (
-        isinstance(value, list) and all(isinstance(v, str) for v in value)
-    ),
     "command": lambda value: isinstance(value, str),
-    "methods": lambda value: (
-        isinstance(value, list) and all(isinstance(v, str) for v in value)
-    ),
 }
 
 
@@ -131,19 +121,94 @@ def read_info(directory):
     info, problem = _read_json(path)
     if info is None:
         return {}, f"{path} {problem}: ignored (a run rewrites it)"
-    wrong = [
-        name for name, ok in INFO_FIELDS.items() if name in info and not ok(info[name])
-    ]
+    wrong = _drop_wrong(info, INFO_FIELDS)
+    for name, table in list(info.get("tables", {}).items()):
+        if not isinstance(table, dict):
+            del info["tables"][name]
+            wrong.append(f"tables.{name}")
+        else:
+            wrong += [
+                f"tables.{name}.{key}" for key in _drop_wrong(table, TABLE_FIELDS)
+            ]
     if not wrong:
         return info, None
-    for name in wrong:
-        del info[name]
     names = ", ".join(f"'{name}'" for name in wrong)
     return info, f"{path}: ignored {names} (of the wrong type)"
 
 
+def _drop_wrong(values, fields):
+    """Delete the entries of ``values`` that fail their check in ``fields``; their names."""
+    wrong = [
+        name for name, ok in fields.items() if name in values and not ok(values[name])
+    ]
+    for name in wrong:
+        del values[name]
+    return wrong
+
+
 def write_info(directory, info):
     write_atomic(Path(directory) / INFO, json.dumps(info, indent=1) + "\n")
+
+
+def table_info(info, dataset):
+    """What a store's ``experiment.json`` (``info``) says of the table of the data
+    set named ``dataset``: the fields of :data:`TABLE_FIELDS` that are known.
+
+    A store written before experiment.json had a part per data set describes one data
+    set, the one its ``dataset`` names, and nothing of the others.
+    """
+    if "tables" in info:
+        return dict(info["tables"].get(dataset, {}))
+    if info.get("dataset", dataset) != dataset:
+        return {}
+    table = {key: info[key] for key in TABLE_FIELDS if key in info}
+    if "command" in info and "commands" not in info:
+        table["commands"] = [info["command"]]
+    return table
+
+
+def record_run(info, dataset, command, *, settings, configured, stored=(), **config):
+    """``info`` (a store's experiment.json) with a run on ``dataset`` added.
+
+    ``settings`` maps each method the run asked for to the settings of its runs;
+    ``configured`` names the methods whose settings are the config's own (not changed
+    by --params, --raw or --cv). ``config`` holds the title, paper_table, note and source of the run's
+    config: an empty value leaves the one recorded. ``stored`` lists the rows already
+    in the store: the rows of an ``info`` written before it had a part per data set
+    are taken to be its config's.
+    """
+    tables = dict(info.get("tables") or {})
+    if "tables" not in info and "dataset" in info:  # the one data set of an old store
+        old = info["dataset"]
+        tables[old] = table_info(info, old)
+        tables[old]["configured"] = _settings(r for r in stored if r["dataset"] == old)
+    table = dict(tables.get(dataset, {}))
+    table.update({key: value for key, value in config.items() if value})
+    table.setdefault("title", dataset)
+    table["commands"] = _added(table.get("commands", []), [command])
+    table["methods"] = _added(table.get("methods", []), list(settings))
+    known = dict(table.get("configured", {}))
+    for method in configured:
+        known[method] = _added(known.get(method, []), settings[method])
+    table["configured"] = known
+    tables[dataset] = table
+    commands = info.get("commands") or ([info["command"]] if "command" in info else [])
+    return {"commands": _added(commands, [command]), "tables": tables}
+
+
+def _settings(rows):
+    """``{method: [setting, ...]}`` of ``rows``."""
+    out = {}
+    for row in rows:
+        out[row["method"]] = _added(out.get(row["method"], []), [row["setting"]])
+    return out
+
+
+def _added(old, new):
+    """``old`` followed by what of ``new`` it does not hold, in order."""
+    out = list(old)
+    out += [item for item in dict.fromkeys(new) if item not in out]
+    return out
 
 
 # -- the store ----------------------------------------------------------------------
@@ -168,7 +233,7 @@ class ResultStore:
                 f"{error.strerror}; choose another with --out DIR"
             ) from None
         self.path = self.directory / RESULTS
-        self._lock = open(self.directory / ".lock", "w")  # noqa: SIM115 (held open)
+        self._lock = open(self.directory / LOCK, "w")  # noqa: SIM115 (held open)
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -1,0 +1,256 @@
+"""Every sentence under a table is true of the rows of that table.
+
+Real runs on small data (the embedded faces, scikit-learn's digits) into stores that
+hold several data sets, settings, normalisations and seeds, as the issue found them.
+"""
+
+import contextlib
+import io
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fdlsr.experiments.cli import main
+
+SMALL = ["--methods", "FDLSR", "1-NN", "-k", "2", "--splits", "2", "--no-table"]
+NOTE = "Exactly the paper's data and setting."
+
+
+def run(*argv):
+    with contextlib.redirect_stderr(io.StringIO()):
+        assert main(["run", *argv]) == 0
+
+
+def cli(argv):
+    """``(exit status, stdout, stderr)`` of the CLI, exit 2 included."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code
+    return status, out.getvalue(), err.getvalue()
+
+
+def report(capsys, *argv):
+    capsys.readouterr()
+    assert main(["report", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def tables(text):
+    """``{title: table text}`` of a Markdown report."""
+    parts = text.split("### ")[1:]
+    return {part.splitlines()[0]: part for part in parts}
+
+
+def notes_of(table):
+    return [line[2:] for line in table.splitlines() if line.startswith("> ")]
+
+
+def row(table, label):
+    return next(line for line in table.splitlines() if line.startswith(f"| {label} |"))
+
+
+@pytest.fixture()
+def faces_config(tmp_path):
+    """A config of the faces with a title, a note and a paper table, like feret's."""
+    path = tmp_path / "faces_paper.toml"
+    path.write_text(
+        'title = "Faces as in the paper"\ndataset = "faces"\nk = [2]\nsplits = 2\n'
+        f'methods = ["FDLSR", "1-NN"]\npaper_table = "III"\nnote = "{NOTE}"\n'
+        'paper_params = ["FDLSR"]\n'
+        "[params.FDLSR]\nalpha = 0.01\nbeta = 0.001\nlam = 0.1\n"
+    )
+    return path
+
+
+def test_each_data_set_has_its_own_title_note_parameters_and_paper(
+    tmp_path, faces_config, capsys
+):
+    store = str(tmp_path / "store")
+    run("--dataset", "digits", *SMALL, "--params", "FDLSR.alpha=0.5", "--out", store)
+    run("--config", str(faces_config), *SMALL, "--out", store)
+    found = tables(report(capsys, store, "--paper"))
+    faces = found.pop("Faces as in the paper")
+    ((title, digits),) = found.items()
+    assert title.startswith("scikit-learn digits")  # its shipped config's title
+    assert NOTE in notes_of(faces) and "(paper)" in faces
+    assert "FDLSR parameters: alpha=0.01, beta=0.001, lam=0.1." in notes_of(faces)
+    assert "digits" not in "".join(notes_of(faces))  # its commands are its own
+    for text in (NOTE, "(paper)", "alpha=0.01,", "faces_paper"):
+        assert text not in digits, text
+    assert "FDLSR parameters: alpha=0.5, beta=0.001, lam=0.1." in notes_of(digits)
+
+
+def test_raw_and_normalised_rows_are_told_apart_and_not_compared(tmp_path, capsys):
+    store = str(tmp_path / "store")
+    run("--dataset", "faces", *SMALL, "--out", store)
+    run("--dataset", "faces", *SMALL[:2], *SMALL[3:], "--raw", "--out", store)
+    table = report(capsys, store)
+    notes = " ".join(notes_of(table))
+    assert "unit-normalised samples, raw ones (--raw) in the rows marked raw" in notes
+    assert "raw samples (--raw);" not in notes  # not said of every row
+    for label in ("FDLSR", "FDLSR (raw)", "1-NN"):
+        row(table, label)
+    assert "**" not in row(table, "FDLSR (raw)")  # never bold beside normalised cells
+    assert "not compared: FDLSR (raw) at k=2 (raw samples)" in notes
+    normalised = [row(table, "FDLSR"), row(table, "1-NN")]
+    assert sum("**" in line for line in normalised) == 1
+
+
+def test_rows_over_other_splits_are_labelled_and_not_compared(tmp_path, capsys):
+    store = str(tmp_path / "store")
+    run("--dataset", "faces", *SMALL, "--out", store)
+    run(
+        "--dataset",
+        "faces",
+        "--methods",
+        "LSR",
+        *SMALL[3:],
+        "--seed",
+        "7",
+        "--out",
+        store,
+    )
+    table = report(capsys, store)
+    notes = " ".join(notes_of(table))
+    assert "seed 0 unless the row says another" in notes
+    assert "**" not in row(table, "LSR (seed 7)")
+    assert "LSR (seed 7) at k=2 (other random splits (seed 7))" in notes
+
+
+def test_the_config_note_is_said_only_of_the_rows_run_as_it_sets_them(
+    tmp_path, faces_config, capsys
+):
+    store = str(tmp_path / "store")
+    run(
+        "--config", str(faces_config), *SMALL, "--params", "FDLSR.lam=1", "--out", store
+    )
+    notes = notes_of(report(capsys, store))
+    (said,) = [note for note in notes if NOTE in note]
+    assert said.startswith("Of the rows run as config file") and "(not FDLSR," in said
+    # with only changed rows in the table, the note is left out
+    alone = str(tmp_path / "alone")
+    run("--config", str(faces_config), "--methods", "FDLSR", *SMALL[3:],
+        "--params", "FDLSR.lam=1", "--out", alone)  # fmt: skip
+    assert NOTE not in report(capsys, alone)
+
+
+def test_a_config_given_other_data_lends_them_nothing(tmp_path, faces_config, capsys):
+    store = str(tmp_path / "store")
+    run("--config", str(faces_config), "--dataset", "digits", *SMALL, "--out", store)
+    text = report(capsys, store, "--paper", "III")
+    assert "### digits" in text and "Faces as in the paper" not in text
+    assert NOTE not in text
+    assert "asked for with --paper III; the store records no table of the paper" in text
+    info = json.loads((tmp_path / "store" / "experiment.json").read_text())
+    assert "note" not in info["tables"]["digits"]
+
+
+SHIPPED = ["ar_nonoccluded", "coil20", "extended_yaleb", "feret", "orl", "pie_subset",
+           "usps", "yale"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_shipped_tables_render_as_shipped(name, tmp_path, monkeypatch, capsys):
+    """docs/tables/NAME.{md,tex,csv} are what `fdlsr report` renders from
+    docs/results/NAME today (with the command line of benchmarks/reproduce.sh)."""
+    from conftest import REPO
+    from fdlsr.experiments import commands
+    from fdlsr.experiments.cli import build_parser
+
+    monkeypatch.chdir(REPO)
+    paper = ["--paper"] if name == "feret" else []
+    for fmt, ext in (("md", "md"), ("latex", "tex"), ("csv", "csv")):
+        shipped = f"docs/tables/{name}.{ext}"
+        argv = [
+            "report",
+            f"docs/results/{name}",
+            *paper,
+            "--format",
+            fmt,
+            "-o",
+            shipped,
+        ]
+        args = build_parser().parse_args([*argv[:-1], str(tmp_path / f"t.{ext}")])
+        args.argv = argv  # the command the table names
+        assert commands.report(args) == 0
+        assert (tmp_path / f"t.{ext}").read_text() == (REPO / shipped).read_text()
+
+
+# -- experiment.json's part per data set: any content --------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+FIELDS = ["title", "paper_table", "note", "source", "commands", "methods", "configured"]
+TABLE = st.dictionaries(
+    st.sampled_from([*FIELDS, "other"]),
+    JSON | st.sampled_from(["III", "IX", "t|i$t_le"]) | st.just({"LSR": ["x"]}),
+    max_size=5,
+)
+INFO = st.fixed_dictionaries(
+    {},
+    optional={
+        "tables": st.dictionaries(st.sampled_from(["d.npz", "e", ""]), TABLE | JSON)
+        | JSON,
+        "commands": JSON,
+        "dataset": st.sampled_from(["d.npz", "e"]) | JSON,
+        "note": JSON,
+        "paper_table": st.sampled_from(["III", "IX"]) | JSON,
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def small_store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("small")
+    rng = np.random.default_rng(0)
+    np.savez(root / "d.npz", X=rng.random((24, 10)), y=np.repeat(np.arange(4), 6))
+    argv = ["--dataset", str(root / "d.npz"), "--methods", "LSR", "-k", "3"]
+    run(*argv, "--splits", "1", "--no-table", "--out", str(root / "store"))
+    return root / "d.npz", (root / "store" / "results.jsonl").read_bytes(), argv
+
+
+def one_line_or_table(status, out, err):
+    assert "Traceback" not in err
+    if status == 0:
+        assert out.strip()
+    else:
+        assert status == 2 and len(err.strip().splitlines()) == 1, err
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(info=INFO, paper=st.sampled_from([[], ["--paper"], ["--paper", "III"]]))
+def test_any_experiment_json_gives_true_notes_or_one_line(small_store, info, paper):
+    data, rows, argv = small_store
+    with tempfile.TemporaryDirectory() as folder:
+        store = Path(folder) / "store"
+        store.mkdir()
+        (store / "results.jsonl").write_bytes(rows)
+        (store / "experiment.json").write_text(json.dumps(info))
+        one_line_or_table(*cli(["report", str(store), *paper]))
+        status, _, err = cli(["run", *argv, "--splits", "1", "--out", str(store)])
+        assert status == 0 and "Traceback" not in err, err
+        written = json.loads((store / "experiment.json").read_text())
+        table = written["tables"]["d.npz"]
+        assert any("--methods LSR" in command for command in table["commands"])
+        assert "LSR" in table["methods"] and "LSR" in table["configured"]
+        status, out, err = cli(["report", str(store), *paper])
+        one_line_or_table(status, out, err)
+        assert "ignored" not in err  # rewritten whole and readable

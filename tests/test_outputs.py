@@ -1,0 +1,340 @@
+"""One guard for every file a command writes: never over an input, never into a
+results store, never over a file of another kind without --force, always whole.
+
+The hypothesis test draws output paths built from the names around the inputs and the
+store (links to the data, ``..``, the store's own files) for every command that
+writes, and checks that each either writes a file it may write or exits with status 2
+and one line, leaving every input as it was.
+"""
+
+import contextlib
+import io
+import os
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import cli_error
+from fdlsr.errors import ConfigError
+from fdlsr.experiments.cli import main
+
+RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "1", "--no-table"]
+FIT = ["fit", "--dataset", "d.npz", "--method", "LSR"]
+
+
+def cli(argv):
+    """``(exit status, stdout, stderr)`` of the CLI, exit 2 included."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code
+    return status, out.getvalue(), err.getvalue()
+
+
+@contextlib.contextmanager
+def inside(folder):
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield Path(folder)
+    finally:
+        os.chdir(before)
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory):
+    """The bytes of a data file, of a store of its LSR runs and of an LSR model."""
+    root = tmp_path_factory.mktemp("assets")
+    rng = np.random.default_rng(0)
+    with inside(root):
+        np.savez("d.npz", X=rng.random((24, 10)), y=np.repeat(np.arange(4), 6))
+        assert cli([*RUN, "--dataset", "d.npz", "--out", "store"])[0] == 0
+        assert cli([*FIT, "-o", "model.fdlsr"])[0] == 0
+    store = {p.name: p.read_bytes() for p in (root / "store").iterdir()}
+    files = {
+        "d.npz": (root / "d.npz").read_bytes(),
+        "model.fdlsr": (root / "model.fdlsr").read_bytes(),
+        "notes.txt": b"my notes\n",
+    }
+    return files, store
+
+
+def make_tree(root, assets):
+    """The data, a symbolic and a hard link to it, the store, a model and a text file."""
+    files, store = assets
+    for name, content in files.items():
+        (root / name).write_bytes(content)
+    os.symlink("d.npz", root / "link.npz")
+    os.link(root / "d.npz", root / "hard.npz")
+    (root / "store").mkdir()
+    for name, content in store.items():
+        (root / "store" / name).write_bytes(content)
+    return root
+
+
+def snapshot(root):
+    """Every file under ``root``: its bytes (a symbolic link: where it points)."""
+    out = {}
+    for path in sorted(Path(root).rglob("*")):
+        if path.is_symlink():
+            out[str(path.relative_to(root))] = ("link", os.readlink(path))
+        elif path.is_file():
+            out[str(path.relative_to(root))] = path.read_bytes()
+    return out
+
+
+# -- the guard itself ---------------------------------------------------------------
+
+
+def test_the_same_file_by_any_name_is_refused(tmp_path, assets):
+    from fdlsr.experiments.outputs import check_output
+
+    root = make_tree(tmp_path, assets)
+    data = root / "d.npz"
+    for name in ("d.npz", "link.npz", "hard.npz", "store/../d.npz", "./d.npz"):
+        with pytest.raises(ConfigError, match="is the input"):
+            check_output(root / name, inputs=[data])
+    (root / "sub").mkdir()
+    os.symlink(root, root / "sub" / "up")  # a folder link leading back
+    with pytest.raises(ConfigError, match="is the input"):
+        check_output(root / "sub" / "up" / "d.npz", inputs=[data])
+    assert check_output(root / "new.fdlsr", inputs=[data]) == root / "new.fdlsr"
+
+
+def test_a_store_and_an_input_folder_are_never_written_into(tmp_path, assets):
+    from fdlsr.experiments.outputs import check_output
+
+    root = make_tree(tmp_path, assets)
+    for name in ("store/table.md", "store/results.jsonl", "store/experiment.json"):
+        with pytest.raises(ConfigError, match="inside the results store"):
+            check_output(root / name)
+    # the store fdlsr run writes is its own
+    check_output(root / "store" / "results.jsonl", store=root / "store")
+    (root / "images" / "a").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="inside the input folder"):
+        check_output(root / "images" / "a" / "f.npz", inputs=[root / "images"])
+    check_output(root / "f.npz", inputs=[root / "images"])
+
+
+def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
+    from fdlsr.experiments.outputs import MODEL_FILE, check_output
+
+    root = make_tree(tmp_path, assets)
+    with pytest.raises(ConfigError, match="is not a model file.*--force"):
+        check_output(root / "notes.txt", kind=MODEL_FILE)
+    check_output(root / "notes.txt", kind=MODEL_FILE, force=True)
+    check_output(root / "model.fdlsr", kind=MODEL_FILE)  # a model: replaced
+    with pytest.raises(ConfigError, match="is the input"):  # never an input
+        check_output(
+            root / "d.npz", inputs=[root / "d.npz"], kind=MODEL_FILE, force=True
+        )
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
+    from fdlsr.experiments.outputs import write_atomic
+
+    path = tmp_path / "table.md"
+    path.write_text("the good table\n")
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(path, "half of a new table")
+    assert path.read_text() == "the good table\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["table.md"]  # no temporary left
+
+
+def test_a_figure_cut_short_leaves_the_old_one(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from fdlsr.experiments import figures
+
+    old = tmp_path / "x.png"
+    old.write_bytes(b"the good figure")
+    fig = plt.figure()
+
+    def cut_short(target, **kwargs):
+        Path(target).write_bytes(b"\x89PNG half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fig, "savefig", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        figures._save(fig, tmp_path, "x", {"a": 1})
+    assert old.read_bytes() == b"the good figure"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
+
+
+def test_a_symbolic_link_is_written_through(tmp_path):
+    from fdlsr.experiments.outputs import replaced_atomically
+
+    target = tmp_path / "real.md"
+    target.write_text("old")
+    (tmp_path / "link.md").symlink_to(target)
+    with replaced_atomically(tmp_path / "link.md") as tmp:
+        tmp.write_text("new")
+    assert (tmp_path / "link.md").is_symlink() and target.read_text() == "new"
+
+
+# -- every command that writes ------------------------------------------------------
+
+
+def test_the_issues_two_cases_are_refused_and_nothing_is_lost(tmp_path, assets, capsys):
+    root = make_tree(tmp_path, assets)
+    before = snapshot(root)
+    with inside(root):
+        line = cli_error(capsys, ["report", "store", "-o", "store/results.jsonl"])
+        assert "inside the results store" in line or "is the input" in line
+        line = cli_error(capsys, [*FIT, "-o", "d.npz"])
+        assert "is the input d.npz" in line
+        assert "is the input" in cli_error(capsys, [*FIT, "-o", "hard.npz"])
+        assert "is the input" in cli_error(capsys, [*FIT, "-o", "link.npz"])
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["report", "store", "-o", "store/table.md"], "inside the results store"),
+        (["report", "store", "-o", "store/../store/experiment.json"], "results store"),
+        (["predict", "model.fdlsr", "d.npz", "-o", "d.npz"], "is the input d.npz"),
+        (["predict", "model.fdlsr", "d.npz", "-o", "model.fdlsr"], "is the input"),
+        (["predict", "model.fdlsr", "d.npz", "-o", "store/p.csv"], "results store"),
+        ([*FIT, "-o", "notes.txt"], "is not a model file"),
+        ([*FIT, "-o", "store/m.fdlsr"], "inside the results store"),
+        ([*FIT, "--force", "-o", "hard.npz"], "is the input"),
+        (
+            ["plot", "convergence", "--dataset", "d.npz", "-k", "2", "--out", "store"],
+            "inside the results store",
+        ),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else value,
+)
+def test_every_command_refuses_in_one_line(argv, expected, tmp_path, assets, capsys):
+    root = make_tree(tmp_path, assets)
+    before = snapshot(root)
+    with inside(root):
+        assert expected in cli_error(capsys, argv)
+    assert snapshot(root) == before
+
+
+def test_fit_replaces_its_own_kind_and_anything_with_force(tmp_path, assets, capsys):
+    root = make_tree(tmp_path, assets)
+    with inside(root):
+        assert main([*FIT, "--method", "1-NN", "-o", "model.fdlsr"]) == 0
+        assert main([*FIT, "--force", "-o", "notes.txt"]) == 0
+    for name in ("model.fdlsr", "notes.txt"):
+        assert "model.json" in zipfile.ZipFile(root / name).namelist()
+    assert (root / "d.npz").read_bytes() == assets[0]["d.npz"]
+
+
+def test_run_never_writes_its_store_over_the_data(tmp_path, assets, capsys):
+    root = make_tree(tmp_path, assets)
+    (root / "faces").mkdir()
+    (root / "faces" / "results.jsonl").write_bytes(assets[0]["d.npz"])
+    before = snapshot(root)
+    with inside(root):  # data named like a store's file, in the folder asked for
+        argv = [*RUN, "--dataset", "faces/results.jsonl", "--out", "faces"]
+        assert "is the input" in cli_error(capsys, argv)
+    assert snapshot(root) == before
+
+
+def test_features_refuses_before_loading_any_network(tmp_path, capsys):
+    pytest.importorskip("PIL")
+    from image_layouts import image_folder
+
+    images = tmp_path / "images"
+    images.mkdir()
+    image_folder(images, classes=2, per_class=2, size=8)
+    (tmp_path / "other.npz").write_bytes(b"not features")
+    before = snapshot(tmp_path)
+    argv = ["features", str(images), "--weights", "none", "-o"]
+    for output, expected in [
+        (images / "f.npz", "inside the input folder"),
+        (tmp_path / "other.npz", "is not a features file"),
+    ]:
+        assert expected in cli_error(capsys, [*argv, str(output)])
+    assert snapshot(tmp_path) == before
+
+
+# -- any output path ----------------------------------------------------------------
+
+NAMES = [
+    "d.npz", "link.npz", "hard.npz", "store", "results.jsonl", "experiment.json",
+    "environment.json", ".lock", "..", ".", "new.md", "notes.txt", "model.fdlsr",
+    "sub",
+]  # fmt: skip
+COMMANDS = {
+    "report": lambda out: ["report", "store", "-o", out],
+    "fit": lambda out: [*FIT, "-o", out],
+    "fit --force": lambda out: [*FIT, "--force", "-o", out],
+    "predict": lambda out: ["predict", "model.fdlsr", "d.npz", "-o", out],
+    "run": lambda out: [*RUN, "--dataset", "d.npz", "--out", out],
+}
+INPUTS = {  # what each command reads: never changed
+    "report": [
+        "store/results.jsonl",
+        "store/experiment.json",
+        "store/environment.json",
+    ],
+    "fit": ["d.npz"],
+    "fit --force": ["d.npz"],
+    "predict": ["d.npz", "model.fdlsr"],
+    "run": ["d.npz"],
+}
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    command=st.sampled_from(sorted(COMMANDS)),
+    parts=st.lists(st.sampled_from(NAMES), min_size=1, max_size=3).filter(
+        lambda parts: parts.count("..") <= 1  # never out of the sandbox
+    ),
+    absolute=st.booleans(),
+)
+def test_any_output_path_writes_an_allowed_file_or_is_one_line(
+    assets, command, parts, absolute
+):
+    with tempfile.TemporaryDirectory() as folder:
+        sandbox = Path(folder).resolve()
+        work = sandbox / "work"
+        work.mkdir()
+        make_tree(work, assets)
+        out = "/".join(parts)
+        if absolute:
+            out = str(work / out)
+        before = snapshot(sandbox)
+        stores = {p.parent for p in sandbox.rglob("results.jsonl")}
+        with inside(work):
+            status, _, err = cli(COMMANDS[command](out))
+        after = snapshot(sandbox)
+        for name in INPUTS[command]:
+            assert (work / name).read_bytes() == before[f"work/{name}"], (command, out)
+        if status == 2:
+            lines = err.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), err
+            assert after == before, (command, out)  # nothing written
+            return
+        assert status == 0, err
+        written = {sandbox / n for n in after if after[n] != before.get(n)}
+        assert written, (command, out)
+        target = Path(os.path.realpath(work / out))
+        if command == "run":  # the store's files, in the folder asked for
+            assert {path.parent for path in written} == {target}, (command, out)
+            return
+        assert written == {target}, (command, out)
+        assert target.parent not in stores, (command, out)
+        if command == "fit" and f"{target.relative_to(sandbox)}" in before:
+            assert target.name == "model.fdlsr"  # only a model replaced without --force
