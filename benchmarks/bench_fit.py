@@ -40,7 +40,7 @@ from fdlsr.common.linalg import (  # noqa: E402
     make_ridge,
     one_hot,
 )
-from fdlsr.core.solver import fit_fdlsr  # noqa: E402
+from fdlsr.core.dense import fit_fdlsr  # noqa: E402
 from reference import fdlsr_transcription  # noqa: E402
 
 # The paper's FERET parameters.

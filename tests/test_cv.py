@@ -10,8 +10,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fdlsr import FDLSR, FDLSRCV
 from fdlsr.common.linalg import one_hot
+from fdlsr.core.dense import fit_fdlsr
 from fdlsr.core.grid import HatOperators, fit_grid
-from fdlsr.core.solver import fit_fdlsr
 
 RULES = ["nearest_neighbor", "nearest_mean", "knn", "linear"]
 GRID = dict(alphas=[1e-3, 1.0], betas=[1e-4, 1e-1], lams=[1e-5, 1e-1])

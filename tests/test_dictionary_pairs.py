@@ -11,8 +11,8 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from fdlsr.methods.dictionary import DPL
-from fdlsr.methods.dictionary._class_stacks import PaddedClasses
 from fdlsr.methods.dictionary._dradpl_steps import code_step
+from fdlsr.methods.dictionary._padded_classes import PaddedClasses
 from fdlsr.methods.dictionary.dpl import fit_dpl
 from fdlsr.methods.dictionary.dradpl import fit_dradpl
 

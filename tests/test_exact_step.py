@@ -5,8 +5,8 @@ import numpy as np
 from conftest import split_per_class
 from fdlsr import FDLSR
 from fdlsr.common.linalg import ClassMeans, one_hot
+from fdlsr.core.dense import fit_fdlsr
 from fdlsr.core.iteration import t_step_exact, t_step_paper
-from fdlsr.core.solver import fit_fdlsr
 
 FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
 

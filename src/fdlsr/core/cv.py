@@ -7,7 +7,7 @@ from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
-from ..common.base import NEIGHBOR_RULES, RULES
+from ..common.classifiers import NEIGHBOR_RULES, RULES
 from ..common.compat import (
     StrOptions,
     _convert_to_numpy,

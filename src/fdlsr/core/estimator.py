@@ -5,7 +5,7 @@ from numbers import Integral
 import numpy as np
 from sklearn import get_config
 
-from ..common.base import RULE_CONSTRAINTS, ProjectionClassifier, on_device
+from ..common.classifiers import RULE_CONSTRAINTS, ProjectionClassifier, on_device
 from ..common.compat import (
     Interval,
     StrOptions,
@@ -16,8 +16,8 @@ from ..common.compat import (
 from ..common.linalg import one_hot
 from ..common.neighbors import NearestProjection, centroids_from_features
 from ..common.validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
-from .solver import fit_fdlsr
-from .streaming import fit_blocked
+from .blocked import fit_blocked
+from .dense import fit_fdlsr
 
 
 class FDLSR(ProjectionClassifier):
@@ -152,8 +152,9 @@ class FDLSR(ProjectionClassifier):
     *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
     ``working_memory`` (primal form), or with ``solver="blocked"``, each iteration
     is one pass over blocks of samples and the relaxed target is the only
-    per-sample state (``fdlsr.streaming``), in NumPy or on the arrays' device. A Dask array is fitted by the same blocked iteration as a
-    Dask graph (``fdlsr.dask``); PyTorch, CuPy or array-api-strict arrays are
+    per-sample state (:mod:`fdlsr.core.blocked`), in NumPy or on the arrays' device.
+    A Dask array is fitted by the same blocked iteration as a Dask graph
+    (:mod:`fdlsr.core.dask_graph`); PyTorch, CuPy or array-api-strict arrays are
     fitted on their device under ``sklearn.set_config(array_api_dispatch=True)``.
     See docs/performance.md.
 
@@ -267,7 +268,7 @@ class FDLSR(ProjectionClassifier):
 
     def _fit_blocked(self, X, codes, n_classes):
         """Many samples: one pass over blocks of samples per iteration (primal form,
-        see ``fdlsr.streaming``); same result, bounded memory."""
+        see :mod:`fdlsr.core.blocked`); same result, bounded memory."""
         coef, objective, n_iter = fit_blocked(
             X, codes, n_classes, **self._algorithm_params()
         )
@@ -288,8 +289,9 @@ class FDLSR(ProjectionClassifier):
         return self
 
     def _fit_dask(self, X, y):
-        """A Dask array: the blocked primal iteration as a Dask graph (fdlsr.dask)."""
-        from .dask import fit_fdlsr_dask, projections
+        """A Dask array: the blocked primal iteration as a Dask graph
+        (:mod:`fdlsr.core.dask_graph`)."""
+        from .dask_graph import fit_fdlsr_dask, projections
 
         if self.solver == "dual":
             raise ValueError(

@@ -7,7 +7,7 @@ baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method`.
 
 from sklearn.model_selection import GridSearchCV
 
-from ..common.base import RULES
+from ..common.classifiers import RULES
 from ..core.cv import FDLSRCV
 from ..core.estimator import FDLSR
 from ..errors import ConfigError

@@ -6,13 +6,13 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import (
+from ._classifier import (
     N_ATOMS,
     ClassResidualClassifier,
     single_threaded_lapack,
     unit_columns,
 )
-from ._class_stacks import PaddedClasses, sample_space_solve
+from ._padded_classes import PaddedClasses, sample_space_solve
 
 
 @dataclass

@@ -7,8 +7,7 @@ from sklearn.utils import check_random_state
 
 from ...common.compat import StrOptions
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import N_ATOMS, ClassResidualClassifier, single_threaded_lapack
-from ._class_stacks import PaddedClasses
+from ._classifier import N_ATOMS, ClassResidualClassifier, single_threaded_lapack
 from ._dradpl_steps import (
     adaptive_weights,
     analysis_step_direct,
@@ -19,6 +18,7 @@ from ._dradpl_steps import (
     objective_value,
     shared_base_solve,
 )
+from ._padded_classes import PaddedClasses
 
 
 @dataclass

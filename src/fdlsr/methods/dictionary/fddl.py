@@ -1,6 +1,6 @@
 """Fisher discrimination dictionary learning (FDDL) as a scikit-learn classifier."""
 
-from ._fisher_base import FisherDictionaryClassifier
+from ._fisher_classifier import FisherDictionaryClassifier
 
 
 class FDDL(FisherDictionaryClassifier):

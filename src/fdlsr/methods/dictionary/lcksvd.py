@@ -7,7 +7,7 @@ import numpy as np
 
 from ...common.compat import Interval, StrOptions
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import N_ATOMS, DictionaryClassifier, single_threaded_lapack
+from ._classifier import N_ATOMS, DictionaryClassifier, single_threaded_lapack
 from ._ksvd import (
     ksvd,
     lcksvd_initialization,

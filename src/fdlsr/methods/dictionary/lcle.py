@@ -12,7 +12,7 @@ from scipy.linalg import lapack
 from ...common.compat import Interval
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ...errors import UnreliableResultWarning
-from ._base import (
+from ._classifier import (
     N_ATOMS,
     DictionaryClassifier,
     single_threaded_lapack,

@@ -4,7 +4,7 @@ from numbers import Integral
 
 from ...common.compat import Interval
 from ...common.validation import NON_NEGATIVE
-from ._fisher_base import FisherDictionaryClassifier
+from ._fisher_classifier import FisherDictionaryClassifier
 
 
 class LRSDL(FisherDictionaryClassifier):

@@ -2,7 +2,7 @@
 
 from ...common.validation import N_ITER, NON_NEGATIVE
 from ._alternating import fit_alternating
-from ._base import RelaxedRegressionClassifier
+from ._classifier import RelaxedRegressionClassifier
 from ._targets import dragged_targets
 
 
@@ -11,7 +11,7 @@ def fit_dlsr(
 ):
     """DLSR by alternating ridge fits and the closed-form epsilon-draggings.
 
-    Returns an :class:`~fdlsr.relaxed._alternating.AlternatingResult`; its
+    Returns an :class:`~fdlsr.methods.relaxed._alternating.AlternatingResult`; its
     ``targets`` are ``H + B.M`` of the last fit.
     """
     return fit_alternating(
@@ -52,7 +52,7 @@ class DLSR(RelaxedRegressionClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"

@@ -122,7 +122,7 @@ class DRR(DraggedGraphClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"

@@ -8,7 +8,7 @@ import numpy as np
 from ...common.compat import Interval
 from ...common.linalg import make_ridge, one_hot
 from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import RelaxedRegressionClassifier
+from ._classifier import RelaxedRegressionClassifier
 
 
 def svt(A, tau):
@@ -170,7 +170,7 @@ class LRDLSR(RelaxedRegressionClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"

@@ -1,7 +1,7 @@
 """Least squares regression to one-hot labels (the FDLSR paper's Eq. 1)."""
 
 from ...common.linalg import make_ridge, one_hot
-from ._base import RelaxedRegressionClassifier
+from ._classifier import RelaxedRegressionClassifier
 
 
 def fit_lsr(X, y, n_classes, *, lam, solver="auto"):
@@ -28,7 +28,7 @@ class LSR(RelaxedRegressionClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"

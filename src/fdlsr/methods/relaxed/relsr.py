@@ -4,7 +4,7 @@ import numpy as np
 
 from ...common.validation import N_ITER, NON_NEGATIVE
 from ._alternating import fit_alternating
-from ._base import RelaxedRegressionClassifier
+from ._classifier import RelaxedRegressionClassifier
 from .retarget import (
     group_penalty,
     group_translations,
@@ -83,7 +83,7 @@ class ReLSR(RelaxedRegressionClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"
@@ -118,7 +118,7 @@ class ReLSR(RelaxedRegressionClassifier):
     Solver: alternate the ridge fit of ``(W, b)`` with intercept and the
     retargeting ``T = argmin ||R - T||^2`` over the constraint set, ``R`` the current
     outputs. Retargeting is a Euclidean projection, separable over samples and exact
-    by sorting (see :mod:`fdlsr.relaxed.retarget`). Both steps are exact block
+    by sorting (see :mod:`fdlsr.methods.relaxed.retarget`). Both steps are exact block
     minimisers of a convex objective, so ``objective_`` never increases.
     ``T`` starts at the one-hot labels; prediction is ``argmax(W^T x + b)``.
 
@@ -189,7 +189,7 @@ class GReLSR(RelaxedRegressionClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"
@@ -228,7 +228,7 @@ class GReLSR(RelaxedRegressionClassifier):
     with ``ubar_k`` the mean translation of class ``k``. Solver: alternate the ridge
     fit of ``(W, b)`` and the exact minimiser over ``(M, u)`` for fixed outputs
     (closed form in ``M``; per-class centre by regula falsi, per-sample translation
-    by sorting; see :mod:`fdlsr.relaxed.retarget`), so ``objective_`` never
+    by sorting; see :mod:`fdlsr.methods.relaxed.retarget`), so ``objective_`` never
     increases. ``group=0`` gives exactly ReLSR's iterates.
 
     *Choices not settled here from the paper* (whose text was not available to us):

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...common.linalg import ClassMeans, make_ridge, one_hot
 from ...common.validation import N_ITER, NON_NEGATIVE
-from ._base import RelaxedRegressionClassifier
+from ._classifier import RelaxedRegressionClassifier
 from ._targets import dragged_targets, sq_dist
 
 
@@ -148,7 +148,7 @@ class RLR(DraggedGraphClassifier):
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
         normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
     n_neighbors : int, default=5
         Number of neighbours that vote under ``decision_rule="knn"``.
     weights : {"uniform", "distance"}, default="uniform"

@@ -10,7 +10,7 @@ from sklearn.linear_model import Lasso
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import _single_threaded_lapack, gram
 from ...common.validation import POSITIVE
-from ._base import RepresentationClassifier
+from ._classifier import RepresentationClassifier
 
 
 def lasso_alpha(lam, n_features):

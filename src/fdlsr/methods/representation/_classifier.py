@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.preprocessing import normalize as l2_normalize
 from sklearn.utils import gen_batches
 
-from ...common.base import ScoreClassifier
+from ...common.classifiers import ScoreClassifier
 from ...common.compat import get_chunk_n_rows
 from .residuals import ClassResiduals
 

@@ -6,12 +6,12 @@ classified by one of the two rules the papers use: the largest regression output
 (``"linear"``, DLSR and ReLSR) or the label of the nearest training sample after
 projecting and L2-normalising (``"nearest_neighbor"``, LRDLSR and FDLSR), or by the
 k-NN vote (``"knn"``) or nearest class centroid (``"nearest_mean"``) on the same
-normalised projections (see :class:`~fdlsr.common.base.ProjectionClassifier`).
+normalised projections (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
 """
 
 import numpy as np
 
-from ...common.base import RULE_CONSTRAINTS, ProjectionClassifier
+from ...common.classifiers import RULE_CONSTRAINTS, ProjectionClassifier
 from ...common.compat import StrOptions
 from ...common.validation import POSITIVE
 

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...common.base import ScoreClassifier
+from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval, StrOptions
 from ...common.validation import N_ITER, NON_NEGATIVE, label_repr
 from ._class_blocks import ClassBlocks

@@ -1,7 +1,7 @@
 """What LC-KSVD2, LCLE, DPL and DRA-DPL share as scikit-learn classifiers.
 
 Validation, labels and the step from class scores to predictions are
-:class:`~fdlsr.common.base.ScoreClassifier`'s; here each estimator learns from integer
+:class:`~fdlsr.common.classifiers.ScoreClassifier`'s; here each estimator learns from integer
 class codes with a pure function of its own module (its parameters, less ``n_atoms``,
 are that function's keyword arguments) and keeps fields of its result as fitted
 attributes.
@@ -12,7 +12,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from ...common.base import ScoreClassifier
+from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval
 from ...common.linalg import _single_threaded_lapack
 
@@ -24,7 +24,7 @@ def single_threaded_lapack():
 
     On a shared 2-core machine OpenBLAS's two threads make these factorisations up
     to 8x slower than one thread (they spin waiting for each other), while matrix
-    products lose little; see also :mod:`fdlsr.linalg`.
+    products lose little; see also :mod:`fdlsr.common.linalg`.
     """
     return _single_threaded_lapack()
 

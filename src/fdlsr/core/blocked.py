@@ -1,6 +1,6 @@
 """Algorithm 1 in the primal form, one pass over blocks of samples per iteration.
 
-For many samples the c x n matrices of :func:`fdlsr.core.solver.fit_fdlsr` (T, Q X^T, the
+For many samples the c x n matrices of :func:`fdlsr.core.dense.fit_fdlsr` (T, Q X^T, the
 relaxed target) no longer fit in memory, while everything the iteration needs from
 the data is small: with samples as rows of ``X`` (n x d) and ``C = (X^T X + beta I)^-1``,
 
@@ -30,7 +30,7 @@ cache), so that no c x n array exists. The pass still takes its formulas from
 :mod:`fdlsr.core.iteration`: the per-class term (``class_shift``, computed once per
 iteration on the driver), the divisor (``t_divisor``, applied as a multiplication by
 its reciprocal) and the S-step (``relaxed_target``). The block functions are pure and
-shared by the in-memory loop here and by the Dask graph of :mod:`fdlsr.core.dask`.
+shared by the in-memory loop here and by the Dask graph of :mod:`fdlsr.core.dask_graph`.
 """
 
 import logging
@@ -154,7 +154,7 @@ class BlockState:
     counts). It is the :class:`~fdlsr.core.iteration.Iteration` of the blocked paths
     but for the pass over the samples, ``_pass(Q, shift, alpha, lam, t_step)`` (which
     returns the summed partials of :func:`block_step`): :class:`BlockedIteration`
-    here, :class:`fdlsr.core.dask.DaskIteration` on a Dask array.
+    here, :class:`fdlsr.core.dask_graph.DaskIteration` on a Dask array.
     """
 
     def __init__(self, stats, beta, init_ridge, dtype):
@@ -371,7 +371,7 @@ def fit_blocked(X, y, n_classes, *, beta, init_ridge=1e-4, block_rows=None, **pa
     """Primal Algorithm 1 in one pass over an in-memory ``X`` per iteration; see the
     module notes. ``block_rows`` bounds the float64 copies of the first (Gram) pass;
     ``params`` are ``alpha``, ``lam``, ``max_iter``, ``tol`` and ``t_step`` as in
-    :func:`fdlsr.core.solver.fit_fdlsr`.
+    :func:`fdlsr.core.dense.fit_fdlsr`.
 
     Returns ``(coef, objective, n_iter)``. Same iterates as ``solver.fit_fdlsr``; the
     relaxed target is the only n x c array held (in X's dtype).

@@ -1,0 +1,83 @@
+"""Every ``fdlsr.`` dotted path in the docstrings of the package and in docs/*.md, and
+every ``src/fdlsr/...`` file path in docs/*.md, names something that exists.
+
+A dotted path resolves when its longest importable prefix is a module and the rest are
+attributes of it (``fdlsr.FDLSR.fit``, ``fdlsr.methods.relaxed.retarget``).
+"""
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import fdlsr
+
+PACKAGE = Path(fdlsr.__file__).parent
+ROOT = PACKAGE.parent.parent
+DOCS = sorted((ROOT / "docs").glob("*.md")) if (ROOT / "docs").is_dir() else []
+
+DOTTED = re.compile(r"(?<![\w./-])fdlsr(?:\.[A-Za-z_]\w*)+")
+FILE = re.compile(r"(?<![\w/])src/fdlsr/[\w/]+\.py")
+
+
+def resolves(path):
+    """Whether ``path`` (``fdlsr.a.b.c``) is a module or an attribute chain of one."""
+    parts = path.split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:end]))
+        except ImportError:
+            continue
+        for name in parts[end:]:
+            if not hasattr(obj, name):
+                return False
+            obj = getattr(obj, name)
+        return True
+    return False
+
+
+def docstrings(path):
+    """The docstrings of a module and of its classes and functions."""
+    tree = ast.parse(path.read_text(), str(path))
+    nodes = [tree] + [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    return [doc for node in nodes if (doc := ast.get_docstring(node, clean=False))]
+
+
+def dotted_paths():
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for doc in docstrings(path):
+            for match in DOTTED.findall(doc):
+                found.setdefault(match, path.relative_to(ROOT).as_posix())
+    for path in DOCS:
+        for match in DOTTED.findall(path.read_text()):
+            found.setdefault(match, path.relative_to(ROOT).as_posix())
+    return sorted(found.items())
+
+
+def test_the_scan_finds_paths():
+    paths = dict(dotted_paths())
+    assert "fdlsr.FDLSR" in paths
+    assert resolves("fdlsr.FDLSR.fit") and not resolves("fdlsr.no_such_module")
+
+
+@pytest.mark.parametrize(("path", "where"), dotted_paths())
+def test_dotted_path_resolves(path, where):
+    assert resolves(path), f"{where} names {path}, which does not exist"
+
+
+@pytest.mark.skipif(not DOCS, reason="docs/ is not beside the package")
+def test_source_file_paths_in_docs_exist():
+    missing = [
+        f"{doc.name}: {match}"
+        for doc in DOCS
+        for match in FILE.findall(doc.read_text())
+        if not (ROOT / match).is_file()
+    ]
+    assert not missing, missing
