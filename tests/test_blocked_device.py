@@ -12,7 +12,7 @@ from fdlsr import FDLSR
 from fdlsr.core.blocked import fit_blocked
 from fdlsr.core.dense import fit_fdlsr
 
-PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=8, tol=None)
+PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=8, tol=None, init_ridge=1e-4)
 
 
 def relative_error(a, b):

@@ -22,7 +22,6 @@ no Dask path, since it needs all samples at once.
 import dask
 import dask.array as da
 
-from ..common.validation import is_dask_array  # noqa: F401  (re-exported)
 from .blocked import BlockState, add_partials, block_stats, block_step
 from .iteration import run
 
@@ -84,16 +83,32 @@ class DaskIteration(BlockState):
         return total.compute()
 
 
-def fit_fdlsr_dask(X, y, n_classes, *, beta, init_ridge=1e-4, **params):
-    """Algorithm 1 on a Dask array ``X`` (n x d) with integer labels ``y``.
+def fit_fdlsr_dask(
+    X, y, n_classes, *, alpha, beta, lam, max_iter, tol, init_ridge, t_step
+):
+    """Algorithm 1 on a Dask array: the iterates of
+    :func:`fdlsr.core.blocked.fit_blocked`, each pass a Dask graph over the chunks.
 
-    ``params`` are ``alpha``, ``lam``, ``max_iter``, ``tol`` and ``t_step`` as in
-    :func:`fdlsr.core.dense.fit_fdlsr`. Returns ``(coef, objective, n_iter)`` as
-    :func:`fdlsr.core.blocked.fit_blocked`, whose iterates it reproduces; ``coef`` is
-    a NumPy array.
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        Training samples, float64 or float32, chunked by rows.
+    y : ndarray of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``.
+    n_classes : int
+    alpha, beta, lam, max_iter, tol, init_ridge, t_step
+        As in :func:`fdlsr.core.dense.fit_fdlsr`.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_classes, n_features)
+        ``Q``, a NumPy array in X's dtype.
+    objective : ndarray of shape (n_iter,)
+        Eq. (10) after each iteration.
+    n_iter : int
     """
     it = DaskIteration(X, y, n_classes, beta=beta, init_ridge=init_ridge)
-    objective, n_iter = run(it, beta=beta, **params)
+    objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step)
     return it.coef(), objective, n_iter
 
 

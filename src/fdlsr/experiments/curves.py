@@ -40,7 +40,7 @@ def split_data(dataset, k, seed, normalise=True):
 
 
 def _solver_params(params):
-    merged = {"alpha": 1.0, "beta": 1e-2, "lam": 1.0, **params}
+    merged = {**FDLSR().get_params(), **params}
     return {key: value for key, value in merged.items() if key in SOLVER_ARGS}
 
 

@@ -11,21 +11,47 @@ normalised projections (see :class:`~fdlsr.common.classifiers.ProjectionClassifi
 
 import numpy as np
 
-from ...common.classifiers import RULE_CONSTRAINTS, ProjectionClassifier
+from ...common.classifiers import RULE_CONSTRAINTS, RULE_PARAMS, ProjectionClassifier
 from ...common.compat import StrOptions
-from ...common.validation import POSITIVE
+from ...common.docstrings import fill_doc
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 
-#: The parameters of the decision rule, not of the numerical core.
-RULE_PARAMS = ("decision_rule", "n_neighbors", "weights")
+#: The end of every family member's ``decision_rule`` entry and the two parameters of
+#: the k-NN rule, for :func:`fill_doc` (``%(other_rules)s``).
+OTHER_RULES_DOC = """
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"``.
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
+"""
+#: The fitted attributes of every iterative family member, for ``%(iterated)s``.
+ITERATED_DOC = """
+    n_iter_ : int
+    objective_ : ndarray of shape (n_iter_,)
+        The objective after each iteration; it never increases.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+"""
+
+
+def relaxed_doc(cls):
+    """Fill the shared parts of a family member's docstring (``%(other_rules)s``,
+    ``%(iterated)s``)."""
+    return fill_doc(other_rules=OTHER_RULES_DOC, iterated=ITERATED_DOC)(cls)
 
 
 class RelaxedRegressionClassifier(ProjectionClassifier):
     """Base class: fit through the family's numerical core, with an intercept.
 
-    Subclasses implement ``_fit_core(X, codes, n_classes)`` returning
-    ``(coef, intercept)`` (intercept may be ``None``); the parameters other than
-    those of the decision rule (:data:`RULE_PARAMS`) are the keyword arguments of the
-    core (``_core_params``).
+    A subclass names its core in ``_core``: ``fit_<name>(X, codes, n_classes,
+    **params)`` with every parameter but the decision rule's, returning a result
+    with ``coef`` and, if the model has one, ``intercept``. The result's fields named
+    in ``_result_fields`` are kept as fitted attributes (``n_iter_``, ...).
     """
 
     # Every method of the family has a ridge weight, a decision rule and a solver.
@@ -34,10 +60,14 @@ class RelaxedRegressionClassifier(ProjectionClassifier):
         **RULE_CONSTRAINTS,
         "solver": [StrOptions({"auto", "primal", "dual"})],
     }
+    _not_core_params = RULE_PARAMS
+    _result_fields = ("n_iter", "objective")
 
     def _fit_encoded(self, X, codes, n_classes):
-        coef, intercept = self._fit_core(X, codes, n_classes)
-        self.coef_ = coef
+        result = self._core(X, codes, n_classes, **self._core_params())
+        self._keep(result, self._result_fields)
+        self.coef_ = result.coef
+        intercept = getattr(result, "intercept", None)
         self.intercept_ = np.zeros(n_classes) if intercept is None else intercept
         self._n_features_out = n_classes
         return self._fit_rule(self._project(X), codes, n_classes)
@@ -45,16 +75,11 @@ class RelaxedRegressionClassifier(ProjectionClassifier):
     def _project(self, X):
         return X @ self.coef_.T + self.intercept_
 
-    def _core_params(self):
-        """The parameters, less the decision rule's: the core's keyword arguments."""
-        params = self.get_params(deep=False)
-        for name in RULE_PARAMS:
-            del params[name]
-        return params
 
-    def _iterated(self, result):
-        """Keep the iteration count and objective of an iterative core's result;
-        return its ``(coef, intercept)``."""
-        self.n_iter_ = result.n_iter
-        self.objective_ = result.objective
-        return result.coef, getattr(result, "intercept", None)
+#: The constraints of the iterative family members: those of every member, with an
+#: iteration limit and an optional stopping threshold.
+ALTERNATING_CONSTRAINTS = {
+    **RelaxedRegressionClassifier._parameter_constraints,
+    "max_iter": [N_ITER],
+    "tol": [NON_NEGATIVE, None],
+}
