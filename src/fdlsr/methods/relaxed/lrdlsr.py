@@ -95,10 +95,9 @@ def fit_lrdlsr(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of int of shape (n_samples,)
-        Class codes in ``[0, n_classes)``.
-    n_classes : int
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
     alpha, beta, gamma, lam, max_iter, tol, mu, rho, max_mu, solver
         As in :class:`LRDLSR`.
 

@@ -24,10 +24,9 @@ def fit_relsr(X, y, n_classes, *, lam, max_iter, tol, solver):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of int of shape (n_samples,)
-        Class codes in ``[0, n_classes)``.
-    n_classes : int
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
     lam, max_iter, tol, solver
         As in :class:`ReLSR`.
 
@@ -61,10 +60,9 @@ def fit_grelsr(X, y, n_classes, *, lam, group, max_iter, tol, solver):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of int of shape (n_samples,)
-        Class codes in ``[0, n_classes)``.
-    n_classes : int
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
     lam, group, max_iter, tol, solver
         As in :class:`GReLSR`.
 
