@@ -33,14 +33,14 @@ from threadpoolctl import threadpool_limits  # noqa: E402
 
 from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
+from fdlsr.common.class_means import one_hot  # noqa: E402
 from fdlsr.common.linalg import (  # noqa: E402
     RidgeSystem,
     blas_threads,
     gram,
     make_ridge,
-    one_hot,
 )
-from fdlsr.core.solver import fit_fdlsr  # noqa: E402
+from fdlsr.core.dense import fit_fdlsr  # noqa: E402
 from reference import fdlsr_transcription  # noqa: E402
 
 # The paper's FERET parameters.
@@ -171,7 +171,8 @@ def fit_parts(X, y, params, repeats=7):
             * ms(lambda: ridge.system.right_solve(T)),
             "Q = R X": ms(lambda: ridge.coef(R)),
         }
-        total = ms(lambda: fit_fdlsr(X, codes, c, **params))
+        core = FDLSR(**params)._core_params()
+        total = ms(lambda: fit_fdlsr(X, codes, c, **core, solver="auto"))
     rate = 2 * c * X.shape[0] ** 2 / (parts["30 products T (K + beta I)^-1"] / 30e3)
     for name, value in parts.items():
         print(f"  {name:38s} {value:7.1f} ms")

@@ -13,11 +13,11 @@ import os
 import time
 
 import numpy as np
-from fdlsr.representation import SRC
 from threadpoolctl import threadpool_limits
 
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.experiments.protocol import per_class_split, prepare
+from fdlsr.representation import SRC
 
 
 def main():

@@ -18,7 +18,8 @@ import sklearn  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fdlsr.core.streaming import fit_blocked  # noqa: E402
+from fdlsr import FDLSR  # noqa: E402
+from fdlsr.core.blocked import fit_blocked  # noqa: E402
 from gpu_check import PARAMS, make_features  # noqa: E402
 
 BLOCK_ROWS = [16_777, 65_536, 262_144, 1_000_000]  # the first: the default at c = 1000
@@ -30,7 +31,9 @@ def main():
     n, c = (1_000_000, 1000) if cuda else (20_000, 100)
     X, y = make_features(torch, n, 512, c, dev)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    params = dict(PARAMS, tol=None, t_step="paper")
+    params = FDLSR(
+        **PARAMS
+    )._core_params()  # Algorithm 1's parameters, FDLSR's defaults
     reference = None
     with sklearn.config_context(array_api_dispatch=True):
         fit_blocked(X, y, c, **{**params, "max_iter": 2})  # warm-up
@@ -41,7 +44,7 @@ def main():
             base = torch.cuda.memory_allocated() if cuda else 0
             sync()
             start = time.perf_counter()
-            coef, _, _ = fit_blocked(X, y, c, **params, max_iter=30, block_rows=rows)
+            coef, _, _ = fit_blocked(X, y, c, **params, block_rows=rows)
             sync()
             seconds = time.perf_counter() - start
             peak = (torch.cuda.max_memory_allocated() - base) / 2**30 if cuda else 0

@@ -29,7 +29,7 @@ import scipy.io
 from fdlsr.experiments import protocol
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.methods.dictionary import LCLE
-from fdlsr.methods.dictionary._base import unit_columns
+from fdlsr.methods.dictionary._classifier import unit_columns
 from fdlsr.methods.dictionary._ksvd import (
     lcksvd_initialization,
     omp_codes,

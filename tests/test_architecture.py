@@ -79,6 +79,9 @@ def layer(module):
     return parts[1] if parts[1] in ALLOWED else None
 
 
+# Top-level modules outside the layers: the entry points and the family packages'
+# short public names (re-exports of fdlsr.methods.*).
+SHORT_NAMES = ["dictionary.py", "relaxed.py", "representation.py"]
 SOURCES = sorted(
     p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "errors.py"
 )
@@ -99,7 +102,7 @@ def test_imports_follow_the_layers(path):
 
 def test_every_module_is_in_a_layer():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert top == ["__init__.py", "__main__.py", "errors.py"]
+    assert top == sorted(["__init__.py", "__main__.py", "errors.py", *SHORT_NAMES])
     folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
     assert folders == sorted(set(ALLOWED) - {"errors"})
 
@@ -119,7 +122,7 @@ def test_command_line_holds_no_logic():
     [
         ("from ..experiments import protocol", {"experiments"}),
         (
-            "from ..methods.relaxed._base import RelaxedRegressionClassifier",
+            "from ..methods.relaxed._classifier import RelaxedRegressionClassifier",
             {"methods"},
         ),
         (
@@ -138,10 +141,26 @@ def test_the_check_sees_a_violation(tmp_path, source, forbidden):
 
 def test_old_public_imports_still_work():
     from fdlsr.datasets import load_dataset  # noqa: F401
+
+    from fdlsr import FDLSR, FDLSRCV  # noqa: F401
     from fdlsr.dictionary import FDDL, LRSDL  # noqa: F401
     from fdlsr.relaxed import DLSR, LRDLSR  # noqa: F401
     from fdlsr.representation import CRC, SRC  # noqa: F401
 
-    from fdlsr import FDLSR, FDLSRCV  # noqa: F401
+    assert fdlsr.relaxed.DLSR is fdlsr.methods.relaxed.DLSR
+    assert fdlsr.relaxed.__all__ == fdlsr.methods.relaxed.__all__
 
-    assert fdlsr.relaxed is fdlsr.methods.relaxed
+
+def test_short_names_re_export_without_aliasing_internal_modules():
+    """``fdlsr.relaxed`` and its siblings re-export their family's public names; the
+    family's internal modules have one name only (no ``fdlsr.relaxed._classifier``)."""
+    import sys
+
+    for family in ("relaxed", "representation", "dictionary"):
+        short = getattr(fdlsr, family)
+        assert sys.modules[f"fdlsr.{family}"] is short
+        assert short is not getattr(fdlsr.methods, family)
+        for name in short.__all__:
+            assert getattr(short, name) is getattr(getattr(fdlsr.methods, family), name)
+    with pytest.raises(ModuleNotFoundError):
+        __import__("fdlsr.relaxed._classifier")

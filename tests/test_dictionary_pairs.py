@@ -11,8 +11,8 @@ from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
 from fdlsr.methods.dictionary import DPL
-from fdlsr.methods.dictionary._class_stacks import PaddedClasses
 from fdlsr.methods.dictionary._dradpl_steps import code_step
+from fdlsr.methods.dictionary._padded_classes import PaddedClasses
 from fdlsr.methods.dictionary.dpl import fit_dpl
 from fdlsr.methods.dictionary.dradpl import fit_dradpl
 
@@ -182,8 +182,9 @@ def test_dradpl_equals_the_authors_algorithm(penalty):
     atoms = np.array([3, 3, 3, 3])
     kw = dict(tau=1e-5, alpha=1e-2, beta=5e-2, lam=1e-2)
     ours = fit_dradpl(
-        X, y, 4, atoms, max_iter=2, analysis_penalty=penalty, random_state=5, **kw
-    )
+        X, y, 4, atoms, max_iter=2, analysis_penalty=penalty,
+        code_update="multiplicative", random_state=5, **kw,
+    )  # fmt: skip
     D, P = _plain_dradpl(X, y, atoms, iters=2, seed=5, penalty=penalty, **kw)
     np.testing.assert_allclose(ours.analysis, np.vstack(P), rtol=1e-6, atol=1e-9)
     for ours_D, ref_D in zip(ours.synthesis, D, strict=True):

@@ -13,13 +13,13 @@ import pytest
 from sklearn.linear_model import orthogonal_mp_gram
 from sklearn.preprocessing import normalize
 
+from fdlsr.common.linalg import normalize_rows
 from fdlsr.methods.dictionary import LCKSVD2
 from fdlsr.methods.dictionary._batch_omp import batch_omp
 from fdlsr.methods.dictionary._ksvd import (
     SparseCodes,
     ksvd,
     lcksvd_initialization,
-    normalize_rows,
     omp_codes,
     row_space_basis,
     update_atoms,
@@ -165,7 +165,10 @@ def test_lcksvd2_without_iterations_returns_the_ridge_initialisation():
     X, y = _faces()
     atoms = np.full(6, 4)
     D0, _, _, W0, A0 = lcksvd_initialization(X, y, 6, atoms, 5, 3, row_space_basis(X))
-    result = fit_lcksvd2(X, y, 6, atoms, n_nonzero_coefs=5, max_iter=0, init_iter=3)
+    result = fit_lcksvd2(
+        X, y, 6, atoms, alpha=16.0, beta=4.0, n_nonzero_coefs=5, max_iter=0,
+        init_iter=3, exact=False, clear_dictionary=False,
+    )  # fmt: skip
     np.testing.assert_allclose(result.dictionary, D0, atol=1e-10)
     np.testing.assert_allclose(result.classifier, W0, atol=1e-10)
     np.testing.assert_allclose(result.transform, A0, atol=1e-10)
@@ -194,6 +197,8 @@ def test_lcksvd2_equals_the_plain_stacked_ksvd():
         n_nonzero_coefs=5,
         max_iter=4,
         init_iter=3,
+        exact=False,
+        clear_dictionary=False,
     )
     np.testing.assert_allclose(result.dictionary, D / norms, atol=1e-8)
     np.testing.assert_allclose(result.classifier, W / norms / 2, atol=1e-8)

@@ -4,9 +4,9 @@ import numpy as np
 
 from conftest import split_per_class
 from fdlsr import FDLSR
-from fdlsr.common.linalg import ClassMeans, one_hot
+from fdlsr.common.class_means import ClassMeans, one_hot
+from fdlsr.core.dense import fit_fdlsr
 from fdlsr.core.iteration import t_step_exact, t_step_paper
-from fdlsr.core.solver import fit_fdlsr
 
 FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
 
@@ -86,7 +86,10 @@ def test_objective_is_eq10_transcribed(feret):
     train, _ = split_per_class(y, 2, seed=0)
     codes = np.unique(y[train], return_inverse=True)[1]
     c = codes.max() + 1
-    result = fit_fdlsr(X[train], codes, c, **FERET_PARAMS, max_iter=5)
+    result = fit_fdlsr(
+        X[train], codes, c, **FERET_PARAMS, max_iter=5, tol=None, init_ridge=1e-4,
+        t_step="paper", solver="auto",
+    )  # fmt: skip
     Q, T, S = result.coef, result.relaxed_labels, result.dragging
     H = one_hot(codes, c)
     B = 2 * H - 1

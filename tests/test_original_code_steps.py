@@ -86,7 +86,7 @@ def test_initial_dictionaries_are_learnt_class_by_class(d):
     pen = S.Penalties(1e-3, 5e-2, 0.0)
     model = S.fit_lrsdl(
         Y, blocks, np.array([], dtype=int), pen, max_iter=0, coding_iter=1,
-        tol=1e-8, rng=np.random.RandomState(0), init_iter=30,
+        tol=1e-8, rng=np.random.RandomState(0), init_iter=30, final_coding_iter=0,
     )  # fmt: skip
     for c in range(blocks.n_classes):
         expected = small_intra_dictol(Y[:, blocks.samples(c)], 1e-3, 5e-2, 30)
@@ -158,7 +158,10 @@ def test_lrsdl_codes_the_training_samples_once_more(n_shared):
     pen = S.Penalties(1e-3, 1e-2, 2e-2)
     shared = np.arange(n_shared) * 5
     kwargs = dict(max_iter=2, coding_iter=5, tol=1e-8, init_iter=5)
-    before = S.fit_lrsdl(Y, blocks, shared, pen, rng=np.random.RandomState(0), **kwargs)
+    before = S.fit_lrsdl(
+        Y, blocks, shared, pen, rng=np.random.RandomState(0), final_coding_iter=0,
+        **kwargs,
+    )  # fmt: skip
     after = S.fit_lrsdl(
         Y, blocks, shared, pen, rng=np.random.RandomState(0), final_coding_iter=300,
         **kwargs,

@@ -11,7 +11,8 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR
-from fdlsr.common.linalg import ClassMeans, RidgeSystem
+from fdlsr.common.class_means import ClassMeans
+from fdlsr.common.linalg import RidgeSystem
 from fdlsr.methods.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
 from fdlsr.methods.relaxed.drr import cross_graph
 from fdlsr.methods.relaxed.rlr import graph_penalty

@@ -41,11 +41,11 @@ def test_blocked_fit_equals_in_memory(blobs, t_step, dtype):
 @pytest.mark.parametrize("t_step", ["paper", "exact"])
 def test_blocked_fit_in_many_pieces_equals_in_memory(blobs, t_step, monkeypatch):
     """Pieces of 37 rows: class runs cut across pieces, several runs per piece."""
-    from fdlsr.core import streaming
+    from fdlsr.core import blocked as blocked_path
 
     X, y, X_test = blobs
     full = FDLSR(**PARAMS, t_step=t_step).fit(X, y)
-    monkeypatch.setattr(streaming, "default_block_rows", lambda c, itemsize: 37)
+    monkeypatch.setattr(blocked_path, "default_block_rows", lambda c, itemsize: 37)
     with sklearn.config_context(working_memory=0.01):
         blocked = FDLSR(**PARAMS, t_step=t_step).fit(X, y)
     assert relative_error(blocked.coef_, full.coef_) < 1e-10

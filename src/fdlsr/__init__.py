@@ -16,19 +16,15 @@ file format that holds data only (docs/saving.md).
 
 import sys
 
+from . import dictionary, relaxed, representation  # noqa: F401 (short public names)
 from .core.cv import FDLSRCV
 from .core.estimator import FDLSR
 from .experiments import datasets
 from .experiments.persistence import load, save
-from .methods import dictionary, relaxed, representation
 
 __version__ = "0.1.0"
 
 __all__ = ["FDLSR", "FDLSRCV", "__version__", "load", "save"]
 
-# The family packages and the dataset loaders were importable as fdlsr.relaxed,
-# fdlsr.representation, fdlsr.dictionary and fdlsr.datasets before the layers became
-# folders; those names stay the same module objects.
-for _module in (relaxed, representation, dictionary, datasets):
-    sys.modules[f"{__name__}.{_module.__name__.rsplit('.', 1)[-1]}"] = _module
-del _module
+# ``from fdlsr.datasets import ...``: the dataset loaders under their short name.
+sys.modules[f"{__name__}.datasets"] = datasets

@@ -28,17 +28,17 @@ SciPy factorisation). So every product runs in NumPy, and the few SciPy LAPACK c
 spinning threads behind.
 
 Other array libraries (PyTorch, CuPy, array-api-strict) go through the array API:
-the same products run on the arrays' device, the factorisation uses ``xp.linalg`` in
-the device's highest precision, and class means use a dense indicator product, as the
-sparse indicator has no array-API equivalent. NumPy keeps the paths described above.
+the same products run on the arrays' device and the factorisation uses ``xp.linalg``
+in the device's highest precision. NumPy keeps the paths described above.
 
-The module also holds the class-mean algebra on label matrices (indicator products, so
-that samples need not be sorted by class). Nothing here knows about estimators.
+The module also holds the products and norms the solvers share and the unit scaling
+of rows (:func:`normalize_rows`). Nothing here knows about estimators; the class-mean
+algebra is :mod:`fdlsr.common.class_means`.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from scipy import linalg
+from sklearn.preprocessing import normalize
 from threadpoolctl import ThreadpoolController
 
 from .compat import (
@@ -51,7 +51,7 @@ from .compat import (
 _THREADPOOLS = None
 
 
-def _single_threaded_lapack():
+def single_threaded_lapack():
     """Context in which SciPy's LAPACK runs on one thread (see the module notes)."""
     global _THREADPOOLS
     if _THREADPOOLS is None:
@@ -95,7 +95,7 @@ class RidgeSystem:
         self.ridge = ridge
         self.inverse = None
         potrf, potri = linalg.get_lapack_funcs(("potrf", "potri"), (A,))
-        with _single_threaded_lapack():
+        with single_threaded_lapack():
             factor, info = potrf(A, lower=0, overwrite_a=1, clean=1)
             if info > 0:
                 raise np.linalg.LinAlgError(
@@ -134,7 +134,7 @@ class RidgeSystem:
             xp = self.xp
             solved = xp.linalg.solve(self.factor, xp.astype(Z, self.factor.dtype).T)
             return xp.astype(solved.T, self.dtype)
-        with _single_threaded_lapack():
+        with single_threaded_lapack():
             solved = linalg.cho_solve((self.factor, False), Z.T.astype(np.float64))
         return np.ascontiguousarray(solved.T, dtype=self.dtype)
 
@@ -313,155 +313,15 @@ def sq_distance(a, b, piece=None):
     return float(total)
 
 
-def one_hot(y, n_classes, dtype=np.float64):
-    """Label matrix ``H`` (n_classes x n_samples) of integer codes ``y``.
+def normalize_rows(X):
+    """Rows scaled to unit L2 norm; a zero row stays zero. Any array namespace.
 
-    For a non-NumPy ``y`` (then ``dtype`` is that namespace's), ``H`` is on y's device.
+    NumPy arrays go through scikit-learn's :func:`~sklearn.preprocessing.normalize`
+    (the row norms of ``sklearn.utils.extmath.row_norms``); arrays of other
+    namespaces are scaled on their device.
     """
-    if not isinstance(y, np.ndarray):
-        xp, _ = get_namespace(y)
-        classes = xp.arange(n_classes, device=device(y))
-        return xp.astype(classes[:, None] == y[None, :], dtype)
-    H = np.zeros((n_classes, y.shape[0]), dtype=dtype)
-    H[y, np.arange(y.shape[0])] = 1
-    return H
-
-
-class ClassMeans:
-    """Class means of matrices whose columns are samples, by indicator algebra.
-
-    For ``T`` (rows x n_samples), :meth:`of` returns the class means ``m`` (rows x
-    n_classes) with a sparse indicator in O(rows x n), whatever the order of the
-    samples. From ``m`` alone follow the global mean (``m @ weights``), ``Mhat``
-    (``spread(m)``: each sample's column replaced by its class mean) and the norms the
-    Fisher criterion needs, since ``T -> Mhat`` and ``T -> M`` are nested orthogonal
-    projections.
-    """
-
-    def __init__(self, y, n_classes, dtype=np.float64):
-        n = y.shape[0]
-        counts = np.bincount(y, minlength=n_classes).astype(dtype)
-        self.y = y
-        self.counts = counts
-        self.weights = counts / n
-        # E[j, k] = 1 / n_k if sample j is in class k: T @ E gives the class means.
-        self.E = sp.csr_array(
-            (1.0 / counts[y], (np.arange(n), y)), shape=(n, n_classes), dtype=dtype
-        )
-        # Samples sorted by class in equal blocks (as a k-per-class training set that
-        # was sorted): means and spreads become reshapes, with no gather or sparse pass.
-        per_class = n // n_classes
-        self.block = (
-            per_class
-            if per_class * n_classes == n
-            and np.array_equal(y, np.repeat(np.arange(n_classes), per_class))
-            else None
-        )
-
-    def of(self, T):
-        """Class means, one column per class (rows x n_classes).
-
-        Leading batch dimensions are allowed: ``T`` of shape (..., rows, n_samples).
-        """
-        n_classes = self.E.shape[1]
-        if self.block is not None:
-            blocks = T.reshape(*T.shape[:-1], n_classes, self.block)
-            # A product with the averaging vector: 6x faster than sum(axis=-1) over a
-            # short trailing axis.
-            return blocks @ np.full(self.block, 1 / self.block, dtype=T.dtype)
-        # A few rows at a time: SciPy's dense @ sparse copies the dense operand.
-        flat = T.reshape(-1, T.shape[-1])
-        m = np.empty((flat.shape[0], n_classes), dtype=T.dtype)
-        rows = max(1, 2**20 // T.shape[-1])
-        for start in range(0, flat.shape[0], rows):
-            m[start : start + rows] = flat[start : start + rows] @ self.E
-        return m.reshape(*T.shape[:-1], n_classes)
-
-    def add_spread(self, T, m):
-        """``T += spread(m)`` in place, without forming ``spread(m)`` when possible."""
-        if self.block is not None:
-            blocks = T.reshape(*T.shape[:-1], m.shape[-1], self.block)
-            blocks += m[..., None]
-        else:  # a few rows at a time: no temporary of T's size
-            rows = max(1, 2**20 // T.shape[-1])
-            for start in range(0, T.shape[-2], rows):
-                r = slice(start, start + rows)
-                T[..., r, :] += m[..., r, :][..., self.y]
-        return T
-
-    def overall(self, m):
-        """Global mean (rows,) from the class means."""
-        return m @ self.weights
-
-    def spread(self, m):
-        """``Mhat``: the class mean of every sample (rows x n_samples)."""
-        return m[..., self.y]
-
-    def sq_norm_within(self, m):
-        """``||Mhat||_F^2 = sum_k n_k ||m_k||^2``."""
-        return float(np.sum(m * m, axis=0) @ self.counts)
-
-    def sq_norm_overall(self, m):
-        """``||M||_F^2 = n ||mean||^2``."""
-        mean = self.overall(m)
-        return float(self.y.shape[0] * (mean @ mean))
-
-
-class DenseClassMeans:
-    """:class:`ClassMeans` for any array-API namespace, without a sparse indicator.
-
-    The class means are products with a one-hot indicator built ``block`` samples at
-    a time (2 rows n n_classes flops, small next to the ridge products, on the
-    arrays' device), and the spread is added a few rows at a time: no n x n_classes
-    indicator is stored and no temporary of T's size is formed, which matters on a
-    GPU where T itself may take gigabytes.
-    """
-
-    def __init__(self, y, n_classes, dtype, block=65536):
-        xp, _ = get_namespace(y)
-        self.xp, self.y, self.dtype = xp, y, dtype
-        self.n_classes, self.step = n_classes, block
-        counts = xp.zeros(n_classes, dtype=dtype, device=device(y))
-        for start in range(0, y.shape[0], block):
-            part = y[start : min(start + block, y.shape[0])]
-            counts += xp.sum(one_hot(part, n_classes, dtype), axis=1)
-        self.counts = counts
-        self.weights = self.counts / y.shape[0]
-        self.block = None
-
-    def of(self, T):
-        """Class means along the last axis of ``T`` (any leading axes)."""
-        xp, n = self.xp, self.y.shape[0]
-        shape = (*T.shape[:-1], self.n_classes)
-        m = xp.zeros(shape, dtype=T.dtype, device=device(T))
-        for start in range(0, n, self.step):
-            cols = slice(start, min(start + self.step, n))
-            m += T[..., cols] @ one_hot(self.y[cols], self.n_classes, T.dtype).T
-        return m / self.counts
-
-    def overall(self, m):
-        return m @ self.weights
-
-    def spread(self, m):
-        return self.xp.take(m, self.y, axis=-1)
-
-    def add_spread(self, T, m):
-        rows = max(1, 2**24 // T.shape[-1])  # temporaries of 16 Mi entries at most
-        for start in range(0, T.shape[0], rows):
-            r = slice(start, min(start + rows, T.shape[0]))
-            T[r, ...] += self.spread(m[r, ...])
-        return T
-
-    def sq_norm_within(self, m):
-        return float(self.xp.sum(self.xp.sum(m * m, axis=0) * self.counts))
-
-    def sq_norm_overall(self, m):
-        mean = self.overall(m)
-        return float(self.y.shape[0] * self.xp.sum(mean * mean))
-
-
-def class_means(y, n_classes, dtype):
-    """:class:`ClassMeans` for NumPy labels, :class:`DenseClassMeans` otherwise."""
-    if isinstance(y, np.ndarray):
-        return ClassMeans(y, n_classes, dtype)
-    return DenseClassMeans(y, n_classes, dtype)
+    if isinstance(X, np.ndarray):
+        return normalize(X)
+    xp, _ = get_namespace(X)
+    norms = xp.linalg.vector_norm(X, axis=1, keepdims=True)
+    return X / xp.where(norms == 0, xp.ones_like(norms), norms)

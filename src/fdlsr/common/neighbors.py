@@ -34,19 +34,11 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 from sklearn.utils import gen_batches
 
+from .class_means import class_means, one_hot
 from .compat import _convert_to_numpy, device, get_chunk_n_rows, get_namespace
-from .linalg import class_means
-
-
-def _normalize_rows(Z):
-    if isinstance(Z, np.ndarray):
-        return normalize(Z)
-    xp, _ = get_namespace(Z)
-    norms = xp.sqrt(xp.sum(Z * Z, axis=1, keepdims=True))
-    return Z / xp.where(norms == 0, xp.ones_like(norms), norms)
+from .linalg import normalize_rows
 
 
 def snap_ties(scores):
@@ -98,12 +90,12 @@ class NearestProjection:
             raise ValueError("Every class needs at least one training projection.")
         self.starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         if isinstance(projections, np.ndarray):
-            self.reference = normalize(projections[order])
+            self.reference = normalize_rows(projections[order])
             self.padded = None
             return
         xp, dev = get_namespace(projections)[0], device(projections)
         order = xp.asarray(order, device=dev)
-        self.reference = _normalize_rows(xp.take(projections, order, axis=0))
+        self.reference = normalize_rows(xp.take(projections, order, axis=0))
         # Members of class k at padded[k, :], the first member repeated as padding.
         width = int(counts.max())
         members = np.minimum(np.arange(width)[None, :], counts[:, None] - 1)
@@ -145,9 +137,14 @@ class NearestProjection:
 
     @classmethod
     def from_features(cls, X, coef, y, n_classes, block_rows=8192):
-        """From training features ``X`` (n x d) and the projection ``coef`` (c x d),
-        projecting block by block straight into class order: the only n x c array
-        formed is the reference itself (for training sets too large for copies)."""
+        """From training features ``X`` (n x d) and the projection ``coef`` (c x d).
+
+        NumPy projects block by block straight into class order: the only n x c
+        array formed is the reference itself (for training sets too large for
+        copies). Other namespaces project all of ``X`` at once, on its device.
+        """
+        if not isinstance(X, np.ndarray):
+            return cls(X @ coef.T, y, n_classes)
         self = cls.__new__(cls)
         counts = np.bincount(y, minlength=n_classes)
         if np.any(counts == 0):
@@ -158,13 +155,13 @@ class NearestProjection:
         position[np.argsort(y, kind="stable")] = np.arange(y.shape[0])
         self.reference = np.empty((X.shape[0], n_classes), dtype=X.dtype)
         for rows in gen_batches(X.shape[0], block_rows):
-            self.reference[position[rows]] = normalize(X[rows] @ coef.T)
+            self.reference[position[rows]] = normalize_rows(X[rows] @ coef.T)
         return self
 
     def scores(self, projections):
         """Per-class maximum cosine similarity, shape (n_samples, n_classes); scores
         within ``sqrt(eps)`` of a row's best are reported equal to it."""
-        Z = _normalize_rows(projections)
+        Z = normalize_rows(projections)
         n_train, n_classes = self.reference.shape[0], self.starts.shape[0]
         if self.padded is None:
             out = np.empty((Z.shape[0], n_classes), dtype=Z.dtype)
@@ -197,7 +194,7 @@ class NearestProjection:
         ``UserWarning`` (the vote is then the training set's, not the neighbours').
         Shares within ``sqrt(eps)`` of the best are reported equal to it.
         """
-        Z = _normalize_rows(projections)
+        Z = normalize_rows(projections)
         xp = get_namespace(Z)[0]
         n_train = self.reference.shape[0]
         if n_neighbors > n_train:
@@ -290,25 +287,36 @@ def class_centroids(projections, y, n_classes):
     the unit direction of the mean of class ``k``'s normalised training projections,
     shape (n_classes, n_components). A class whose mean is zero keeps a zero row
     (every cosine to it is 0)."""
-    Z = _normalize_rows(projections)
-    return _normalize_rows(class_means(y, n_classes, Z.dtype).of(Z.T).T)
+    Z = normalize_rows(projections)
+    return normalize_rows(class_means(y, n_classes, Z.dtype).of(Z.T).T)
 
 
-def centroids_from_features(X, coef, y, n_classes, block_rows=8192):
+def centroids_from_features(X, coef, y, n_classes, block_rows=None):
     """:func:`class_centroids` of ``X @ coef.T`` block by block: no n x c array is
-    formed (for training sets too large for copies)."""
+    formed (for training sets too large for copies). Sums of the unit projections have
+    the direction of their means. NumPy sums with a sparse indicator, blocks of 8192
+    rows by default; other namespaces with a one-hot product on X's device, blocks of
+    65536 rows."""
+    if not isinstance(X, np.ndarray):
+        xp, dev = get_namespace(X)[0], device(X)
+        sums = xp.zeros((n_classes, coef.shape[0]), dtype=X.dtype, device=dev)
+        for start in range(0, X.shape[0], block_rows or 65536):
+            rows = slice(start, min(start + (block_rows or 65536), X.shape[0]))
+            unit = normalize_rows(X[rows, ...] @ coef.T)
+            sums += one_hot(y[rows], n_classes, X.dtype) @ unit
+        return normalize_rows(sums)
     sums = np.zeros((n_classes, coef.shape[0]), dtype=X.dtype)
-    for rows in gen_batches(X.shape[0], block_rows):
+    for rows in gen_batches(X.shape[0], block_rows or 8192):
         codes = y[rows]
         member = sp.csr_array(
             (np.ones(codes.shape[0], dtype=X.dtype), (codes, np.arange(codes.size))),
             shape=(n_classes, codes.size),
         )
-        sums += member @ normalize(X[rows] @ coef.T)
-    return normalize(sums)
+        sums += member @ normalize_rows(X[rows] @ coef.T)
+    return normalize_rows(sums)
 
 
 def centroid_scores(projections, centroids):
     """Cosine of each normalised projection to each class centroid, shape (n_samples,
     n_classes); scores within ``sqrt(eps)`` of a row's best are reported equal."""
-    return snap_ties(_normalize_rows(projections) @ centroids.T)
+    return snap_ties(normalize_rows(projections) @ centroids.T)

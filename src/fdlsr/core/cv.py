@@ -7,7 +7,8 @@ from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
-from ..common.base import NEIGHBOR_RULES, RULES
+from ..common.class_means import one_hot
+from ..common.classifiers import NEIGHBOR_RULES, RULES
 from ..common.compat import (
     StrOptions,
     _convert_to_numpy,
@@ -15,7 +16,6 @@ from ..common.compat import (
     device,
     get_namespace,
 )
-from ..common.linalg import one_hot
 from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
 from ..common.validation import encode_labels
 from .estimator import FDLSR

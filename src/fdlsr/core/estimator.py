@@ -5,7 +5,12 @@ from numbers import Integral
 import numpy as np
 from sklearn import get_config
 
-from ..common.base import RULE_CONSTRAINTS, ProjectionClassifier, on_device
+from ..common.classifiers import (
+    RULE_CONSTRAINTS,
+    RULE_PARAMS,
+    ProjectionClassifier,
+    on_device,
+)
 from ..common.compat import (
     Interval,
     StrOptions,
@@ -13,11 +18,10 @@ from ..common.compat import (
     _max_precision_float_dtype,
     get_namespace_and_device,
 )
-from ..common.linalg import one_hot
 from ..common.neighbors import NearestProjection, centroids_from_features
 from ..common.validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
-from .solver import fit_fdlsr
-from .streaming import fit_blocked
+from .blocked import fit_blocked
+from .dense import fit_fdlsr
 
 
 class FDLSR(ProjectionClassifier):
@@ -153,8 +157,9 @@ class FDLSR(ProjectionClassifier):
     *Scale.* When the c x n arrays of the iteration would exceed scikit-learn's
     ``working_memory`` (primal form), or with ``solver="blocked"``, each iteration
     is one pass over blocks of samples and the relaxed target is the only
-    per-sample state (``fdlsr.streaming``), in NumPy or on the arrays' device. A Dask array is fitted by the same blocked iteration as a
-    Dask graph (``fdlsr.dask``); PyTorch, CuPy or array-api-strict arrays are
+    per-sample state (:mod:`fdlsr.core.blocked`), in NumPy or on the arrays' device.
+    A Dask array is fitted by the same blocked iteration as a Dask graph
+    (:mod:`fdlsr.core.dask_graph`); PyTorch, CuPy or array-api-strict arrays are
     fitted on their device under ``sklearn.set_config(array_api_dispatch=True)``.
     See docs/performance.md.
 
@@ -188,6 +193,9 @@ class FDLSR(ProjectionClassifier):
         "solver": [StrOptions({"auto", "primal", "dual", "blocked"})],
     }
     _array_api = True
+    # What every fit path takes: the parameters of Algorithm 1 (the dense path also
+    # takes ``solver``).
+    _not_core_params = (*RULE_PARAMS, "solver")
 
     def __init__(
         self,
@@ -242,45 +250,33 @@ class FDLSR(ProjectionClassifier):
         return X, on_device(codes, X)
 
     def _fit_encoded(self, X, codes, n_classes):
-        xp, _, dev = get_namespace_and_device(X)
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
-            X, codes, n_classes, **self._algorithm_params(), solver=self.solver
+            X, codes, n_classes, **self._core_params(), solver=self.solver
         )
-        objective = xp.asarray(
-            result.objective, dtype=_max_precision_float_dtype(xp, dev), device=dev
-        )
-        self._set_fitted(result.coef, objective, result.n_iter)
+        self._set_fitted(result.coef, result.objective, result.n_iter)
         fitted = result.fitted
         del result  # frees T and the relaxed target before the rule's copies
         return self._fit_rule(fitted.T, codes, n_classes)
 
     def _set_fitted(self, coef, objective, n_iter):
-        self.coef_, self.n_iter_, self.objective_ = coef, n_iter, objective
+        """Keep ``Q`` and the iterations; ``objective_`` in the highest precision of
+        Q's namespace, on its device."""
+        xp, _, dev = get_namespace_and_device(coef)
+        high = _max_precision_float_dtype(xp, dev)
+        self.objective_ = xp.asarray(objective, dtype=high, device=dev)
+        self.coef_, self.n_iter_ = coef, n_iter
         self._n_features_out = coef.shape[0]
         return self
 
-    def _algorithm_params(self):
-        """The parameters of Algorithm 1 that every fit path takes."""
-        names = ("alpha", "beta", "lam", "max_iter", "tol", "init_ridge", "t_step")
-        return {name: getattr(self, name) for name in names}
-
     def _fit_blocked(self, X, codes, n_classes):
         """Many samples: one pass over blocks of samples per iteration (primal form,
-        see ``fdlsr.streaming``); same result, bounded memory."""
+        see :mod:`fdlsr.core.blocked`); same result, bounded memory. The decision
+        rules' state is formed a block at a time too."""
         coef, objective, n_iter = fit_blocked(
-            X, codes, n_classes, **self._algorithm_params()
+            X, codes, n_classes, **self._core_params()
         )
-        if not isinstance(X, np.ndarray):  # on the arrays' device
-            xp, _, dev = get_namespace_and_device(X)
-            high = _max_precision_float_dtype(xp, dev)
-            self._set_fitted(
-                coef, xp.asarray(objective, dtype=high, device=dev), n_iter
-            )
-            self.centroids_ = _centroids_in_blocks(X, coef, codes, n_classes)
-            self._set_neighbors(lambda: NearestProjection(X @ coef.T, codes, n_classes))
-            return self
         self._set_fitted(coef, objective, n_iter)
         self.centroids_ = centroids_from_features(X, coef, codes, n_classes)
         self._set_neighbors(
@@ -289,8 +285,9 @@ class FDLSR(ProjectionClassifier):
         return self
 
     def _fit_dask(self, X, y):
-        """A Dask array: the blocked primal iteration as a Dask graph (fdlsr.dask)."""
-        from .dask import fit_fdlsr_dask, projections
+        """A Dask array: the blocked primal iteration as a Dask graph
+        (:mod:`fdlsr.core.dask_graph`)."""
+        from .dask_graph import fit_fdlsr_dask, projections
 
         if self.solver == "dual":
             raise ValueError(
@@ -312,7 +309,7 @@ class FDLSR(ProjectionClassifier):
         n_classes = self.classes_.shape[0]
         self.n_features_in_ = X.shape[1]
         coef, objective, n_iter = fit_fdlsr_dask(
-            X, codes, n_classes, **self._algorithm_params()
+            X, codes, n_classes, **self._core_params()
         )
         self._set_fitted(coef, objective, n_iter)
         return self._fit_rule(projections(X, coef), codes, n_classes)
@@ -360,22 +357,3 @@ def _needs_blocks(X, n_classes, solver):
     xp = get_namespace_and_device(X)[0]
     state_bytes = 4 * n * n_classes * xp.finfo(X.dtype).bits // 8
     return state_bytes > get_config()["working_memory"] * 2**20
-
-
-def _centroids_in_blocks(X, coef, codes, n_classes, block_rows=65536):
-    """``class_centroids`` of ``X @ coef.T`` on X's device, a block of samples at a
-    time: no n x c array is formed. Sums of the unit projections have the direction
-    of their means."""
-    xp, _, dev = get_namespace_and_device(X)
-    sums = xp.zeros((n_classes, coef.shape[0]), dtype=X.dtype, device=dev)
-    for start in range(0, X.shape[0], block_rows):
-        rows = slice(start, min(start + block_rows, X.shape[0]))
-        Z = _unit_rows(X[rows, ...] @ coef.T, xp)
-        sums += one_hot(codes[rows], n_classes, X.dtype) @ Z
-    return _unit_rows(sums, xp)
-
-
-def _unit_rows(Z, xp):
-    """Rows scaled to unit length; zero rows stay zero."""
-    norms = xp.linalg.vector_norm(Z, axis=1, keepdims=True)
-    return Z / xp.where(norms == 0, xp.ones_like(norms), norms)

@@ -34,13 +34,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..common.class_means import ClassMeans, DenseClassMeans, one_hot
 from ..common.compat import _max_precision_float_dtype, device, get_namespace
+from ..common.linalg import blas_threads
 from ..common.linalg import (
-    ClassMeans,
-    DenseClassMeans,
-    _single_threaded_lapack,
-    blas_threads,
-    one_hot,
+    single_threaded_lapack as _single_threaded_lapack,
 )
 from .iteration import class_shift, relaxed_target, t_divisor
 

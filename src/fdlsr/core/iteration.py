@@ -20,13 +20,13 @@ The fit paths differ only in where the c x n arrays live, so each implements the
 small :class:`Iteration` interface and :func:`run` drives them all (Algorithm 1's loop,
 the objective (10) after each iteration and the stopping rule of its step 4):
 
-* :class:`fdlsr.core.solver.DenseIteration`: whole c x n arrays in any array-API
+* :class:`fdlsr.core.dense.DenseIteration`: whole c x n arrays in any array-API
   namespace, primal or dual ridge solves;
-* :class:`fdlsr.core.streaming.BlockedIteration`: one pass over blocks of samples per
+* :class:`fdlsr.core.blocked.BlockedIteration`: one pass over blocks of samples per
   iteration, for data whose c x n arrays do not fit in memory, and
-  :class:`fdlsr.core.streaming.DeviceBlockedIteration`, the same on the device of a
+  :class:`fdlsr.core.blocked.DeviceBlockedIteration`, the same on the device of a
   PyTorch, CuPy or array-api-strict array;
-* :class:`fdlsr.core.dask.DaskIteration`: the same pass as a Dask graph over chunks.
+* :class:`fdlsr.core.dask_graph.DaskIteration`: the same pass as a Dask graph over chunks.
 
 The interface is two coarse steps, ``sweep`` (T-step and S-step over all samples)
 and ``solve`` (Q-step), rather than products such as ``Q -> Q X^T``: the blocked paths

@@ -1,7 +1,7 @@
 """The ``fdlsr`` command: run experiments, render reports and figures, list datasets.
 
-Only argument handling lives here; the work is done by ``fdlsr.protocol``,
-``fdlsr.results``, ``fdlsr.report``, ``fdlsr.figures`` and ``fdlsr.datasets``.
+Only argument handling lives here; the work is done by the modules of
+``fdlsr.experiments`` (``protocol``, ``results``, ``report``, ``figures``, ``datasets``).
 """
 
 import argparse

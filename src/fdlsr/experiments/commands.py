@@ -1,6 +1,6 @@
 """The handlers of the ``fdlsr`` sub-commands: arguments in, library calls, text out.
 
-Part of the command-line layer (``fdlsr.cli`` builds the parser and calls the handler
+Part of the command-line layer (:mod:`.cli` builds the parser and calls the handler
 of the same name here): each handler turns parsed arguments into calls to the
 protocol, report, figure and dataset modules. ``fit`` and ``predict`` live in
 :mod:`.model_commands`, what the handlers share in :mod:`.command_support`.

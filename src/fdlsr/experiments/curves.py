@@ -1,7 +1,7 @@
 """The numbers behind the paper's figures, computed on one random split.
 
 * Fig. 1: objective (Eq. 10) and test accuracy after every iteration, from one run of
-  :func:`fdlsr.solver.fit_fdlsr` with a callback (no refitting per iteration).
+  :func:`fdlsr.core.dense.fit_fdlsr` with a callback (no refitting per iteration).
 * Fig. 2: raw and projected features (training and test) of the first classes, for
   t-SNE.
 * Fig. 3: accuracy over an alpha x lambda grid with beta fixed.
@@ -16,8 +16,8 @@ import numpy as np
 from sklearn.preprocessing import LabelEncoder
 
 from ..common.neighbors import NearestProjection
+from ..core.dense import fit_fdlsr
 from ..core.estimator import FDLSR
-from ..core.solver import fit_fdlsr
 from ..methods import get_method
 from .protocol import per_class_split, prepare
 
@@ -40,7 +40,7 @@ def split_data(dataset, k, seed, normalise=True):
 
 
 def _solver_params(params):
-    merged = {"alpha": 1.0, "beta": 1e-2, "lam": 1.0, **params}
+    merged = {**FDLSR().get_params(), **params}
     return {key: value for key, value in merged.items() if key in SOLVER_ARGS}
 
 

@@ -1,6 +1,6 @@
 """The paper's figures 1-4 drawn with matplotlib (Agg backend), as PNG and PDF.
 
-Each ``make`` call computes its numbers with :mod:`fdlsr.curves`, saves them as JSON
+Each ``make`` call computes its numbers with :mod:`.curves`, saves them as JSON
 next to the figure (so a figure can be redrawn or checked without recomputing), and
 returns the paths written.
 """

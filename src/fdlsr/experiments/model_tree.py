@@ -61,7 +61,7 @@ def allowed_classes():
     from ..core.estimator import FDLSR
     from ..methods import METHODS
     from ..methods.dictionary._class_blocks import ClassBlocks
-    from ..methods.dictionary._class_stacks import PaddedClasses
+    from ..methods.dictionary._padded_classes import PaddedClasses
     from ..methods.representation.residuals import ClassResiduals
     from .protocol import PerClassSplit
 

@@ -455,7 +455,7 @@ def split_indices(dataset, y, k, seed, index):
 def experiment_runs(experiment, dataset):
     """Every run of the experiment as ``(key, k, split, method, params, tuned)``.
 
-    ``key`` is the row identity used by the results store (see ``fdlsr.results``).
+    ``key`` is the row identity used by the results store (see ``fdlsr.experiments.results``).
     """
     methods = experiment.resolved()
     runs = []

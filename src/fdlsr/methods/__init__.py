@@ -7,7 +7,7 @@ baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method`.
 
 from sklearn.model_selection import GridSearchCV
 
-from ..common.base import RULES
+from ..common.classifiers import RULES
 from ..core.cv import FDLSRCV
 from ..core.estimator import FDLSR
 from ..errors import ConfigError
@@ -54,7 +54,7 @@ PROPOSED = [
         family="proposed",
         summary="Fisher discriminative LSR, paper's T-step, 1-NN on projections",
         reference="Chen, Wu & Kittler, Fisher Discriminative Least Squares Regression",
-        params=dict(alpha=1.0, beta=1e-2, lam=1.0),
+        settings=("alpha", "beta", "lam"),
         # --cv FDLSR also chooses the decision rule (the paper's 1-NN on ties).
         grid=dict(
             alpha=PAPER_GRID,

@@ -5,6 +5,7 @@ Each family package (:mod:`.relaxed`, :mod:`.representation`, :mod:`.dictionary`
 :mod:`fdlsr.methods` gathers them.
 """
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,12 +21,19 @@ PAPER_GRID = list(cv.PAPER_GRID)
 
 @dataclass(frozen=True)
 class Method:
-    """A named classifier with its documented default settings.
+    """A named classifier with its settings.
 
     ``factory(**params)`` returns an unfitted scikit-learn classifier. The experiment
     protocol unit-normalises the samples before fitting (as the paper does for every
     method), so a factory does not add its own normaliser. ``grid`` lists the values
     cross-validation may search for each parameter (empty: nothing to tune).
+
+    The estimator's ``__init__`` holds every default. A registry entry gives in
+    ``params`` only the values that differ from those defaults (saying why, in a
+    comment), and in ``settings`` the names of the parameters that describe the
+    method in ``fdlsr methods``, the reports and the results' setting keys. Once
+    built, ``params`` holds those settings: each named parameter at the estimator's
+    default, then the given values (in ``settings`` order, then the others).
 
     ``cv_factory``, when given, replaces scikit-learn's ``GridSearchCV`` for tuning:
     ``cv_factory(grid=..., cv=..., **fixed_params)`` returns an estimator whose
@@ -40,9 +48,23 @@ class Method:
     summary: str
     reference: str = ""
     params: dict = field(default_factory=dict)
+    settings: tuple = ()
     grid: dict = field(default_factory=dict)
     cv_factory: Callable[..., Any] | None = None
     rule: str = ""
+
+    def __post_init__(self):
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(self.factory).parameters.items()
+            if p.default is not inspect.Parameter.empty
+        }
+        unknown = [n for n in (*self.settings, *self.params) if n not in defaults]
+        if unknown:
+            raise ValueError(f"{self.name} has no parameter {unknown[0]!r}")
+        names = [*self.settings, *(n for n in self.params if n not in self.settings)]
+        settings = {n: self.params.get(n, defaults[n]) for n in names}
+        object.__setattr__(self, "params", settings)
 
     def build(self, **overrides):
         return self.factory(**{**self.params, **overrides})

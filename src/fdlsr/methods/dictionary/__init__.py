@@ -27,14 +27,13 @@ METHODS = [
         family="dictionary",
         summary="label-consistent K-SVD, OMP codes, linear classifier of the codes",
         reference="Jiang, Lin & Davis, CVPR 2011 / TPAMI 2013",
-        # alpha, beta: the code's YaleB values (16, 4) suit its unnormalised
-        # features; for unit-norm samples these were chosen on held-out *training*
-        # images of FERET (see docs/methods-dictionary.md), as the authors' README
-        # advises ("determined according to the classification performance for
-        # training data").
-        params=dict(
-            alpha=1e-3, beta=1e-2, n_nonzero_coefs=30, max_iter=50, init_iter=20
-        ),
+        # alpha, beta: LCKSVD2's defaults are the code's YaleB values (16, 4), which
+        # suit its unnormalised features; for unit-norm samples these were chosen on
+        # held-out *training* images of FERET (see docs/methods-dictionary.md), as
+        # the authors' README advises ("determined according to the classification
+        # performance for training data").
+        params=dict(alpha=1e-3, beta=1e-2),
+        settings=("alpha", "beta", "n_nonzero_coefs", "max_iter", "init_iter"),
         grid=dict(alpha=[1e-3, 1e-2, 1e-1], beta=[1e-2, 1e-1, 1.0]),
     ),
     Method(
@@ -43,14 +42,14 @@ METHODS = [
         family="dictionary",
         summary="locality-constrained, label-embedding dictionary, OMP + linear",
         reference="Li, Lai, Xu, Yang & Zhang, IEEE TNNLS 2017",
-        params=dict(
-            alpha=1e-4,
-            beta=1e-3,
-            gamma=1e-3,
-            n_neighbors=30,
-            n_nonzero_coefs=30,
-            max_iter=10,
-            init_iter=1,
+        settings=(
+            "alpha",
+            "beta",
+            "gamma",
+            "n_neighbors",
+            "n_nonzero_coefs",
+            "max_iter",
+            "init_iter",
         ),
         grid=dict(alpha=[1e-4, 1e-2], beta=[1e-3, 1e-1], gamma=[1e-3, 1e-1]),
     ),
@@ -60,7 +59,8 @@ METHODS = [
         family="dictionary",
         summary="projective dictionary pair learning, class-wise residual",
         reference="Gu, Zhang, Zuo & Feng, NIPS 2014",
-        params=dict(tau=0.05, lam=0.003, gamma=1e-4, max_iter=20, random_state=0),
+        params=dict(random_state=0),  # the same initial dictionaries in every run
+        settings=("tau", "lam", "gamma", "max_iter"),
         grid=dict(tau=[0.005, 0.05, 0.5], lam=[3e-4, 3e-3, 3e-2]),
     ),
     Method(
@@ -69,9 +69,8 @@ METHODS = [
         family="dictionary",
         summary="robust adaptive dictionary pair learning (l2,1), class-wise residual",
         reference="Sun, Zhang, Jiang, Zhang, Zhang, Yan & Wang, IEEE TNNLS 2020",
-        params=dict(
-            tau=1e-5, alpha=1e-4, beta=5e-3, lam=1e-4, max_iter=20, random_state=0
-        ),
+        params=dict(random_state=0),  # the same initial dictionaries in every run
+        settings=("tau", "alpha", "beta", "lam", "max_iter"),
         grid=dict(alpha=[1e-5, 1e-4, 1e-3], beta=[5e-4, 5e-3, 5e-2]),
     ),
     Method(
@@ -81,7 +80,7 @@ METHODS = [
         summary="Fisher discrimination dictionary learning, global-coding errors",
         reference="M. Yang et al., Fisher discrimination dictionary learning, "
         "ICCV 2011 / IJCV 2014 (solver: " + _VU_MONGA + ")",
-        params=dict(lambda1=1e-3, lambda2=5e-2, weight=0.1),
+        settings=("lambda1", "lambda2", "weight"),
     ),
     Method(
         "LRSDL",
@@ -89,6 +88,6 @@ METHODS = [
         family="dictionary",
         summary="FDDL plus a low-rank shared dictionary, global-coding errors",
         reference=_VU_MONGA,
-        params=dict(n_shared_atoms=5, lambda1=1e-3, lambda2=1e-2, eta=2e-2),
+        settings=("n_shared_atoms", "lambda1", "lambda2", "eta"),
     ),
 ]

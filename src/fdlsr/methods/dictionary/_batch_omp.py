@@ -103,11 +103,3 @@ def _omp_block(gram, Xy, T):
         lt = np.swapaxes(chol[sel, :k, :k], 1, 2)
         coefs[sel, :k] = np.linalg.solve(lt, proj[sel, :k, None])[..., 0]
     return support, coefs
-
-
-def codes_to_dense(support, coefs, n_atoms):
-    """Dense code matrix (n_signals, n_atoms) from :func:`batch_omp`'s output."""
-    dense = np.zeros((support.shape[0], n_atoms))
-    rows, slots = np.nonzero(support >= 0)
-    dense[rows, support[rows, slots]] = coefs[rows, slots]
-    return dense

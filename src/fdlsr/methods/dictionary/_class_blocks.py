@@ -2,12 +2,18 @@
 
 Both methods give every class its own sub-dictionary ``D_c`` and penalise codes by
 class. With samples (columns of ``Y`` and ``X``) and atoms (columns of ``D``, rows of
-``X``) stored contiguously by class, every class-wise quantity is a slice or a
-``reduceat``. ``X^j_c`` denotes the block of codes of the class-``c`` samples on the
-atoms of class ``j``; the *own-class* blocks are those with ``j == c``.
+``X``) stored contiguously by class, every class-wise quantity is a slice, and the
+class means of the codes are those of :class:`~fdlsr.common.class_means.ClassMeans`
+for samples sorted by class. ``X^j_c`` denotes the block of codes of the class-``c``
+samples on the atoms of class ``j``; the *own-class* blocks are those with ``j == c``.
+(The dictionary-pair methods keep their classes in zero-padded stacks instead:
+:mod:`._padded_classes`.)
 """
 
 import numpy as np
+
+from ...common.class_means import ClassMeans
+from ...core.iteration import fisher
 
 
 class ClassBlocks:
@@ -33,10 +39,19 @@ class ClassBlocks:
         self.atom_class = np.repeat(np.arange(self.n_classes), self.atom_counts)
         self._own = None
         self._own_atoms = None
-        # Equal classes (a k-per-class training set): class sums and spreads are
-        # reshapes, much faster than reduceat and repeat over the samples axis.
-        sizes = set(self.sample_counts.tolist())
-        self._block = sizes.pop() if len(sizes) == 1 else None
+        self._means = ClassMeans(self.sample_class, self.n_classes)
+
+    def __getstate__(self):
+        # The class-means helper is rebuilt from ``sample_class`` (model files hold
+        # the layout only).
+        state = self.__dict__.copy()
+        del state["_means"]
+        return state
+
+    def __setstate__(self, state):
+        state = {k: v for k, v in state.items() if k != "_block"}  # older files
+        self.__dict__.update(state)
+        self._means = ClassMeans(self.sample_class, self.n_classes)
 
     def _check_fitted_arrays(self):
         """Raise ``ValueError`` unless the ranges and class indices are those of the
@@ -91,33 +106,20 @@ class ClassBlocks:
         """``S`` with its diagonal class blocks doubled (S: n_atoms x n_atoms)."""
         return S * self.own_atoms
 
-    def own_codes(self, X):
-        """``X`` with every block but the own-class ones set to zero."""
-        return X * (self.own - 1.0)
-
     def class_means(self, X):
-        """Mean of the columns of each class, one column per class."""
+        """Mean of the columns of each class, one column per class: the class sums
+        divided by the class sizes."""
         if X.shape[0] == 0:
             return np.zeros((0, self.n_classes))
-        if self._block is not None:
-            blocks = X.reshape(X.shape[0], self.n_classes, self._block)
-            sums = blocks @ np.ones(self._block)
-        else:
-            sums = np.add.reduceat(X, self.sample_edges[:-1], axis=1)
-        return sums / self.sample_counts
+        return self._means.sums(X) / self.sample_counts
 
     def spread(self, means):
         """Each sample's column replaced by its class mean."""
-        return np.repeat(means, self.sample_counts, axis=1)
+        return self._means.spread(means)
 
     def subtract_spread(self, Z, means):
         """``Z -= spread(means)`` in place (without forming the spread if possible)."""
-        if self._block is not None and Z.flags.c_contiguous:
-            blocks = Z.reshape(Z.shape[0], self.n_classes, self._block)
-            blocks -= means[:, :, None]
-        else:
-            Z -= self.spread(means)
-        return Z
+        return self._means.add_spread(Z, -means)
 
     def own_reconstruction(self, D, X):
         """``D_c X^c_c`` for the samples of every class c (n_features x n_samples)."""
@@ -140,17 +142,16 @@ class ClassBlocks:
 def fisher_term(blocks, X):
     """FDDL's discriminative term (Eq. 4 of Yang et al. 2014, with eta = 1).
 
-    ``g(X) = sum_c (||X_c - M_c||^2 - ||M_c - M||^2) + ||X||^2``. With the class-mean
-    and global-mean projections ``P_c`` and ``P_1`` (nested, orthogonal) this is
+    ``g(X) = sum_c (||X_c - M_c||^2 - ||M_c - M||^2) + ||X||^2``: FDLSR's Fisher
+    term, Eq. (11) (:func:`fdlsr.core.iteration.fisher`). With the class-mean and
+    global-mean projections ``P_c`` and ``P_1`` (nested, orthogonal) this is
     ``2||X||^2 - 2||X P_c||^2 + ||X P_1||^2``.
     """
     means = blocks.class_means(X)
     overall = means @ blocks.sample_counts / blocks.n_samples
     within = float(np.sum(means * means, axis=0) @ blocks.sample_counts)
-    return (
-        2.0 * float(np.vdot(X, X))
-        - 2.0 * within
-        + blocks.n_samples * float(overall @ overall)
+    return fisher(
+        float(np.vdot(X, X)), within, blocks.n_samples * float(overall @ overall)
     )
 
 

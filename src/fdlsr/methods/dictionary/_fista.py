@@ -12,7 +12,7 @@ both methods: stop once the mean absolute change of the iterate falls below ``to
 import numpy as np
 from scipy.sparse.linalg import eigsh
 
-from ...common.linalg import _single_threaded_lapack
+from ...common.linalg import single_threaded_lapack
 
 # Below this size a dense symmetric eigensolver is as fast as Lanczos.
 _DENSE_EIGEN_MAX = 300
@@ -115,7 +115,7 @@ def top_eigenvalue(S):
         value = np.linalg.eigvalsh(S)[-1]
     else:
         v0 = np.ones(n) / np.sqrt(n)
-        with _single_threaded_lapack():
+        with single_threaded_lapack():
             value = eigsh(
                 S, k=1, which="LA", tol=1e-10, v0=v0, return_eigenvectors=False
             )[0]

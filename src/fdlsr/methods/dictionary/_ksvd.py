@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
 
-from ...common.linalg import _single_threaded_lapack
+from ...common.linalg import normalize_rows, single_threaded_lapack
 from ._batch_omp import batch_omp
 
 
@@ -56,12 +56,6 @@ def omp_codes(D, Y, n_nonzero_coefs):
     T = min(int(n_nonzero_coefs), n_atoms)
     support, coefs = batch_omp(D @ D.T, Y @ D.T, T)
     return SparseCodes(support, coefs, n_atoms)
-
-
-def normalize_rows(D):
-    """Rows scaled to unit length; zero rows are left as they are."""
-    norms = np.sqrt(np.einsum("ij,ij->i", D, D))
-    return D / np.where(norms > 0, norms, 1.0)[:, None]
 
 
 # Relative squared residual below which a signal counts as exactly represented.
@@ -210,7 +204,7 @@ def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False):
     D = normalize_rows(np.array(D, dtype=np.float64))
     errors = np.zeros(n_iter)
     codes = None
-    with _single_threaded_lapack():
+    with single_threaded_lapack():
         for it in range(n_iter):
             previous = D.copy()
             codes = omp_codes(D, Y, n_nonzero_coefs)

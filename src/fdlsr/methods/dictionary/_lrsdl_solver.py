@@ -37,7 +37,6 @@ from ._dictionary_update import (
 from ._fista import fista, top_eigenvalue, top_eigenvalues
 
 # DICTOL's settings (LRSDL.m, DL_smallIntraCoeff.m, LRSDL_initD0X0.m, min_rank_dict.m).
-INIT_ITER = 30  # alternations of the class-wise and shared initial learning
 INIT_CODING_ITER = 30  # FISTA iterations per initial coding step (20 for D0)
 INIT_SHARED_CODING_ITER = 20
 # Sweeps of the dictionary step. DICTOL's MATLAB code asks for 300 (and then drops
@@ -53,6 +52,8 @@ SPAN_REDUCTION = True  # solve in a basis of the samples' span when d > n (see f
 
 @dataclass
 class LRSDLModel:
+    """What :func:`fit_lrsdl` returns."""
+
     D: np.ndarray
     D0: np.ndarray
     X: np.ndarray
@@ -63,6 +64,8 @@ class LRSDLModel:
 
 @dataclass
 class Penalties:
+    """The weights of the cost ``J`` (see the module notes)."""
+
     lambda1: float
     lambda2: float
     eta: float
@@ -247,7 +250,7 @@ def intra_small_dictionary(
     return D, X
 
 
-def initialise(Y, blocks, shared, pen, rng, n_iter=INIT_ITER, n_features=None):
+def initialise(Y, blocks, shared, pen, rng, n_iter, n_features=None):
     """DICTOL's 'normal' initialisation (LRSDL_init.m).
 
     Each class's dictionary and own-class codes come from :func:`intra_small_dictionary`
@@ -318,24 +321,53 @@ def fit_lrsdl(
     coding_iter,
     tol,
     rng,
-    init_iter=INIT_ITER,
-    final_coding_iter=0,
+    init_iter,
+    final_coding_iter,
     n_features=None,
 ):
-    """Learn ``D, D0`` and the training codes; returns an :class:`LRSDLModel`.
-
-    ``shared`` indexes the samples the shared atoms start from (empty: FDDL).
-
-    After the last iteration the codes are computed once more by
-    ``final_coding_iter`` FISTA iterations with the final dictionaries, from the
-    current codes (DICTOL's ``LRSDL.m``: 300, before the class means are taken); that
-    result is kept as it is and ``objective`` does not include it. ``0`` skips it.
+    """Learn ``D, D0`` and the training codes (DICTOL's ``LRSDL.m``).
 
     ``objective`` holds ``J`` after initialisation and after every iteration; it never
     increases: the code step keeps the previous codes if FISTA ended higher, the
     dictionary step is exact coordinate descent, the shared step keeps the previous
     ``D0`` unless ADMM improved its sub-problem, and dropping unused shared atoms
     cannot raise the nuclear norm.
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_features, n_samples)
+        Training samples as columns, sorted by class as ``blocks`` says.
+    blocks : ClassBlocks
+        The samples and the class-specific atoms of each class.
+    shared : ndarray of int
+        The samples (columns of ``Y``) the shared atoms start from; empty for FDDL.
+    pen : Penalties
+    max_iter : int
+        Iterations (code step, dictionary step, shared-dictionary step) after the
+        initialisation.
+    coding_iter : int
+        FISTA iterations of each code step.
+    tol : float
+        Stopping threshold of the FISTA runs and dictionary updates (DICTOL's rules).
+    rng : numpy.random.RandomState
+        Draws the initial atoms when a class has more samples than atoms.
+    init_iter : int
+        Alternations of the initial learning of each dictionary.
+    final_coding_iter : int
+        FISTA iterations of one more coding of the training samples with the final
+        dictionaries, from the current codes (``LRSDL.m``: 300, before the class
+        means are taken); the result is kept as it is and ``objective`` does not
+        include it. ``0`` skips it.
+    n_features : int or None, default=None
+        The number of features when ``Y`` holds the samples' coordinates in a basis
+        of their span (the tolerances are measured against the original size); set
+        by the span reduction itself.
+
+    Returns
+    -------
+    model : LRSDLModel
+        ``D`` and ``D0`` (atoms as columns), the training codes ``X`` and ``X0``,
+        ``objective`` and ``n_iter``.
     """
     d, n = Y.shape
     if n < d and SPAN_REDUCTION:

@@ -5,18 +5,21 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ...common.linalg import single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import (
-    N_ATOMS,
-    ClassResidualClassifier,
-    single_threaded_lapack,
-    unit_columns,
-)
-from ._class_stacks import PaddedClasses, sample_space_solve
+from ._classifier import N_ATOMS, ClassResidualClassifier, unit_columns
+from ._padded_classes import PaddedClasses, sample_space_solve
+
+# The D step's ADMM as in the authors' UpdateD.m: at most 99 steps, stopping once the
+# mean squared change of D_c is below 1e-8.
+ADMM_MAX_ITER = 99
+ADMM_TOL = 1e-8
 
 
 @dataclass
 class DPLResult:
+    """What :func:`fit_dpl` returns."""
+
     synthesis: list  # D_c of shape (n_features, m_c), per class
     analysis: np.ndarray  # stacked P_c, (sum m_c, n_features)
     objective: np.ndarray
@@ -29,13 +32,11 @@ def fit_dpl(
     n_classes,
     atoms_per_class,
     *,
-    tau=0.05,
-    lam=0.003,
-    gamma=1e-4,
-    max_iter=20,
-    admm_max_iter=99,
-    admm_tol=1e-8,
-    random_state=None,
+    tau,
+    lam,
+    gamma,
+    max_iter,
+    random_state,
 ):
     """DPL on samples ``X`` (rows) with class codes ``y``; see :class:`DPL`.
 
@@ -51,9 +52,26 @@ def fit_dpl(
     * A-step (Eq. 8): ``A_c = (D_c^T D_c + tau I)^-1 (D_c^T X_c + tau P_c X_c)``.
     * D-step (Eq. 12): the authors' ADMM for ``min ||X_c - D_c A_c||^2`` subject to
       ``||d_k|| <= 1`` (rho from 1, times 1.2 per step, stop when the mean squared
-      change of D_c is below ``admm_tol`` or after ``admm_max_iter`` steps), run in
+      change of D_c is below ``ADMM_TOL`` or after ``ADMM_MAX_ITER`` steps), run in
       coordinates of an orthonormal basis of ``span[X_c, D_c(0)]``, which contains
       every ADMM iterate; all classes advance together.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``; any order.
+    n_classes : int
+    atoms_per_class : ndarray of int of shape (n_classes,)
+    tau, lam, gamma, max_iter, random_state
+        As in :class:`DPL`.
+
+    Returns
+    -------
+    result : DPLResult
+        ``synthesis`` (the ``D_c``), ``analysis`` (the stacked ``P_c``),
+        ``objective`` (Eq. 5 plus ``gamma ||P||^2`` after each iteration) and
+        ``n_iter``.
     """
     rng = check_random_state(random_state)
     n_features = X.shape[1]
@@ -65,7 +83,7 @@ def fit_dpl(
         D0.append(unit_columns(rng.standard_normal((n_features, m))))
         P0.append(unit_columns(rng.standard_normal((n_features, m))).T)
     B, G, BtB = sample_space_solve(X, lam, gamma)
-    shrink = tau * blocks.inverse(np.eye(blocks.width) + (tau - lam) * blocks.diag(G))
+    shrink = tau * np.linalg.inv(np.eye(blocks.width) + (tau - lam) * blocks.diag(G))
     Gcc = blocks.diag(G)
     Xd, Dd, bases = blocks.synthesis_coordinates(X, D0)  # (C, r, n_max), (C, r, m_max)
     PX = blocks.pad_codes(
@@ -77,7 +95,7 @@ def fit_dpl(
     for it in range(max_iter):
         R = A @ shrink  # P_c = R_c B_c^T
         PX = R @ Gcc
-        Dd = _dictionary_step(Dd, Xd, A, n_features, blocks, admm_max_iter, admm_tol)
+        Dd = _dictionary_step(Dd, Xd, A, n_features, blocks, ADMM_MAX_ITER, ADMM_TOL)
         A = _code_step(Dd, Xd, PX, tau, blocks)
         objective[it] = _objective(Xd, Dd, A, R, PX, G, BtB, blocks, tau, lam, gamma)
     if R is None:  # no iteration: the random analysis dictionaries

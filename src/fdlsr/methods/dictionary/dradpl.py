@@ -6,9 +6,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.compat import StrOptions
+from ...common.linalg import single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import N_ATOMS, ClassResidualClassifier, single_threaded_lapack
-from ._class_stacks import PaddedClasses
+from ._classifier import N_ATOMS, ClassResidualClassifier, unit_columns
 from ._dradpl_steps import (
     adaptive_weights,
     analysis_step_direct,
@@ -19,10 +19,13 @@ from ._dradpl_steps import (
     objective_value,
     shared_base_solve,
 )
+from ._padded_classes import PaddedClasses
 
 
 @dataclass
 class DRADPLResult:
+    """What :func:`fit_dradpl` returns."""
+
     synthesis: list  # D_c (n_features, m_c)
     analysis: np.ndarray  # stacked P_c (sum m_c, n_features)
     objective: np.ndarray
@@ -35,14 +38,14 @@ def fit_dradpl(
     n_classes,
     atoms_per_class,
     *,
-    tau=1e-5,
-    alpha=1e-4,
-    beta=5e-3,
-    lam=1e-4,
-    max_iter=20,
-    analysis_penalty="code",
-    code_update="multiplicative",
-    random_state=None,
+    tau,
+    alpha,
+    beta,
+    lam,
+    max_iter,
+    analysis_penalty,
+    code_update,
+    random_state,
 ):
     """DRA-DPL on samples ``X`` (rows) with class codes ``y``; see :class:`DRADPL`.
 
@@ -50,16 +53,30 @@ def fit_dradpl(
     then per iteration the P step, the code (S) step, the D step and the adaptive
     weight (W) step, every l2,1 term handled by iteratively reweighted least
     squares with weights ``1 / (2 ||e_i|| + tau)`` from the current iterate.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``; any order.
+    n_classes : int
+    atoms_per_class : ndarray of int of shape (n_classes,)
+    tau, alpha, beta, lam, max_iter, analysis_penalty, code_update, random_state
+        As in :class:`DRADPL`.
+
+    Returns
+    -------
+    result : DRADPLResult
+        ``synthesis`` (the ``D_c``), ``analysis`` (the stacked ``P_c``),
+        ``objective`` (the authors' value after each iteration) and ``n_iter``.
     """
     rng = check_random_state(random_state)
     n_features = X.shape[1]
     blocks = PaddedClasses(y, n_classes, atoms_per_class)
     D0, P0 = [], []
     for m in blocks.atoms:
-        D = rng.standard_normal((n_features, m))
-        D0.append(D / np.sqrt(np.sum(D * D, axis=0) + np.finfo(float).eps))
-        P = rng.standard_normal((m, n_features))
-        P0.append(P / np.sqrt(np.sum(P * P, axis=0) + np.finfo(float).eps))
+        D0.append(unit_columns(rng.standard_normal((n_features, m))))
+        P0.append(unit_columns(rng.standard_normal((m, n_features))))
     Xs = blocks.samples(X)  # (C, d, width): X_c as columns
     Xd, Dd, bases = blocks.synthesis_coordinates(X, D0)
     PX = blocks.pad_codes(

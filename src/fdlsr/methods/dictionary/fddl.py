@@ -1,8 +1,9 @@
 """Fisher discrimination dictionary learning (FDDL) as a scikit-learn classifier."""
 
-from ._fisher_base import FisherDictionaryClassifier
+from ._fisher_classifier import FisherDictionaryClassifier, fisher_doc
 
 
+@fisher_doc
 class FDDL(FisherDictionaryClassifier):
     """Fisher discrimination dictionary learning (Yang, Zhang, Feng & Zhang).
 
@@ -30,16 +31,7 @@ class FDDL(FisherDictionaryClassifier):
     max_iter : int, default=10
         Alternations of the code and dictionary updates after the initialisation.
         DICTOL runs 100; see Notes for why fewer are the default here.
-    init_iter : int, default=30
-        Alternations of the initial learning of each class's dictionary (and of the
-        shared one), as in DICTOL.
-    coding_iter : int, default=20
-        FISTA iterations of each code update during training (DICTOL: at most 300).
-    final_coding_iter : int, default=300
-        FISTA iterations of one more coding of the training samples with the final
-        dictionaries, from which the class mean codes are taken (the authors' choice:
-        DICTOL's ``LRSDL.m`` runs 300 after its main loop). ``0`` takes the means
-        from the codes of the last iteration.
+    %(training_iterations)s
     predict_iter : int, default=100
         FISTA iterations of the test-sample coding (DICTOL: 100 for FDDL).
     tol : float, default=1e-8

@@ -6,12 +6,12 @@ from numbers import Integral
 import numpy as np
 
 from ...common.compat import Interval, StrOptions
+from ...common.linalg import normalize_rows, single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
-from ._base import N_ATOMS, DictionaryClassifier, single_threaded_lapack
+from ._classifier import N_ATOMS, DictionaryClassifier
 from ._ksvd import (
     ksvd,
     lcksvd_initialization,
-    normalize_rows,
     omp_codes,
     ordered_training_data,
     row_space_basis,
@@ -20,6 +20,8 @@ from ._ksvd import (
 
 @dataclass
 class LCKSVDResult:
+    """What :func:`fit_lcksvd2` returns."""
+
     dictionary: np.ndarray  # (n_atoms, n_features), unit-norm rows
     classifier: np.ndarray  # (n_atoms, n_classes): scores = codes @ classifier
     transform: np.ndarray  # (n_atoms, n_atoms): label-consistency transform A^T
@@ -34,13 +36,13 @@ def fit_lcksvd2(
     n_classes,
     atoms_per_class,
     *,
-    alpha=16.0,
-    beta=4.0,
-    n_nonzero_coefs=30,
-    max_iter=50,
-    init_iter=20,
-    exact=False,
-    clear_dictionary=False,
+    alpha,
+    beta,
+    n_nonzero_coefs,
+    max_iter,
+    init_iter,
+    exact,
+    clear_dictionary,
 ):
     """LC-KSVD2 on samples ``Y`` (rows, in :func:`canonical_order`) and codes ``y``.
 
@@ -50,9 +52,27 @@ def fit_lcksvd2(
     the transform and classifier parts are divided by the same norms and by
     ``sqrt(alpha)``, ``sqrt(beta)`` (as ``labelconsistentksvd2.m`` does).
 
-    ``objective[t]`` is the stacked K-SVD error, Eq. (5) of the paper, after
-    iteration t. ``clear_dictionary`` runs KSVD-Box's ``cleardict`` after every
-    K-SVD iteration, the initial ones included, as the authors' code does.
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_features)
+        Training samples in :func:`canonical_order`.
+    y : ndarray of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``, in the same order.
+    n_classes : int
+    atoms_per_class : ndarray of int of shape (n_classes,)
+    alpha, beta, n_nonzero_coefs, max_iter, init_iter, clear_dictionary
+        As in :class:`LCKSVD2`; ``clear_dictionary`` runs KSVD-Box's ``cleardict``
+        after every K-SVD iteration, the initial ones included.
+    exact : bool
+        The exact atom update (``atom_update="exact"``) instead of one power step.
+
+    Returns
+    -------
+    result : LCKSVDResult
+        ``dictionary`` (unit-norm atoms as rows), ``classifier`` and ``transform``
+        (scores and label-consistency codes are ``codes @`` them), ``atom_labels``,
+        ``objective`` (the stacked K-SVD error, Eq. 5 of the paper, after each
+        iteration) and ``n_iter``.
     """
     with single_threaded_lapack():
         basis = row_space_basis(Y)
@@ -240,7 +260,7 @@ class LCKSVD2(DictionaryClassifier):
         self.atom_update = atom_update
         self.clear_dictionary = clear_dictionary
 
-    _result_attributes = (
+    _result_fields = (
         "dictionary",
         "classifier",
         "transform",

@@ -10,14 +10,10 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ...common.compat import Interval
+from ...common.linalg import single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ...errors import UnreliableResultWarning
-from ._base import (
-    N_ATOMS,
-    DictionaryClassifier,
-    single_threaded_lapack,
-    unit_columns,
-)
+from ._classifier import N_ATOMS, DictionaryClassifier, unit_columns
 from ._ksvd import (
     lcksvd_initialization,
     omp_codes,
@@ -28,6 +24,8 @@ from ._ksvd import (
 
 @dataclass
 class LCLEResult:
+    """What :func:`fit_lcle` returns."""
+
     dictionary: np.ndarray  # (n_atoms, n_features), unit-norm rows
     classifier: np.ndarray  # (n_atoms, n_classes): scores = codes @ classifier
     atom_labels: np.ndarray
@@ -172,14 +170,14 @@ def fit_lcle(
     n_classes,
     atoms_per_class,
     *,
-    alpha=1e-4,
-    beta=1e-3,
-    gamma=1e-3,
-    n_neighbors=30,
-    n_nonzero_coefs=30,
-    max_iter=10,
-    init_iter=1,
-    clear_dictionary=False,
+    alpha,
+    beta,
+    gamma,
+    n_neighbors,
+    n_nonzero_coefs,
+    max_iter,
+    init_iter,
+    clear_dictionary,
 ):
     """LCLE on samples ``Y`` (rows, in :func:`canonical_order`) and codes ``y``.
 
@@ -187,8 +185,27 @@ def fit_lcle(
     :func:`lcle_iterations`, D and X are normalised column-wise and the classifier
     is the ridge fit ``W = H X^T (X X^T + I)^-1``, normalised per atom, as in the
     authors' scripts. The iterations run in coordinates of the samples' span, which
-    contains every column of D (an exact change of basis). ``clear_dictionary``
-    runs KSVD-Box's ``cleardict`` in the initialisation's K-SVDs.
+    contains every column of D (an exact change of basis).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_samples, n_features)
+        Training samples in :func:`canonical_order`.
+    y : ndarray of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``, in the same order.
+    n_classes : int
+    atoms_per_class : ndarray of int of shape (n_classes,)
+    alpha, beta, gamma, n_neighbors, n_nonzero_coefs, max_iter, init_iter
+        As in :class:`LCLE`.
+    clear_dictionary : bool
+        Run KSVD-Box's ``cleardict`` in the initialisation's K-SVDs.
+
+    Returns
+    -------
+    result : LCLEResult
+        ``dictionary`` (unit-norm atoms as rows), ``classifier`` (scores are
+        ``codes @ classifier``), ``atom_labels``, ``objective`` (after each
+        iteration, with that iteration's atom graph) and ``n_iter``.
     """
     with single_threaded_lapack():
         basis = row_space_basis(Y)
@@ -361,7 +378,7 @@ class LCLE(DictionaryClassifier):
         self.init_iter = init_iter
         self.clear_dictionary = clear_dictionary
 
-    _result_attributes = (
+    _result_fields = (
         "dictionary",
         "classifier",
         "atom_labels",

@@ -4,9 +4,10 @@ from numbers import Integral
 
 from ...common.compat import Interval
 from ...common.validation import NON_NEGATIVE
-from ._fisher_base import FisherDictionaryClassifier
+from ._fisher_classifier import FisherDictionaryClassifier, fisher_doc
 
 
+@fisher_doc
 class LRSDL(FisherDictionaryClassifier):
     """Low-rank shared dictionary learning (Vu & Monga).
 
@@ -37,16 +38,7 @@ class LRSDL(FisherDictionaryClassifier):
     max_iter : int, default=10
         Alternations of the code, dictionary and shared-dictionary updates after
         the initialisation (DICTOL: 100; see :class:`FDDL`'s Notes).
-    init_iter : int, default=30
-        Alternations of the initial learning of each class's dictionary (and of the
-        shared one), as in DICTOL.
-    coding_iter : int, default=20
-        FISTA iterations of each code update during training (DICTOL: at most 300).
-    final_coding_iter : int, default=300
-        FISTA iterations of one more coding of the training samples with the final
-        dictionaries, from which the class mean codes are taken (the authors' choice:
-        DICTOL's ``LRSDL.m`` runs 300 after its main loop). ``0`` takes the means
-        from the codes of the last iteration.
+    %(training_iterations)s
     predict_iter : int, default=100
         FISTA iterations of the test-sample coding (DICTOL: 300 for LRSDL's rule).
     tol : float, default=1e-8

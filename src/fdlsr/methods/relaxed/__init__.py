@@ -2,7 +2,7 @@
 
 Each method is a scikit-learn classifier whose numerical core is a module-level
 function (``fit_lsr``, ``fit_dlsr``, ...). ``METHODS`` registers them for the
-experiments with their default settings and cross-validation grids; see
+experiments at their estimators' defaults, with cross-validation grids; see
 ``docs/methods-lsr.md`` for how the defaults were chosen.
 """
 
@@ -26,7 +26,7 @@ METHODS = [
         family="relaxed",
         summary="ridge regression to one-hot labels, argmax",
         reference="Chen, Wu & Kittler, FDLSR paper, Eq. (1)",
-        params=dict(lam=1e-1),
+        settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
     ),
     Method(
@@ -35,7 +35,7 @@ METHODS = [
         family="relaxed",
         summary="epsilon-dragged labels with bias, argmax",
         reference="Xiang, Nie, Meng, Pan & Zhang, IEEE TNNLS 23(11), 2012",
-        params=dict(lam=1e-2),
+        settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
     ),
     Method(
@@ -44,7 +44,7 @@ METHODS = [
         family="relaxed",
         summary="targets learnt under a unit margin (exact projection), argmax",
         reference="Zhang, Wang, Xiang & Liu, IEEE TNNLS 26(9), 2015",
-        params=dict(lam=1e-2),
+        settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
     ),
     Method(
@@ -53,7 +53,7 @@ METHODS = [
         family="relaxed",
         summary="ReLSR with class-wise similar translations, argmax",
         reference="Wang & Pan, IEEE TNNLS 29(4), 2018",
-        params=dict(lam=1e-2, group=1.0),
+        settings=("lam", "group"),
         grid=dict(lam=_SMALL_GRID, group=[1e-2, 1e-1, 1.0, 10.0]),
     ),
     Method(
@@ -62,7 +62,7 @@ METHODS = [
         family="relaxed",
         summary="class-wise low-rank relaxed labels (inexact ALM), 1-NN",
         reference="Chen, Wu & Kittler, Signal Processing 173, 2020",
-        params=dict(alpha=0.1, beta=0.1, gamma=0.1, lam=0.01),
+        settings=("alpha", "beta", "gamma", "lam"),
         grid=dict(beta=[1e-2, 1e-1, 1.0], lam=[1e-3, 1e-2, 1e-1]),
     ),
     Method(
@@ -71,7 +71,7 @@ METHODS = [
         family="relaxed",
         summary="dragged labels, class compactness graph (reconstructed), argmax",
         reference="Fang, Xu, Li, Lai, Wong & Fang, IEEE TNNLS 29(4), 2018",
-        params=dict(lam=1e-1, beta=1.0),
+        settings=("lam", "beta"),
         grid=dict(lam=_SMALL_GRID, beta=[1e-3, 1e-2, 1e-1, 1.0, 10.0]),
     ),
     Method(
@@ -80,7 +80,7 @@ METHODS = [
         family="relaxed",
         summary="dragged labels, two-projection class graph (reconstructed), argmax",
         reference="Han, Wu, Fang, Wen, Zhan, Xie & Li, IEEE TCSVT 30(2), 2020",
-        params=dict(lam=1e-1, beta=1.0),
+        settings=("lam", "beta"),
         grid=dict(lam=_SMALL_GRID, beta=[1e-3, 1e-2, 1e-1, 1.0, 10.0]),
     ),
 ]

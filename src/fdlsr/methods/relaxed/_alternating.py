@@ -16,12 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...common.linalg import CenteredRidge, make_ridge, one_hot
+from ...common.class_means import one_hot
+from ...common.linalg import CenteredRidge, make_ridge
 from ._targets import sq_dist
 
 
 @dataclass
 class AlternatingResult:
+    """What :func:`fit_alternating` returns."""
+
     coef: np.ndarray  # Q, n_classes x n_features
     intercept: np.ndarray  # b, n_classes
     fitted: np.ndarray  # Q X^T + b 1^T, n_classes x n_samples
@@ -64,22 +67,38 @@ class _Ridge:
 
 
 def fit_alternating(
-    X,
-    y,
-    n_classes,
-    *,
-    lam,
-    update_targets,
-    max_iter=30,
-    tol=1e-4,
-    fit_intercept=True,
-    solver="auto",
+    X, y, n_classes, *, lam, update_targets, max_iter, tol, fit_intercept, solver
 ):
     """Alternate ridge fits and ``update_targets(fitted) -> (T, penalty)``.
 
-    ``penalty`` is the model's extra term on ``T`` (0 for DLSR and ReLSR); it enters
-    the recorded objective ``||F - T||^2 + lam ||Q||^2 + penalty``. ``max_iter=0``
-    returns the ridge fit to the one-hot labels.
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam : float
+        Ridge penalty on ``Q``, > 0.
+    update_targets : callable
+        ``update_targets(fitted)``, with ``fitted = Q X^T + b 1^T`` (n_classes x
+        n_samples), returns the model's best targets ``T`` for them and its extra
+        term on ``T`` (``penalty``: 0 for DLSR and ReLSR).
+    max_iter : int
+        Maximum number of iterations; ``0`` returns the ridge fit to the one-hot
+        labels.
+    tol : float or None
+        Stop once ``||Q - Q_prev||^2 + ||b - b_prev||^2 < tol``; ``None`` runs
+        ``max_iter``.
+    fit_intercept : bool
+        Learn the unregularised intercept ``b`` (else ``b = 0``).
+    solver : {"auto", "primal", "dual"}
+        Form of the ridge solves (:func:`~fdlsr.common.linalg.make_ridge`).
+
+    Returns
+    -------
+    result : AlternatingResult
+        ``coef`` (``Q``), ``intercept`` (``b``), ``fitted`` and ``targets`` of the
+        last fit, ``objective`` (``||F - T||^2 + lam ||Q||^2 + penalty`` after each
+        iteration) and ``n_iter``.
     """
     ridge = _Ridge(X, lam, solver, fit_intercept)
     T = one_hot(y, n_classes)

@@ -1,18 +1,30 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
-from ...common.validation import N_ITER, NON_NEGATIVE
 from ._alternating import fit_alternating
-from ._base import RelaxedRegressionClassifier
+from ._classifier import (
+    ALTERNATING_CONSTRAINTS,
+    RelaxedRegressionClassifier,
+    relaxed_doc,
+)
 from ._targets import dragged_targets
 
 
-def fit_dlsr(
-    X, y, n_classes, *, lam, max_iter=30, tol=1e-4, fit_intercept=True, solver="auto"
-):
+def fit_dlsr(X, y, n_classes, *, lam, max_iter, tol, fit_intercept, solver):
     """DLSR by alternating ridge fits and the closed-form epsilon-draggings.
 
-    Returns an :class:`~fdlsr.relaxed._alternating.AlternatingResult`; its
-    ``targets`` are ``H + B.M`` of the last fit.
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam, max_iter, tol, fit_intercept, solver
+        As in :class:`DLSR`.
+
+    Returns
+    -------
+    result : AlternatingResult
+        See :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`; its
+        ``targets`` are ``H + B.M`` of the last fit.
     """
     return fit_alternating(
         X,
@@ -27,6 +39,7 @@ def fit_dlsr(
     )
 
 
+@relaxed_doc
 class DLSR(RelaxedRegressionClassifier):
     """Discriminative least squares regression with epsilon-draggings.
 
@@ -49,16 +62,7 @@ class DLSR(RelaxedRegressionClassifier):
     decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
             default="linear"
         ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves; both give the same solution.
 
@@ -69,11 +73,7 @@ class DLSR(RelaxedRegressionClassifier):
         The projection ``W^T``.
     intercept_ : ndarray of shape (n_classes,)
         The bias ``b``.
-    n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
-        The model's objective after each iteration; it never increases.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    %(iterated)s
 
     See Also
     --------
@@ -123,11 +123,10 @@ class DLSR(RelaxedRegressionClassifier):
     """
 
     _parameter_constraints: dict = {
-        **RelaxedRegressionClassifier._parameter_constraints,
-        "max_iter": [N_ITER],
-        "tol": [NON_NEGATIVE, None],
+        **ALTERNATING_CONSTRAINTS,
         "fit_intercept": ["boolean"],
     }
+    _core = staticmethod(fit_dlsr)
 
     def __init__(
         self,
@@ -149,6 +148,3 @@ class DLSR(RelaxedRegressionClassifier):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.solver = solver
-
-    def _fit_core(self, X, codes, n_classes):
-        return self._iterated(fit_dlsr(X, codes, n_classes, **self._core_params()))

@@ -4,13 +4,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...common.linalg import ClassMeans, make_ridge, one_hot
+from ...common.class_means import ClassMeans, one_hot
+from ...common.linalg import make_ridge
+from ._classifier import relaxed_doc
 from ._targets import dragged_targets, sq_dist
 from .rlr import DraggedGraphClassifier
 
 
 @dataclass
 class DRRResult:
+    """What :func:`fit_drr` returns."""
+
     coef: np.ndarray  # Q, n_classes x n_features
     graph_coef: np.ndarray  # P
     fitted: np.ndarray  # Q X^T
@@ -35,7 +39,7 @@ def cross_graph(F, G, means):
     )
 
 
-def fit_drr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto"):
+def fit_drr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     """DRR by block coordinate descent over ``Q``, ``P`` and the draggings ``M``.
 
     With ``D = diag(n_{y_i})`` and ``S = H X`` the class sums, the blocks are ridge
@@ -46,6 +50,21 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
 
     and ``P S^T S = (P S^T H) X`` spreads a c x c matrix to the samples, so both
     right-hand sides are ``T' Xs`` for targets ``T'`` of the rescaled samples ``Xs``.
+
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam, beta, max_iter, tol, solver
+        As in :class:`DRR`.
+
+    Returns
+    -------
+    result : DRRResult
+        ``coef`` (``Q``), ``graph_coef`` (``P``), ``fitted`` (``Q X^T``) and
+        ``targets`` (``H + B.M``) of the last iteration, ``objective`` after each
+        iteration and ``n_iter``.
     """
     means = ClassMeans(y, n_classes)
     n_of = means.counts[y]
@@ -95,6 +114,7 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
     )
 
 
+@relaxed_doc
 class DRR(DraggedGraphClassifier):
     """Double relaxed regression: relaxed labels and a two-projection class graph.
 
@@ -119,16 +139,7 @@ class DRR(DraggedGraphClassifier):
             default="linear"
         ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
         L2-normalised projections ``Q x``.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -141,11 +152,7 @@ class DRR(DraggedGraphClassifier):
         The second projection ``P``.
     intercept_ : ndarray of shape (n_classes,)
         Zeros.
-    n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
-        The objective after each iteration; it never increases.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    %(iterated)s
 
     See Also
     --------
@@ -203,7 +210,5 @@ class DRR(DraggedGraphClassifier):
     True
     """
 
-    def _fit_core(self, X, codes, n_classes):
-        result = fit_drr(X, codes, n_classes, **self._core_params())
-        self.graph_coef_ = result.graph_coef
-        return self._iterated(result)
+    _core = staticmethod(fit_drr)
+    _result_fields = ("n_iter", "objective", "graph_coef")

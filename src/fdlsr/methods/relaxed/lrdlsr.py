@@ -5,10 +5,11 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ...common.class_means import one_hot
 from ...common.compat import Interval
-from ...common.linalg import make_ridge, one_hot
+from ...common.linalg import make_ridge
 from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import RelaxedRegressionClassifier
+from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 
 
 def svt(A, tau):
@@ -59,6 +60,8 @@ def classwise_nuclear_norm(Z, blocks):
 
 @dataclass
 class LRDLSRResult:
+    """What :func:`fit_lrdlsr` returns."""
+
     coef: np.ndarray  # Q, n_classes x n_features
     fitted: np.ndarray  # Q X^T
     relaxed_labels: np.ndarray  # T
@@ -77,18 +80,33 @@ def fit_lrdlsr(
     beta,
     gamma,
     lam,
-    max_iter=1000,
-    tol=1e-6,
-    mu=1e-5,
-    rho=1.1,
-    max_mu=1e8,
-    solver="auto",
+    max_iter,
+    tol,
+    mu,
+    rho,
+    max_mu,
+    solver,
 ):
     """Inexact ALM for LRDLSR, step for step as the authors' ``LRDLSR.m``.
 
     Variables: projection ``Q``, targets ``T``, their low-rank copy ``P`` (``T = P``
     enforced by the multiplier ``Y1``), draggings ``M``. Initialisation as in the
     code: ``Q = 0``, ``T = P = H``, ``M = 1``, ``Y1 = 0``.
+
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    alpha, beta, gamma, lam, max_iter, tol, mu, rho, max_mu, solver
+        As in :class:`LRDLSR`.
+
+    Returns
+    -------
+    result : LRDLSRResult
+        ``coef`` (``Q``), ``fitted`` (``Q X^T``), ``relaxed_labels`` (``T``) and
+        ``dragging`` (``M``) of the last iteration, ``objective`` (the authors') and
+        ``residual`` (``max |T - P|``) after each iteration, and ``n_iter``.
     """
     H = one_hot(y, n_classes)
     B = 2 * H - 1
@@ -136,6 +154,7 @@ def _sq(A):
     return float(np.vdot(A, A))
 
 
+@relaxed_doc
 class LRDLSR(RelaxedRegressionClassifier):
     """Low-rank discriminative least squares regression.
 
@@ -167,16 +186,7 @@ class LRDLSR(RelaxedRegressionClassifier):
             default="nearest_neighbor"
         ``"nearest_neighbor"`` (the paper's rule) is the 1-NN on L2-normalised
         projections; ``"linear"`` predicts ``argmax(Q x)``.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -261,6 +271,8 @@ class LRDLSR(RelaxedRegressionClassifier):
         "rho": [Interval(Real, 1, None, closed="left")],
         "max_mu": [POSITIVE],
     }
+    _core = staticmethod(fit_lrdlsr)
+    _result_fields = ("n_iter", "objective", "residual")
 
     def __init__(
         self,
@@ -292,8 +304,3 @@ class LRDLSR(RelaxedRegressionClassifier):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.solver = solver
-
-    def _fit_core(self, X, codes, n_classes):
-        result = fit_lrdlsr(X, codes, n_classes, **self._core_params())
-        self.residual_ = result.residual
-        return self._iterated(result)

@@ -1,19 +1,45 @@
 """Least squares regression to one-hot labels (the FDLSR paper's Eq. 1)."""
 
-from ...common.linalg import make_ridge, one_hot
-from ._base import RelaxedRegressionClassifier
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...common.class_means import one_hot
+from ...common.linalg import make_ridge
+from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 
 
-def fit_lsr(X, y, n_classes, *, lam, solver="auto"):
-    """``Q = argmin ||Q X^T - H||^2 + lam ||Q||^2`` for samples ``X`` (n x d).
+@dataclass
+class LSRResult:
+    """What :func:`fit_lsr` returns."""
 
-    Returns ``Q`` (n_classes x n_features); ``y`` holds codes in ``[0, n_classes)``.
+    coef: np.ndarray  # Q, n_classes x n_features
+
+
+def fit_lsr(X, y, n_classes, *, lam, solver):
+    """``Q = argmin ||Q X^T - H||^2 + lam ||Q||^2``, one Cholesky solve.
+
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam : float
+        Ridge penalty, > 0.
+    solver : {"auto", "primal", "dual"}
+        Form of the solve (:func:`~fdlsr.common.linalg.make_ridge`).
+
+    Returns
+    -------
+    result : LSRResult
+        ``coef``: ``Q``, shape (n_classes, n_features).
     """
     ridge = make_ridge(X, [lam], solver, repeated=[False])[0]
     _, state = ridge.solve(one_hot(y, n_classes))
-    return ridge.coef(state)
+    return LSRResult(coef=ridge.coef(state))
 
 
+@relaxed_doc
 class LSR(RelaxedRegressionClassifier):
     """Least squares regression classifier: ridge regression to one-hot labels.
 
@@ -25,16 +51,7 @@ class LSR(RelaxedRegressionClassifier):
             default="linear"
         ``"linear"`` predicts ``argmax(Q x)``; ``"nearest_neighbor"`` is the 1-NN rule
         on L2-normalised projections used by FDLSR.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solve (d x d or n x n system); both give the same ``Q``.
 
@@ -75,9 +92,8 @@ class LSR(RelaxedRegressionClassifier):
     True
     """
 
-    _parameter_constraints: dict = {
-        **RelaxedRegressionClassifier._parameter_constraints
-    }
+    _core = staticmethod(fit_lsr)
+    _result_fields = ()
 
     def __init__(
         self,
@@ -93,6 +109,3 @@ class LSR(RelaxedRegressionClassifier):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.solver = solver
-
-    def _fit_core(self, X, codes, n_classes):
-        return fit_lsr(X, codes, n_classes, **self._core_params()), None

@@ -1,10 +1,16 @@
 """Retargeted LSR (Zhang et al., 2015) and groupwise retargeted LSR (Wang & Pan, 2018)."""
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ...common.validation import N_ITER, NON_NEGATIVE
-from ._alternating import fit_alternating
-from ._base import RelaxedRegressionClassifier
+from ...common.validation import NON_NEGATIVE
+from ._alternating import AlternatingResult, fit_alternating
+from ._classifier import (
+    ALTERNATING_CONSTRAINTS,
+    RelaxedRegressionClassifier,
+    relaxed_doc,
+)
 from .retarget import (
     group_penalty,
     group_translations,
@@ -13,8 +19,22 @@ from .retarget import (
 )
 
 
-def fit_relsr(X, y, n_classes, *, lam, max_iter=30, tol=1e-4, solver="auto"):
-    """ReLSR: alternate ridge fits (with intercept) and the margin projection."""
+def fit_relsr(X, y, n_classes, *, lam, max_iter, tol, solver):
+    """ReLSR: alternate ridge fits (with intercept) and the margin projection.
+
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam, max_iter, tol, solver
+        As in :class:`ReLSR`.
+
+    Returns
+    -------
+    result : AlternatingResult
+        See :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`.
+    """
     return fit_alternating(
         X,
         y,
@@ -23,15 +43,35 @@ def fit_relsr(X, y, n_classes, *, lam, max_iter=30, tol=1e-4, solver="auto"):
         update_targets=lambda fitted: (margin_projection(fitted.T, y).T, 0.0),
         max_iter=max_iter,
         tol=tol,
+        fit_intercept=True,
         solver=solver,
     )
 
 
-def fit_grelsr(X, y, n_classes, *, lam, group, max_iter=30, tol=1e-4, solver="auto"):
+@dataclass
+class GReLSRResult(AlternatingResult):
+    """What :func:`fit_grelsr` returns."""
+
+    translations: np.ndarray  # u of the last targets, one per sample
+
+
+def fit_grelsr(X, y, n_classes, *, lam, group, max_iter, tol, solver):
     """GReLSR: as ReLSR, with translations pulled together within each class.
 
-    Returns ``(result, u)`` with ``u`` the translations of the last targets (zeros if
-    ``max_iter=0``).
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam, group, max_iter, tol, solver
+        As in :class:`GReLSR`.
+
+    Returns
+    -------
+    result : GReLSRResult
+        The fields of :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`
+        and ``translations``, the ``u`` of the last targets (zeros if
+        ``max_iter=0``).
     """
     last = {"u": np.zeros(y.shape[0])}
 
@@ -49,18 +89,13 @@ def fit_grelsr(X, y, n_classes, *, lam, group, max_iter=30, tol=1e-4, solver="au
         update_targets=update_targets,
         max_iter=max_iter,
         tol=tol,
+        fit_intercept=True,
         solver=solver,
     )
-    return result, last["u"]
+    return GReLSRResult(**vars(result), translations=last["u"])
 
 
-_COMMON_CONSTRAINTS = {
-    **RelaxedRegressionClassifier._parameter_constraints,
-    "max_iter": [N_ITER],
-    "tol": [NON_NEGATIVE, None],
-}
-
-
+@relaxed_doc
 class ReLSR(RelaxedRegressionClassifier):
     """Retargeted least squares regression: targets learnt under a unit margin.
 
@@ -80,16 +115,7 @@ class ReLSR(RelaxedRegressionClassifier):
     decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
             default="linear"
         ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves; both give the same solution.
 
@@ -98,11 +124,7 @@ class ReLSR(RelaxedRegressionClassifier):
     classes_ : ndarray of shape (n_classes,)
     coef_ : ndarray of shape (n_classes, n_features)
     intercept_ : ndarray of shape (n_classes,)
-    n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
-        The objective after each iteration; it never increases.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    %(iterated)s
 
     See Also
     --------
@@ -119,7 +141,7 @@ class ReLSR(RelaxedRegressionClassifier):
     Solver: alternate the ridge fit of ``(W, b)`` with intercept and the
     retargeting ``T = argmin ||R - T||^2`` over the constraint set, ``R`` the current
     outputs. Retargeting is a Euclidean projection, separable over samples and exact
-    by sorting (see :mod:`fdlsr.relaxed.retarget`). Both steps are exact block
+    by sorting (see :mod:`fdlsr.methods.relaxed.retarget`). Both steps are exact block
     minimisers of a convex objective, so ``objective_`` never increases.
     ``T`` starts at the one-hot labels; prediction is ``argmax(W^T x + b)``.
 
@@ -142,7 +164,8 @@ class ReLSR(RelaxedRegressionClassifier):
     True
     """
 
-    _parameter_constraints: dict = dict(_COMMON_CONSTRAINTS)
+    _parameter_constraints: dict = ALTERNATING_CONSTRAINTS
+    _core = staticmethod(fit_relsr)
 
     def __init__(
         self,
@@ -163,10 +186,8 @@ class ReLSR(RelaxedRegressionClassifier):
         self.weights = weights
         self.solver = solver
 
-    def _fit_core(self, X, codes, n_classes):
-        return self._iterated(fit_relsr(X, codes, n_classes, **self._core_params()))
 
-
+@relaxed_doc
 class GReLSR(RelaxedRegressionClassifier):
     """Groupwise retargeted least squares regression.
 
@@ -187,16 +208,7 @@ class GReLSR(RelaxedRegressionClassifier):
     decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
             default="linear"
         ``"linear"`` predicts ``argmax(W^T x + b)``.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -207,11 +219,7 @@ class GReLSR(RelaxedRegressionClassifier):
     intercept_ : ndarray of shape (n_classes,)
     translations_ : ndarray of shape (n_samples,)
         The learnt translation value ``u_i`` of every training sample.
-    n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
-        The objective after each iteration; it never increases.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    %(iterated)s
 
     See Also
     --------
@@ -230,7 +238,7 @@ class GReLSR(RelaxedRegressionClassifier):
     with ``ubar_k`` the mean translation of class ``k``. Solver: alternate the ridge
     fit of ``(W, b)`` and the exact minimiser over ``(M, u)`` for fixed outputs
     (closed form in ``M``; per-class centre by regula falsi, per-sample translation
-    by sorting; see :mod:`fdlsr.relaxed.retarget`), so ``objective_`` never
+    by sorting; see :mod:`fdlsr.methods.relaxed.retarget`), so ``objective_`` never
     increases. ``group=0`` gives exactly ReLSR's iterates.
 
     *Choices not settled here from the paper* (whose text was not available to us):
@@ -253,7 +261,9 @@ class GReLSR(RelaxedRegressionClassifier):
     True
     """
 
-    _parameter_constraints: dict = {**_COMMON_CONSTRAINTS, "group": [NON_NEGATIVE]}
+    _parameter_constraints: dict = {**ALTERNATING_CONSTRAINTS, "group": [NON_NEGATIVE]}
+    _core = staticmethod(fit_grelsr)
+    _result_fields = ("n_iter", "objective", "translations")
 
     def __init__(
         self,
@@ -275,9 +285,3 @@ class GReLSR(RelaxedRegressionClassifier):
         self.n_neighbors = n_neighbors
         self.weights = weights
         self.solver = solver
-
-    def _fit_core(self, X, codes, n_classes):
-        result, self.translations_ = fit_grelsr(
-            X, codes, n_classes, **self._core_params()
-        )
-        return self._iterated(result)

@@ -4,9 +4,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...common.linalg import ClassMeans, make_ridge, one_hot
-from ...common.validation import N_ITER, NON_NEGATIVE
-from ._base import RelaxedRegressionClassifier
+from ...common.class_means import ClassMeans, one_hot
+from ...common.linalg import make_ridge
+from ...common.validation import NON_NEGATIVE
+from ._classifier import (
+    ALTERNATING_CONSTRAINTS,
+    RelaxedRegressionClassifier,
+    relaxed_doc,
+)
 from ._targets import dragged_targets, sq_dist
 
 
@@ -23,6 +28,8 @@ def class_rescale(M, means, factors):
 
 @dataclass
 class RLRResult:
+    """What :func:`fit_rlr` returns."""
+
     coef: np.ndarray  # Q, n_classes x n_features
     fitted: np.ndarray  # Q X^T
     targets: np.ndarray  # Y + B.M of the last fit
@@ -40,7 +47,7 @@ def graph_penalty(F, means):
     return float(2 * (np.sum(dev * dev, axis=0) @ means.counts[means.y]))
 
 
-def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto"):
+def fit_rlr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     """RLR (l2 loss) by alternating the projection and the epsilon-draggings.
 
     The class-graph term ``beta sum_ij W_ij ||Q x_i - Q x_j||^2`` equals
@@ -52,6 +59,20 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
         Xt = A^1/2 X,
 
     an ordinary ridge on class-rescaled samples and targets (primal or dual form).
+
+    Parameters
+    ----------
+    X, y, n_classes
+        The training samples (n_samples x n_features), their class codes in
+        ``[0, n_classes)`` and the number of classes.
+    lam, beta, max_iter, tol, solver
+        As in :class:`RLR`.
+
+    Returns
+    -------
+    result : RLRResult
+        ``coef`` (``Q``), ``fitted`` (``Q X^T``) and ``targets`` (``H + B.M``) of
+        the last fit, ``objective`` after each iteration and ``n_iter``.
     """
     means = ClassMeans(y, n_classes)
     up = np.sqrt(1 + 2 * beta * means.counts)
@@ -90,14 +111,9 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter=30, tol=1e-4, solver="auto")
 class DraggedGraphClassifier(RelaxedRegressionClassifier):
     """What RLR and DRR share: dragged labels with a class graph, the parameters
     ``lam, beta, max_iter, tol, decision_rule, solver`` and their validation. A
-    subclass gives ``_fit_core`` (its model) and the docstring."""
+    subclass gives ``_core`` (its model) and the docstring."""
 
-    _parameter_constraints: dict = {
-        **RelaxedRegressionClassifier._parameter_constraints,
-        "beta": [NON_NEGATIVE],
-        "max_iter": [N_ITER],
-        "tol": [NON_NEGATIVE, None],
-    }
+    _parameter_constraints: dict = {**ALTERNATING_CONSTRAINTS, "beta": [NON_NEGATIVE]}
 
     def __init__(
         self,
@@ -121,6 +137,7 @@ class DraggedGraphClassifier(RelaxedRegressionClassifier):
         self.solver = solver
 
 
+@relaxed_doc
 class RLR(DraggedGraphClassifier):
     """Regularized label relaxation linear regression (l2-loss version, reconstructed).
 
@@ -145,16 +162,7 @@ class RLR(DraggedGraphClassifier):
             default="linear"
         ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
         L2-normalised projections ``Q x``.
-        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
-        projections) and ``"nearest_mean"`` (the nearest class centroid of the
-        normalised projections) scale to large training sets; the rule can be
-        changed after fitting (see :class:`~fdlsr.common.base.ProjectionClassifier`).
-    n_neighbors : int, default=5
-        Number of neighbours that vote under ``decision_rule="knn"`` (all training
-        samples, with a ``UserWarning``, if there are fewer).
-    weights : {"uniform", "distance"}, default="uniform"
-        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
-        distance.
+    %(other_rules)s
     solver : {"auto", "primal", "dual"}, default="auto"
         Form of the ridge solves.
 
@@ -165,11 +173,7 @@ class RLR(DraggedGraphClassifier):
         The projection ``Q``.
     intercept_ : ndarray of shape (n_classes,)
         Zeros.
-    n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
-        The objective after each iteration; it never increases.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    %(iterated)s
 
     See Also
     --------
@@ -225,5 +229,4 @@ class RLR(DraggedGraphClassifier):
     True
     """
 
-    def _fit_core(self, X, codes, n_classes):
-        return self._iterated(fit_rlr(X, codes, n_classes, **self._core_params()))
+    _core = staticmethod(fit_rlr)

@@ -12,7 +12,8 @@ from .src import SRC
 
 __all__ = ["CRC", "NRC", "SRC", "ProCRC", "METHODS"]
 
-# Values cross-validation may try. The defaults are the authors' (SRC: see its Notes).
+# Values cross-validation may try. The methods run at their estimators' defaults,
+# the authors' settings (SRC: see its Notes).
 _RIDGE_GRID = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
 
 METHODS = [
@@ -22,7 +23,7 @@ METHODS = [
         family="representation",
         summary="l1 (lasso) coding over the training samples, class-residual rule",
         reference="Wright, Yang, Ganesh, Sastry & Ma, TPAMI 2009",
-        params=dict(lam=1e-2),
+        settings=("lam",),
         grid=dict(lam=[1e-2, 3e-2, 1e-1]),  # below 1e-2 coordinate descent stalls
     ),
     Method(
@@ -31,7 +32,7 @@ METHODS = [
         family="representation",
         summary="ridge coding over the training samples, regularised residual rule",
         reference="Zhang, Yang & Feng, ICCV 2011",
-        params=dict(lam=1e-3),
+        settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
     ),
     Method(
@@ -40,7 +41,7 @@ METHODS = [
         family="representation",
         summary="probabilistic collaborative coding, maximum class probability",
         reference="Cai, Zhang, Zuo & Feng, CVPR 2016",
-        params=dict(lam=1.0, gamma=1e-2),
+        settings=("lam", "gamma"),
         grid=dict(lam=_RIDGE_GRID, gamma=[1e-3, 1e-2, 1e-1]),
     ),
     Method(
@@ -49,7 +50,7 @@ METHODS = [
         family="representation",
         summary="non-negative coding (authors' ADMM, 5 iterations), residual rule",
         reference="Xu, An, Zhang & Zhang, Pattern Recognition 2019",
-        params=dict(rho=0.1, max_iter=5),
+        settings=("rho", "max_iter"),
         grid=dict(rho=[1e-2, 1e-1, 1.0], max_iter=[5, 10, 20]),
     ),
 ]

@@ -11,7 +11,7 @@ from scipy.special import softmax
 from ...common.compat import StrOptions
 from ...common.linalg import RidgeSystem, gram
 from ...common.validation import NON_NEGATIVE, POSITIVE
-from ._base import RepresentationClassifier
+from ._classifier import RepresentationClassifier
 
 
 def _right_solve(G, ridge, Z, what):

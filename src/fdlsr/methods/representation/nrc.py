@@ -9,7 +9,7 @@ from scipy.optimize import nnls
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import RidgeSystem, gram
 from ...common.validation import POSITIVE
-from ._base import RepresentationClassifier
+from ._classifier import RepresentationClassifier
 
 
 def nrc_admm(YD, inverse, rho, max_iter):

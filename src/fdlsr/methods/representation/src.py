@@ -8,9 +8,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso
 
 from ...common.compat import Interval, StrOptions
-from ...common.linalg import _single_threaded_lapack, gram
+from ...common.linalg import gram, single_threaded_lapack
 from ...common.validation import POSITIVE
-from ._base import RepresentationClassifier
+from ._classifier import RepresentationClassifier
 
 
 def lasso_alpha(lam, n_features):
@@ -23,7 +23,7 @@ def lasso_alpha(lam, n_features):
     return lam / (2.0 * n_features)
 
 
-def lasso_codes(Y, dictionary, sample_gram, lam, *, tol=1e-4, max_iter=10000):
+def lasso_codes(Y, dictionary, sample_gram, lam, *, tol, max_iter):
     """Codes ``argmin_a ||y - a D||^2 + lam ||a||_1`` of every row ``y`` of ``Y``.
 
     One coordinate-descent lasso per sample (scikit-learn's ``Lasso`` with the
@@ -85,7 +85,7 @@ def feature_sign_codes(YD, sample_gram, lam, max_iter=SIGN_ITER):
     failed = 0
     # Tens of small solves per sample: threads cost more than they give there (with
     # two BLAS threads on a busy machine each 80 x 80 solve took 15 times longer).
-    with _single_threaded_lapack():
+    with single_threaded_lapack():
         for row, yd in enumerate(YD):
             codes[row], done = _feature_sign(yd, sample_gram, lam, max_iter)
             failed += not done

@@ -46,9 +46,6 @@ class PaddedClasses:
             out[c, :, : idx.size] = X[idx].T
         return out
 
-    def inverse(self, M):
-        return np.linalg.inv(M)
-
     def pad_codes(self, blocks):
         """Stack (m_c x n_c) blocks into (C, atom_width, width)."""
         out = np.zeros((len(blocks), self.atom_width, self.width))

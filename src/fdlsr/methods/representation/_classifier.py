@@ -8,11 +8,11 @@ time, in chunks of test samples bounded by scikit-learn's ``working_memory``.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize as l2_normalize
 from sklearn.utils import gen_batches
 
-from ...common.base import ScoreClassifier
+from ...common.classifiers import ScoreClassifier
 from ...common.compat import get_chunk_n_rows
+from ...common.linalg import normalize_rows
 from ...common.validation import check_fitted_shapes
 from .residuals import ClassResiduals
 
@@ -33,7 +33,7 @@ class RepresentationClassifier(ScoreClassifier):
 
     def _fit_encoded(self, X, codes, n_classes):
         # The (normalised) training samples are the dictionary.
-        dictionary = l2_normalize(X) if self.normalize else np.array(X, order="C")
+        dictionary = normalize_rows(X) if self.normalize else np.array(X, order="C")
         self.dictionary_ = dictionary
         self.dictionary_labels_ = codes
         self._class_residuals = ClassResiduals(dictionary, codes, n_classes)
@@ -76,7 +76,7 @@ class RepresentationClassifier(ScoreClassifier):
         chunk = get_chunk_n_rows(row_bytes=row_bytes, max_n_rows=X.shape[0])
         out = np.empty((X.shape[0], width))
         for rows in gen_batches(X.shape[0], chunk):
-            Y = l2_normalize(X[rows]) if self.normalize else X[rows]
+            Y = normalize_rows(X[rows]) if self.normalize else X[rows]
             out[rows] = compute(np.ascontiguousarray(Y))
         return out
 

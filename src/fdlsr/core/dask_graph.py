@@ -2,7 +2,7 @@
 
 ``FDLSR.fit`` sends a ``dask.array`` here by itself, so a user points the same
 estimator at data that does not fit one machine. The iteration is the blocked primal
-form of :mod:`fdlsr.core.streaming` as a Dask graph over the row chunks of ``X``:
+form of :mod:`fdlsr.core.blocked` as a Dask graph over the row chunks of ``X``:
 
 * the first pass accumulates ``X^T X`` and the class sums of X over the chunks;
 * each iteration runs one task per chunk (``block_step``: ``Q X_b^T``, the T-step,
@@ -22,9 +22,8 @@ no Dask path, since it needs all samples at once.
 import dask
 import dask.array as da
 
-from ..common.validation import is_dask_array  # noqa: F401  (re-exported)
+from .blocked import BlockState, add_partials, block_stats, block_step
 from .iteration import run
-from .streaming import BlockState, add_partials, block_stats, block_step
 
 
 def _tree_sum(parts):
@@ -46,8 +45,8 @@ def row_blocks(X, y):
 
 
 class DaskIteration(BlockState):
-    """The blocked iteration (:class:`~fdlsr.core.streaming.BlockState`) as a Dask
-    graph: each sweep runs :func:`~fdlsr.core.streaming.block_step` once per chunk and
+    """The blocked iteration (:class:`~fdlsr.core.blocked.BlockState`) as a Dask
+    graph: each sweep runs :func:`~fdlsr.core.blocked.block_step` once per chunk and
     keeps each new relaxed-target chunk where it was computed."""
 
     def __init__(self, X, y, n_classes, *, beta, init_ridge):
@@ -84,16 +83,32 @@ class DaskIteration(BlockState):
         return total.compute()
 
 
-def fit_fdlsr_dask(X, y, n_classes, *, beta, init_ridge=1e-4, **params):
-    """Algorithm 1 on a Dask array ``X`` (n x d) with integer labels ``y``.
+def fit_fdlsr_dask(
+    X, y, n_classes, *, alpha, beta, lam, max_iter, tol, init_ridge, t_step
+):
+    """Algorithm 1 on a Dask array: the iterates of
+    :func:`fdlsr.core.blocked.fit_blocked`, each pass a Dask graph over the chunks.
 
-    ``params`` are ``alpha``, ``lam``, ``max_iter``, ``tol`` and ``t_step`` as in
-    :func:`fdlsr.core.solver.fit_fdlsr`. Returns ``(coef, objective, n_iter)`` as
-    :func:`fdlsr.core.streaming.fit_blocked`, whose iterates it reproduces; ``coef`` is
-    a NumPy array.
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        Training samples, float64 or float32, chunked by rows.
+    y : ndarray of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``.
+    n_classes : int
+    alpha, beta, lam, max_iter, tol, init_ridge, t_step
+        As in :func:`fdlsr.core.dense.fit_fdlsr`.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_classes, n_features)
+        ``Q``, a NumPy array in X's dtype.
+    objective : ndarray of shape (n_iter,)
+        Eq. (10) after each iteration.
+    n_iter : int
     """
     it = DaskIteration(X, y, n_classes, beta=beta, init_ridge=init_ridge)
-    objective, n_iter = run(it, beta=beta, **params)
+    objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step)
     return it.coef(), objective, n_iter
 
 

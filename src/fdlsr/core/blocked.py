@@ -1,6 +1,6 @@
 """Algorithm 1 in the primal form, one pass over blocks of samples per iteration.
 
-For many samples the c x n matrices of :func:`fdlsr.core.solver.fit_fdlsr` (T, Q X^T, the
+For many samples the c x n matrices of :func:`fdlsr.core.dense.fit_fdlsr` (T, Q X^T, the
 relaxed target) no longer fit in memory, while everything the iteration needs from
 the data is small: with samples as rows of ``X`` (n x d) and ``C = (X^T X + beta I)^-1``,
 
@@ -30,7 +30,7 @@ cache), so that no c x n array exists. The pass still takes its formulas from
 :mod:`fdlsr.core.iteration`: the per-class term (``class_shift``, computed once per
 iteration on the driver), the divisor (``t_divisor``, applied as a multiplication by
 its reciprocal) and the S-step (``relaxed_target``). The block functions are pure and
-shared by the in-memory loop here and by the Dask graph of :mod:`fdlsr.core.dask`.
+shared by the in-memory loop here and by the Dask graph of :mod:`fdlsr.core.dask_graph`.
 """
 
 import logging
@@ -39,13 +39,14 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..common.class_means import one_hot
 from ..common.compat import (
     _convert_to_numpy,
     _max_precision_float_dtype,
     device,
     get_namespace,
 )
-from ..common.linalg import RidgeSystem, one_hot, sq_norm_on_device
+from ..common.linalg import RidgeSystem, sq_norm_on_device
 from .iteration import class_shift, fisher, objective, relaxed_target, run, t_divisor
 
 logger = logging.getLogger(__name__)
@@ -154,7 +155,7 @@ class BlockState:
     counts). It is the :class:`~fdlsr.core.iteration.Iteration` of the blocked paths
     but for the pass over the samples, ``_pass(Q, shift, alpha, lam, t_step)`` (which
     returns the summed partials of :func:`block_step`): :class:`BlockedIteration`
-    here, :class:`fdlsr.core.dask.DaskIteration` on a Dask array.
+    here, :class:`fdlsr.core.dask_graph.DaskIteration` on a Dask array.
     """
 
     def __init__(self, stats, beta, init_ridge, dtype):
@@ -367,14 +368,47 @@ def default_block_rows(n_classes, itemsize):
     return max(256, (4 << 20) // (n_classes * itemsize))
 
 
-def fit_blocked(X, y, n_classes, *, beta, init_ridge=1e-4, block_rows=None, **params):
-    """Primal Algorithm 1 in one pass over an in-memory ``X`` per iteration; see the
-    module notes. ``block_rows`` bounds the float64 copies of the first (Gram) pass;
-    ``params`` are ``alpha``, ``lam``, ``max_iter``, ``tol`` and ``t_step`` as in
-    :func:`fdlsr.core.solver.fit_fdlsr`.
+def fit_blocked(
+    X,
+    y,
+    n_classes,
+    *,
+    alpha,
+    beta,
+    lam,
+    max_iter,
+    tol,
+    init_ridge,
+    t_step,
+    block_rows=None,
+):
+    """Primal Algorithm 1 in one pass over blocks of samples per iteration.
 
-    Returns ``(coef, objective, n_iter)``. Same iterates as ``solver.fit_fdlsr``; the
-    relaxed target is the only n x c array held (in X's dtype).
+    The same iterates as :func:`fdlsr.core.dense.fit_fdlsr` in the primal form (see
+    the module notes); the relaxed target is the only n x c array held, in X's
+    dtype. A NumPy ``X`` runs :class:`BlockedIteration`, an array of another
+    namespace :class:`DeviceBlockedIteration`, on its device.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        Training samples, float64 or float32.
+    y : array of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``, in X's namespace.
+    n_classes : int
+    alpha, beta, lam, max_iter, tol, init_ridge, t_step
+        As in :func:`fdlsr.core.dense.fit_fdlsr`.
+    block_rows : int or None, default=None
+        Rows per block of the first (Gram) pass's float64 copies (NumPy) or of every
+        pass (other namespaces); ``None`` picks a cache-sized block.
+
+    Returns
+    -------
+    coef : array of shape (n_classes, n_features)
+        ``Q``, in X's dtype and namespace.
+    objective : ndarray of shape (n_iter,)
+        Eq. (10) after each iteration, float64.
+    n_iter : int
     """
     start = time.perf_counter()
     iteration = (
@@ -393,5 +427,5 @@ def fit_blocked(X, y, n_classes, *, beta, init_ridge=1e-4, block_rows=None, **pa
             time.perf_counter() - start,
         )
 
-    objective, n_iter = run(it, beta=beta, callback=log, **params)
+    objective, n_iter = run(it, alpha, beta, lam, max_iter, tol, t_step, log)
     return it.coef(), objective, n_iter

@@ -5,8 +5,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...common.base import ScoreClassifier
+from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval, StrOptions
+from ...common.docstrings import fill_doc
 from ...common.validation import (
     N_ITER,
     NON_NEGATIVE,
@@ -17,6 +18,25 @@ from ._class_blocks import ClassBlocks
 from ._fisher_predict import global_scores, local_scores
 from ._ksvd import canonical_order
 from ._lrsdl_solver import Penalties, fit_lrsdl
+
+#: The training iterations both models document alike, for ``%(training_iterations)s``.
+TRAINING_ITERATIONS_DOC = """
+init_iter : int, default=30
+    Alternations of the initial learning of each class's dictionary (and of the
+    shared one), as in DICTOL.
+coding_iter : int, default=20
+    FISTA iterations of each code update during training (DICTOL: at most 300).
+final_coding_iter : int, default=300
+    FISTA iterations of one more coding of the training samples with the final
+    dictionaries, from which the class mean codes are taken (the authors' choice:
+    DICTOL's ``LRSDL.m`` runs 300 after its main loop). ``0`` takes the means
+    from the codes of the last iteration.
+"""
+
+
+def fisher_doc(cls):
+    """Fill the shared part of FDDL's and LRSDL's docstrings."""
+    return fill_doc(training_iterations=TRAINING_ITERATIONS_DOC)(cls)
 
 
 class FisherDictionaryClassifier(ScoreClassifier):

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..common.linalg import class_means, inner, make_ridge, one_hot, sq_distance
+from ..common.class_means import class_means, one_hot
+from ..common.linalg import inner, make_ridge, sq_distance
 from .iteration import T_STEPS, fisher, objective, relaxed_target, run
 
 
 @dataclass
 class FDLSRResult:
+    """What :func:`fit_fdlsr` returns."""
+
     coef: np.ndarray  # Q, n_classes x n_features
     fitted: np.ndarray  # Q X^T for the training samples, n_classes x n_samples
     relaxed_labels: np.ndarray  # T
@@ -49,9 +52,7 @@ class DenseIteration:
     product and state are kept instead.
     """
 
-    def __init__(
-        self, X, y, n_classes, *, beta, init_ridge, solver, keep_previous=True
-    ):
+    def __init__(self, X, y, n_classes, *, beta, init_ridge, solver, keep_previous):
         if init_ridge == beta:
             ridge = init = make_ridge(X, [beta], solver)[0]
         else:
@@ -123,20 +124,49 @@ def fit_fdlsr(
     alpha,
     beta,
     lam,
-    max_iter=30,
-    tol=None,
-    init_ridge=1e-4,
-    t_step="paper",
-    solver="auto",
+    max_iter,
+    tol,
+    init_ridge,
+    t_step,
+    solver,
     callback=None,
 ):
-    """Run Algorithm 1 on ``X`` (n x d) with integer labels ``y`` in ``[0, n_classes)``.
+    """Algorithm 1 on whole c x n arrays, from samples ``X`` and integer labels ``y``.
 
     Initialisation as in the authors' code: ``Q = H X (X^T X + init_ridge I)^-1``,
-    ``S = 0``, ``T = H``; then ``max_iter`` iterations, or fewer if ``tol`` is given and
-    ``||Q - Q_prev||_F^2 < tol`` (Algorithm 1, step 4). ``callback(iteration, coef_fn)``
-    is called after every iteration (used for convergence curves); ``coef_fn()`` returns
-    the current ``Q``.
+    ``S = 0``, ``T = H``; then ``max_iter`` iterations (:func:`.iteration.run`), or
+    fewer if ``tol`` is given and ``||Q - Q_prev||_F^2 < tol`` (Algorithm 1, step 4).
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        Training samples, float64 or float32, in any array-API namespace.
+    y : array of int of shape (n_samples,)
+        Class codes in ``[0, n_classes)``, in X's namespace.
+    n_classes : int
+    alpha, beta, lam : float
+        Weights of the relaxed-label term, the ridge on ``Q`` and the Fisher term
+        (Eq. 10); see :class:`~fdlsr.FDLSR`.
+    max_iter : int
+        Number of iterations; ``0`` returns the initial ridge solution.
+    tol : float or None
+        Stopping threshold on ``||Q - Q_prev||_F^2``; ``None`` runs ``max_iter``.
+    init_ridge : float
+        Ridge of the initial solve.
+    t_step : {"paper", "exact"}
+        Eq. (14) or the exact minimiser of the T-subproblem (:data:`.iteration.T_STEPS`).
+    solver : {"auto", "primal", "dual"}
+        Form of the ridge solves (:func:`~fdlsr.common.linalg.make_ridge`).
+    callback : callable or None, default=None
+        ``callback(iteration, coef_fn)`` after every iteration (the convergence
+        figure uses it); ``coef_fn()`` returns the current ``Q``.
+
+    Returns
+    -------
+    result : FDLSRResult
+        ``coef`` (``Q``, n_classes x n_features), ``fitted`` (``Q X^T``),
+        ``relaxed_labels`` (``T``), ``relaxed_target`` (``H + B.S``), ``codes``,
+        ``objective`` (Eq. 10 after each iteration, float64) and ``n_iter``.
     """
     it = DenseIteration(
         X,

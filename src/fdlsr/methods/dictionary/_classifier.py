@@ -1,10 +1,10 @@
 """What LC-KSVD2, LCLE, DPL and DRA-DPL share as scikit-learn classifiers.
 
 Validation, labels and the step from class scores to predictions are
-:class:`~fdlsr.common.base.ScoreClassifier`'s; here each estimator learns from integer
-class codes with a pure function of its own module (its parameters, less ``n_atoms``,
-are that function's keyword arguments) and keeps fields of its result as fitted
-attributes.
+:class:`~fdlsr.common.classifiers.ScoreClassifier`'s; here each estimator learns from
+integer class codes with a pure function of its own module (its parameters, less
+``n_atoms``, are that function's keyword arguments) and keeps fields of its result as
+fitted attributes.
 """
 
 from numbers import Integral
@@ -12,21 +12,10 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from ...common.base import ScoreClassifier
+from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval
-from ...common.linalg import _single_threaded_lapack
 
 N_ATOMS = [Interval(Integral, 1, None, closed="left"), None]
-
-
-def single_threaded_lapack():
-    """Context for LAPACK-heavy fitting code (eigh, QR, inverses) on one thread.
-
-    On a shared 2-core machine OpenBLAS's two threads make these factorisations up
-    to 8x slower than one thread (they spin waiting for each other), while matrix
-    products lose little; see also :mod:`fdlsr.linalg`.
-    """
-    return _single_threaded_lapack()
 
 
 def unit_columns(M):
@@ -39,24 +28,16 @@ class DictionaryClassifier(ScoreClassifier):
     """Base class: fit through the method's numerical core, atoms per class.
 
     Subclasses have an ``n_atoms`` parameter, implement ``_fit_core(X, codes,
-    n_classes)`` returning the core's result, name in ``_result_attributes`` the
-    fields of that result kept as fitted attributes (with a trailing underscore),
-    and implement ``_class_scores``.
+    n_classes)`` returning the core's result, name in ``_result_fields`` the fields
+    of that result kept as fitted attributes (with a trailing underscore), and
+    implement ``_class_scores``.
     """
 
-    _result_attributes = ()
+    _not_core_params = ("n_atoms",)
+    _result_fields = ()
 
     def _fit_encoded(self, X, codes, n_classes):
-        result = self._fit_core(X, codes, n_classes)
-        for name in self._result_attributes:
-            setattr(self, name + "_", getattr(result, name))
-        return self
-
-    def _core_params(self):
-        """The parameters, less ``n_atoms``: the core's keyword arguments."""
-        params = self.get_params(deep=False)
-        del params["n_atoms"]
-        return params
+        return self._keep(self._fit_core(X, codes, n_classes), self._result_fields)
 
     def _atoms_per_class(self, codes):
         """``n_atoms`` for every class, or with None one atom per training sample."""
@@ -78,7 +59,7 @@ class ClassResidualClassifier(DictionaryClassifier):
     analysis dictionary ``P``; the score of class c is ``-||x - D_c P_c x||``.
     """
 
-    _result_attributes = ("synthesis", "analysis", "objective", "n_iter")
+    _result_fields = ("synthesis", "analysis", "objective", "n_iter")
 
     def _class_scores(self, X):
         return class_residual_scores(X, self.analysis_, self.synthesis_)

@@ -1,0 +1,86 @@
+"""What the relaxed-regression classifiers add to the shared projection classifier.
+
+A fitted model holds a projection ``coef_`` (n_classes x n_features) and an
+``intercept_``; ``transform`` gives the regression features ``Q x + b``. Samples are
+classified by one of the two rules the papers use: the largest regression output
+(``"linear"``, DLSR and ReLSR) or the label of the nearest training sample after
+projecting and L2-normalising (``"nearest_neighbor"``, LRDLSR and FDLSR), or by the
+k-NN vote (``"knn"``) or nearest class centroid (``"nearest_mean"``) on the same
+normalised projections (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
+"""
+
+import numpy as np
+
+from ...common.classifiers import RULE_CONSTRAINTS, RULE_PARAMS, ProjectionClassifier
+from ...common.compat import StrOptions
+from ...common.docstrings import fill_doc
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+
+#: The end of every family member's ``decision_rule`` entry and the two parameters of
+#: the k-NN rule, for :func:`fill_doc` (``%(other_rules)s``).
+OTHER_RULES_DOC = """
+        ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
+        projections) and ``"nearest_mean"`` (the nearest class centroid of the
+        normalised projections) scale to large training sets; the rule can be
+        changed after fitting (see :class:`~fdlsr.common.classifiers.ProjectionClassifier`).
+    n_neighbors : int, default=5
+        Number of neighbours that vote under ``decision_rule="knn"`` (all training
+        samples, with a ``UserWarning``, if there are fewer).
+    weights : {"uniform", "distance"}, default="uniform"
+        Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
+        distance.
+"""
+#: The fitted attributes of every iterative family member, for ``%(iterated)s``.
+ITERATED_DOC = """
+    n_iter_ : int
+    objective_ : ndarray of shape (n_iter_,)
+        The objective after each iteration; it never increases.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+"""
+
+
+def relaxed_doc(cls):
+    """Fill the shared parts of a family member's docstring (``%(other_rules)s``,
+    ``%(iterated)s``)."""
+    return fill_doc(other_rules=OTHER_RULES_DOC, iterated=ITERATED_DOC)(cls)
+
+
+class RelaxedRegressionClassifier(ProjectionClassifier):
+    """Base class: fit through the family's numerical core, with an intercept.
+
+    A subclass names its core in ``_core``: ``fit_<name>(X, codes, n_classes,
+    **params)`` with every parameter but the decision rule's, returning a result
+    with ``coef`` and, if the model has one, ``intercept``. The result's fields named
+    in ``_result_fields`` are kept as fitted attributes (``n_iter_``, ...).
+    """
+
+    # Every method of the family has a ridge weight, a decision rule and a solver.
+    _parameter_constraints: dict = {
+        "lam": [POSITIVE],
+        **RULE_CONSTRAINTS,
+        "solver": [StrOptions({"auto", "primal", "dual"})],
+    }
+    _not_core_params = RULE_PARAMS
+    _result_fields = ("n_iter", "objective")
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = self._core(X, codes, n_classes, **self._core_params())
+        self._keep(result, self._result_fields)
+        self.coef_ = result.coef
+        intercept = getattr(result, "intercept", None)
+        self.intercept_ = np.zeros(n_classes) if intercept is None else intercept
+        self._n_features_out = n_classes
+        return self._fit_rule(self._project(X), codes, n_classes)
+
+    def _project(self, X):
+        return X @ self.coef_.T + self.intercept_
+
+
+#: The constraints of the iterative family members: those of every member, with an
+#: iteration limit and an optional stopping threshold.
+ALTERNATING_CONSTRAINTS = {
+    **RelaxedRegressionClassifier._parameter_constraints,
+    "max_iter": [N_ITER],
+    "tol": [NON_NEGATIVE, None],
+}
