@@ -67,7 +67,7 @@ class ClassBlocks:
             raise ValueError("the class blocks' counts are not per-class counts")
         fresh = ClassBlocks(*counts)
         names = ["sample_edges", "atom_edges", "sample_class", "atom_class"]
-        names += ["n_classes", "n_samples", "n_atoms", "_block"]
+        names += ["n_classes", "n_samples", "n_atoms"]
         derived = {name: getattr(fresh, name) for name in names}
         if self._own is not None:  # the caches, when saved filled
             derived["_own"] = fresh.own
