@@ -5,8 +5,11 @@ the parsed arguments ask for, and the few ways a handler speaks (a data warning,
 
 import shlex
 import sys
+from contextlib import contextmanager
 
-from ..errors import ConfigError
+import numpy as np
+
+from ..errors import ConfigError, FdlsrError, one_line
 from .config import Config, all_methods, load_config, shipped_configs
 from .protocol import Experiment
 from .results import write_atomic
@@ -121,3 +124,18 @@ def emit(text, output, what):
             "file in an existing folder with -o FILE"
         ) from None
     print(f"wrote {output}", file=sys.stderr)
+
+
+@contextmanager
+def method_refusals(what):
+    """Turn a method's own refusal of the data (scikit-learn's ``ValueError``, a
+    singular matrix) inside the block into one line naming ``what`` was being done."""
+    try:
+        yield
+    except FdlsrError:
+        raise
+    except (ValueError, np.linalg.LinAlgError) as error:
+        raise ConfigError(
+            f"{what}: {one_line(error).rstrip('.')}; choose other --params, another "
+            "method or more data"
+        ) from None

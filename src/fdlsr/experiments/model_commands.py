@@ -5,10 +5,8 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-from ..errors import ConfigError, one_line
-from .command_support import config_from_args, emit, load, warn
+from ..errors import ConfigError
+from .command_support import config_from_args, emit, load, method_refusals, warn
 from .protocol import data_warnings
 
 
@@ -41,14 +39,8 @@ def fit(args):
         else estimator
     )
     started = time.perf_counter()
-    try:
+    with method_refusals(f"{method.name} cannot be fitted on {dataset.name}"):
         model.fit(dataset.X, dataset.y)
-    except (ValueError, np.linalg.LinAlgError) as error:  # the method's own refusal
-        raise ConfigError(
-            f"{method.name} cannot be fitted on {dataset.name}: "
-            f"{one_line(error).rstrip('.')}; "
-            "choose other --params or another method"
-        ) from None
     elapsed = time.perf_counter() - started
     save(model, out)
     settings = estimator.get_params(deep=False)
@@ -110,7 +102,7 @@ def predict(args):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     emit(text.getvalue(), args.output, "the predictions")
     if y is not None:  # compared as text: label 7 of one file is "7" of another
-        right = int(np.sum(label_text(predicted) == label_text(y)))
+        right = int((label_text(predicted) == label_text(y)).sum())
         print(
             f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
             f"{name})",
