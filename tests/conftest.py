@@ -62,6 +62,23 @@ def usps():
     return normalize(X), y
 
 
+def cli(argv):
+    """``(exit status, stdout, stderr)`` of the command line, exit 2 included (for
+    hypothesis tests, where capsys cannot serve every example)."""
+    import contextlib
+    import io
+
+    from fdlsr.experiments.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code
+    return status, out.getvalue(), err.getvalue()
+
+
 def cli_error(capsys, argv):
     """Run the command line expecting a user error: exit 2 and one line on stderr,
     which is returned."""

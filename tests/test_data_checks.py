@@ -157,3 +157,12 @@ def test_predict_refuses_samples_it_cannot_label(tmp_path, capsys, array, match)
     out = tmp_path / "p.csv"
     line = cli_error(capsys, ["predict", str(model), str(path), "-o", str(out)])
     assert match in line and "x.npy" in line and not out.exists()
+
+
+def test_plot_reports_a_methods_refusal_in_one_line(tmp_path, capsys):
+    """t-SNE of two test samples: scikit-learn's refusal, in one line."""
+    path = tmp_path / "small.npz"
+    np.savez(path, X=samples(6, 5), y=np.repeat([1, 2], 3))
+    argv = ["plot", "tsne", "--dataset", str(path), "-k", "1"]
+    line = cli_error(capsys, [*argv, "--out", str(tmp_path / "figures")])
+    assert "the tsne figure of small.npz: perplexity" in line

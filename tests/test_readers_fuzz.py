@@ -8,7 +8,6 @@ it), or it exits with status 2 and one line, writing nothing and leaving the inp
 it was. The example counts are in each test's ``settings``.
 """
 
-import contextlib
 import csv
 import hashlib
 import io
@@ -23,8 +22,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import fdlsr
+from conftest import cli
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.cli import main
 from npy_headers import npy_bytes
 
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
@@ -41,17 +40,6 @@ LABEL = st.sampled_from(
     min_size=1,
     max_size=6,
 )
-
-
-def cli(argv):
-    """``(exit status, stdout, stderr)`` of the command line."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def digest(path):

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import cli
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.results import read_rows, validate_row
 
@@ -34,17 +35,6 @@ def healthy(tmp_path_factory):
         assert main([*RUN, "--dataset", str(data), "--out", str(out)]) == 0
     files = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     return data, files
-
-
-def cli(argv):
-    """``(exit status, stdout, stderr)`` of the CLI, exit 2 included."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def make_store(folder, files, **replace):

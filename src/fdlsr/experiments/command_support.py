@@ -5,9 +5,12 @@ the parsed arguments ask for, and the few ways a handler speaks (a data warning,
 
 import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import ConfigError, FdlsrError
+import numpy as np
+
+from ..errors import ConfigError, FdlsrError, one_line
 from .config import Config, all_methods, load_config, shipped_configs
 from .outputs import write_atomic
 from .protocol import Experiment
@@ -158,3 +161,18 @@ def emit(text, output, what):
             "file in an existing folder with -o FILE"
         ) from None
     print(f"wrote {output}", file=sys.stderr)
+
+
+@contextmanager
+def method_refusals(what):
+    """Turn a method's own refusal of the data (scikit-learn's ``ValueError``, a
+    singular matrix) inside the block into one line naming ``what`` was being done."""
+    try:
+        yield
+    except FdlsrError:
+        raise
+    except (ValueError, np.linalg.LinAlgError) as error:
+        raise ConfigError(
+            f"{what}: {one_line(error).rstrip('.')}; choose other --params, another "
+            "method or more data"
+        ) from None

@@ -19,6 +19,7 @@ from .command_support import (
     config_speaks_of,
     emit,
     load,
+    method_refusals,
     reason,
     warn,
 )
@@ -304,19 +305,20 @@ def plot(args):
             "another with --out DIR"
         ) from None
     for kind in kinds:
-        paths = figures.make(
-            kind,
-            dataset,
-            k=k,
-            params=params,
-            seed=args.seed,
-            out=out,
-            n_classes=args.classes,
-            methods=args.methods,
-            normalise=ex.normalise,
-            sensitivity_beta=cli_params.get("beta", 1e-2),
-            lambda_splits=args.splits,
-        )
+        with method_refusals(f"the {kind} figure of {dataset.name}"):
+            paths = figures.make(
+                kind,
+                dataset,
+                k=k,
+                params=params,
+                seed=args.seed,
+                out=out,
+                n_classes=args.classes,
+                methods=args.methods,
+                normalise=ex.normalise,
+                sensitivity_beta=cli_params.get("beta", 1e-2),
+                lambda_splits=args.splits,
+            )
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     return 0

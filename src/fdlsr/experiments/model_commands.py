@@ -7,13 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, one_line
+from ..errors import ConfigError
 from .command_support import (
     config_file,
     config_from_args,
     dataset_file,
     emit,
     load,
+    method_refusals,
     warn,
 )
 from .outputs import MODEL_FILE, check_output
@@ -55,14 +56,8 @@ def fit(args):
         else estimator
     )
     started = time.perf_counter()
-    try:
+    with method_refusals(f"{method.name} cannot be fitted on {dataset.name}"):
         model.fit(dataset.X, dataset.y)
-    except (ValueError, np.linalg.LinAlgError) as error:  # the method's own refusal
-        raise ConfigError(
-            f"{method.name} cannot be fitted on {dataset.name}: "
-            f"{one_line(error).rstrip('.')}; "
-            "choose other --params or another method"
-        ) from None
     elapsed = time.perf_counter() - started
     save(model, out)
     settings = estimator.get_params(deep=False)
