@@ -328,7 +328,7 @@ def check_usable_or_one_line(path, original, data):
 
 
 @settings(
-    max_examples=250,
+    max_examples=600,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -356,7 +356,7 @@ def cli(argv):
 
 
 @settings(
-    max_examples=40,
+    max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )

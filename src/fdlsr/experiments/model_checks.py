@@ -10,7 +10,7 @@ quietly wrong, so :func:`check_model` refuses it when it is loaded:
    its classes and features, the class ranges of its training projections, ...);
 2. the root is a classifier, or a ``Pipeline`` of transformers ending in one, and
    every estimator in it is fitted and has valid parameters;
-3. a probe: the model labels a few random samples of the width it was fitted on, and
+3. a probe: the model labels a random sample of the width it was fitted on, and
    its ``predict``, ``decision_function`` and ``predict_proba`` give the shapes,
    labels and finite values that its ``classes_`` promise.
 
@@ -136,7 +136,7 @@ def _estimators(model):
 
 
 def _probe(model, width, classes):
-    """Label a few random samples and check what comes back."""
+    """Label random samples and check what comes back."""
     X = np.random.default_rng(0).standard_normal((PROBE_SAMPLES, width))
     expected = {
         "decision_function": (PROBE_SAMPLES,)
@@ -156,8 +156,8 @@ def _probe(model, width, classes):
             continue
         except Exception as error:  # any part of the file may be the wrong one
             raise InconsistentModel(
-                f"{name}.{method} fails on {PROBE_SAMPLES} samples of {width} "
-                f"features ({type(error).__name__}: {error})"
+                f"{name}.{method} fails on a random sample of {width} features "
+                f"({type(error).__name__}: {error})"
             ) from None
         if method == "predict":
             if np.shape(out) != (PROBE_SAMPLES,) or not np.isin(out, classes).all():
