@@ -138,6 +138,7 @@ def test_without_torchvision_extraction_says_what_to_install(tmp_path, monkeypat
     from fdlsr.experiments.features import extract_features
 
     monkeypatch.setitem(sys.modules, "torchvision", None)  # import fails
-    image_folder(tmp_path, classes=1, per_class=1)
-    text = cli_error(ConfigError, extract_features, tmp_path, tmp_path / "f.npz")
+    image_folder(tmp_path / "images", classes=1, per_class=1)
+    images, out = tmp_path / "images", tmp_path / "f.npz"  # never inside the images
+    text = cli_error(ConfigError, extract_features, images, out)
     assert "torchvision" in text and 'pip install ".[features]"' in text
