@@ -139,7 +139,6 @@ def test_without_torchvision_extraction_says_what_to_install(tmp_path, monkeypat
 
     monkeypatch.setitem(sys.modules, "torchvision", None)  # import fails
     image_folder(tmp_path / "images", classes=1, per_class=1)
-    text = cli_error(
-        ConfigError, extract_features, tmp_path / "images", tmp_path / "f.npz"
-    )
+    images, out = tmp_path / "images", tmp_path / "f.npz"  # never inside the images
+    text = cli_error(ConfigError, extract_features, images, out)
     assert "torchvision" in text and 'pip install ".[features]"' in text

@@ -228,11 +228,17 @@ def report(args):
             tables.append((dataset, title, table, subset))
     command = command_line(args)
     papers = _papers(args.paper, tables)
-    for dataset, title, table, subset in tables:
-        paper, forced = papers.get(dataset, (None, None))
+    for (dataset, title, table, subset), (paper, forced) in zip(
+        tables, papers, strict=True
+    ):
         notes = table_notes(subset, table, command)
         if forced:
             notes.append(forced)
+        elif args.paper and paper is None:
+            notices.append(
+                f"--paper: the store records no table of the paper for {dataset}; "
+                "name one with --paper TABLE to show it"
+            )
         outputs.append(
             render(
                 summarise(subset), args.format, paper=paper, title=title, notes=notes
@@ -245,20 +251,22 @@ def report(args):
 
 
 def _papers(option, tables):
-    """The paper's rows for each table: ``{dataset: (rows, note or None)}``.
+    """The paper's rows for each table, and a note when they are forced on it:
+    ``[(rows or None, note or None), ...]``.
 
     ``--paper`` alone gives each data set the paper's table that its config names
     (an error if none does); ``--paper TABLE`` puts that table under every one, with
     a note where it is not the data set's own.
     """
     if option is None:
-        return {}
-    out = {}
+        return [(None, None)] * len(tables)
+    out = []
     for dataset, _, table, _ in tables:
         own = table.get("paper_table")
-        if option == "auto" and not own:
-            continue
         name = own if option == "auto" else option
+        if not name:
+            out.append((None, None))
+            continue
         rows = _paper(name, {"dataset": dataset})
         forced = None
         if name != own:
@@ -268,9 +276,9 @@ def _papers(option, tables):
                 f"asked for with --paper {name}; the store records {recorded} for "
                 "these data."
             )
-        out[dataset] = (rows, forced)
-    if option == "auto" and not out:
-        _paper(option, {"dataset": tables[0][0] if tables else None})  # raises
+        out.append((rows, forced))
+    if tables and not any(rows for rows, _ in out):
+        _paper(option, {"dataset": tables[0][0]})  # raises: no table anywhere
     return out
 
 
