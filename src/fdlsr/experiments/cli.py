@@ -6,8 +6,11 @@ Only argument handling lives here; the work is done by ``fdlsr.protocol``,
 
 import argparse
 import ast
+import contextlib
 import os
+import signal
 import sys
+import threading
 
 from ..errors import FdlsrError
 
@@ -466,7 +469,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.argv = list(argv)  # the command line, recorded beside the results
     try:
-        return _dispatch(args, parser)
+        with _terminate_as_interrupt():
+            return _dispatch(args, parser)
     except FdlsrError as error:
         parser.exit(2, f"fdlsr: error: {error}\n")
     except BrokenPipeError:
@@ -486,6 +490,20 @@ def main(argv=None):
             130,
             "fdlsr: interrupted; finished runs are saved: run the same command again to resume\n",
         )
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (``kill``, a batch system's time limit) ends a command as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if previous is not None:  # None: set outside Python, cannot be restored
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _dispatch(args, parser):

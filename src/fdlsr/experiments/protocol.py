@@ -32,6 +32,7 @@ classes of the split (:func:`warm_up`); the parameter search is timed apart
 so each time is that of one process with its share of BLAS threads.
 """
 
+import contextlib
 import json
 import os
 import time
@@ -41,12 +42,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from threadpoolctl import threadpool_limits
 
 from ..common.linalg import blas_threads
 from ..errors import ConfigError
 from ..methods import get_method
 from .identity import stored_runs
 from .results import KEY_FIELDS
+from .workers import Workers
 
 DEFAULT_SPLITS = 10
 DEFAULT_CV_FOLDS = 3
@@ -475,14 +478,16 @@ def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
     accuracies)`` too, the accuracies of that method and ``k`` computed in this call
     (``None`` for a run that failed). Returns the number of rows computed.
 
-    ``n_jobs > 1`` computes that many runs at once in worker processes (joblib's
-    loky), each with its BLAS limited to ``cores // n_jobs`` threads (at least one);
-    this process still appends the rows as they finish. Splits and random states
-    depend only on the seed and the split, so the rows are those of ``n_jobs = 1``
-    but for their times (those of a process sharing the cores) and for rounding: a
-    BLAS product on another number of threads (:func:`blas_threads_per_run`) may
-    round differently, which can flip a greedy or near-tied choice (LC-KSVD2's
-    atom selection, a cross-validated parameter); docs/reproduction.md measures it.
+    ``n_jobs > 1`` computes that many runs at once in worker processes
+    (:class:`.workers.Workers`, which end with this call and die with this process),
+    each with its BLAS limited to ``cores // n_jobs`` threads (at least one); this
+    process still appends the rows as they finish. A worker that dies raises
+    :class:`~fdlsr.errors.WorkerError`. Splits and random states depend only on the
+    seed and the split, so the rows are those of ``n_jobs = 1`` but for their times
+    (those of a process sharing the cores) and for rounding: a BLAS product on
+    another number of threads (:func:`blas_threads_per_run`) may round differently,
+    which can flip a greedy or near-tied choice (LC-KSVD2's atom selection, a
+    cross-validated parameter); docs/reproduction.md measures it.
     """
     if (
         not isinstance(n_jobs, (int, np.integer))
@@ -510,47 +515,49 @@ def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
         paper = method.name.lower() in from_paper
         units.append((key, k, index, method, params, tuned, paper))
     context = (experiment.seed, experiment.cv_folds, X, y, splits)
-    for key, k, index, row in _computed(units, context, n_jobs):
-        train, test = splits[k, index]
-        if zero.size:
-            row.setdefault("warnings", []).append(zero_warning(zero, train, test))
-        if pools_fixed_split(dataset, k):
-            row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
-        row["n_classes"] = int(np.unique(y).size)
-        row["n_features"] = int(X.shape[1])
-        row["data_sha256"] = data
-        row["fingerprint"] = fingerprints[key]
-        store.append(row)
-        n_done += 1
-        group = (key[1], k)
-        accuracies[group].append(row.get("accuracy"))
-        left[group] -= 1
-        if progress:
-            label = f"{key[1]} k={k} split {index + 1}"
-            if left[group]:
-                progress(n_done, len(runs), label)
-            else:
-                progress(n_done, len(runs), label, finished=(*group, accuracies[group]))
+    # closed on the way out, however it is left: no worker outlives this call
+    with contextlib.closing(_computed(units, context, n_jobs)) as computed:
+        for key, k, index, row in computed:
+            train, test = splits[k, index]
+            if zero.size:
+                row.setdefault("warnings", []).append(zero_warning(zero, train, test))
+            if pools_fixed_split(dataset, k):
+                row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
+            row["n_classes"] = int(np.unique(y).size)
+            row["n_features"] = int(X.shape[1])
+            row["data_sha256"] = data
+            row["fingerprint"] = fingerprints[key]
+            store.append(row)
+            n_done += 1
+            group = (key[1], k)
+            accuracies[group].append(row.get("accuracy"))
+            left[group] -= 1
+            if progress:
+                label = f"{key[1]} k={k} split {index + 1}"
+                if left[group]:
+                    progress(n_done, len(runs), label)
+                else:
+                    progress(
+                        n_done, len(runs), label, finished=(*group, accuracies[group])
+                    )
     return len(todo)
 
 
 def _computed(units, context, n_jobs):
     """``(key, k, index, row)`` of each unit as it finishes, here or in ``n_jobs``
-    worker processes."""
+    worker processes (:class:`.workers.Workers`: they die with this process)."""
     if n_jobs == 1:
         warmed = set()
         for unit in units:
             yield unit[0], unit[1], unit[2], compute_unit(unit, context, warmed)
         return
-    threads = blas_threads_per_run(n_jobs)
+    shared = (context, blas_threads_per_run(n_jobs))
     if len(units) <= 1:  # no worker needed, but a worker's threads
-        yield from (_worker_unit(unit, context, threads) for unit in units)
+        yield from (_worker_unit(unit, shared) for unit in units)
         return
-    from joblib import Parallel, delayed
-
-    parallel = Parallel(n_jobs=min(n_jobs, len(units)), return_as="generator_unordered")
-    # Each worker gets its own copy of the context (joblib memory-maps X).
-    yield from parallel(delayed(_worker_unit)(unit, context, threads) for unit in units)
+    with Workers(min(n_jobs, len(units)), _worker_unit, shared) as workers:
+        for _, result in workers.results(units):
+            yield result
 
 
 def blas_threads_per_run(n_jobs):
@@ -573,9 +580,8 @@ def usable_cores():
 _WARMED = set()
 
 
-def _worker_unit(unit, context, threads):
-    from threadpoolctl import threadpool_limits
-
+def _worker_unit(unit, shared):
+    context, threads = shared
     with threadpool_limits(limits=threads):
         return unit[0], unit[1], unit[2], compute_unit(unit, context, _WARMED)
 
