@@ -198,6 +198,20 @@ def build_parser():
         "them (default 1); rows are the same but for times (per process) and "
         "rounding (docs/reproduction.md)",
     )
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="compute the runs on a dask.distributed cluster: a scheduler's address "
+        "(tcp://HOST:8786) or local:N for N worker processes here (docs/cluster.md); "
+        "needs pip install 'fdlsr[cluster]'",
+    )
+    group.add_argument(
+        "--order",
+        choices=["longest", "plan"],
+        default="longest",
+        help="with several runs at once, start the longest expected first "
+        "(default) or in the plan's order",
+    )
     group = run.add_argument_group("output")
     group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")
     group.add_argument(

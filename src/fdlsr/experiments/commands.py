@@ -6,12 +6,14 @@ protocol, report, figure and dataset modules. ``fit`` and ``predict`` live in
 :mod:`.model_commands`, what the handlers share in :mod:`.command_support`.
 """
 
+import contextlib
 import os
 import sys
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..methods import get_method
+from .cluster import Cluster
 from .command_support import (
     command_line,
     config_from_args,
@@ -23,16 +25,10 @@ from .command_support import (
 from .identity import stored_runs
 from .model_commands import fit, predict
 from .progress import Bar, Progress
-from .protocol import (
-    FIXED,
-    POOLED,
-    blas_threads_per_run,
-    data_warnings,
-    experiment_runs,
-    run_experiment,
-)
+from .protocol import FIXED, POOLED, data_warnings, experiment_runs
 from .report import chosen_rules, paper_results, render, summarise
 from .results import ResultStore, by_data, read_info, read_store, row_key, write_info
+from .scheduler import blas_threads_per_run, run_experiment
 
 __all__ = [
     "config_from_args",
@@ -52,16 +48,18 @@ def run(args):
     ex = config.experiment
     dataset = load(args, ex)
     out = Path(args.out or Path("fdlsr-results") / Path(ex.dataset).stem)
-    runs = experiment_runs(ex, dataset)  # checks methods, parameters and k first
+    units = experiment_runs(ex, dataset)  # checks methods, parameters and k first
     paper = _paper(
         args.paper, {"paper_table": config.paper_table, "dataset": dataset.name}
     )
     warn(data_warnings(dataset, ex.ks), dataset)
-    with ResultStore(out) as store:
+    # the cluster is reached (or refused, in one line) before anything is written
+    with _cluster(args) as cluster, ResultStore(out) as store:
         # refuses other data under this name before anything is written
-        stored_runs(ex, dataset, runs, store)
+        stored_runs(ex, dataset, units, store)
         command = command_line(args) or "fdlsr"
-        store.start_session(command, blas_threads=blas_threads_per_run(args.jobs))
+        threads = cluster.threads if cluster else blas_threads_per_run(args.jobs)
+        store.start_session(command, blas_threads=threads)
         stored, problem = read_info(out)
         for notice in [*store.notices, *([problem] if problem else [])]:
             print(f"fdlsr: {notice}", file=sys.stderr)
@@ -74,18 +72,27 @@ def run(args):
             "params": {**stored.get("params", {}), **ex.params},
             "source": config.source,
             "commands": _commands(stored, command),
-            "methods": _asked_methods(stored, runs),
+            "methods": _asked_methods(stored, units),
         }
         write_info(out, info)
         progress = Progress(dataset.name)
         try:
-            computed = run_experiment(ex, dataset, store, progress, n_jobs=args.jobs)
+            computed = run_experiment(
+                ex,
+                dataset,
+                store,
+                progress,
+                n_jobs=args.jobs,
+                scheduler=cluster,
+                order=args.order,
+                units=units,
+            )
         finally:
             progress.close()
-        keys = {run[0] for run in runs}
+        keys = {unit.key for unit in units}
         rows = [r for r in store.rows if row_key(r) in keys]
     print(
-        f"{computed} runs computed, {len(runs) - computed} already in {out}/results.jsonl "
+        f"{computed} runs computed, {len(units) - computed} already in {out}/results.jsonl "
         f"({len(dataset.y)} samples, {len(set(dataset.y.tolist()))} classes)",
         file=sys.stderr,
     )
@@ -154,13 +161,25 @@ def _commands(old, command):
     return commands + ([command] if command not in commands else [])
 
 
-def _asked_methods(old, runs):
+def _asked_methods(old, units):
     """Every method a ``fdlsr run`` into this store asked for, in order of asking."""
     asked = list(old.get("methods") or [])
-    for run in runs:
-        if run[3].name not in asked:
-            asked.append(run[3].name)
+    for unit in units:
+        if unit.method.name not in asked:
+            asked.append(unit.method.name)
     return asked
+
+
+def _cluster(args):
+    """The dask cluster of ``--scheduler``, or nothing (a context either way)."""
+    if not args.scheduler:
+        return contextlib.nullcontext()
+    if args.jobs != 1:
+        raise ConfigError(
+            "give --jobs N or --scheduler, not both: with --scheduler the cluster's "
+            "workers compute the runs"
+        )
+    return Cluster(args.scheduler)
 
 
 def _notes(info, rows, command=None):

@@ -30,6 +30,7 @@ import time
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
+from ..common.linalg import blas_threads
 from ..errors import WorkerError
 
 WATCH_SECONDS = 0.5
@@ -132,6 +133,22 @@ class Workers:
 
 
 _END = object()
+
+
+def blas_threads_per_run(n_jobs):
+    """The BLAS threads each run computes with: the process's own with one job, else
+    the usable cores shared out among the ``n_jobs`` workers."""
+    if n_jobs == 1:
+        return blas_threads()
+    return max(1, usable_cores() // n_jobs)
+
+
+def usable_cores():
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def _start():
