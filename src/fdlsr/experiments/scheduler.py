@@ -225,11 +225,14 @@ def run_experiment(
     n_done, total = len(units) - len(todo), len(units)
     if progress:
         progress(n_done, total, "")
+    if not todo:
+        return 0
     zero = zero_samples(data.X)
     n_classes = int(np.unique(data.y).size)
     left = Counter((unit.method.name, unit.k) for unit in todo)
     accuracies = defaultdict(list)
     cost_done, cost_all = 0.0, sum(costs.values())
+    workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
     start = time.perf_counter()
     busy = 0.0
     # closed on the way out, however it is left: no worker outlives this call
@@ -263,7 +266,6 @@ def run_experiment(
                     n_done, total, label, eta=eta, finished=(*group, accuracies[group])
                 )
         wall = time.perf_counter() - start
-    workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
     if progress and workers > 1:
         retried = scheduler.retried if scheduler is not None else 0
         progress(n_done, total, "", usage=Usage(workers, wall, busy, retried))
@@ -271,25 +273,20 @@ def run_experiment(
 
 
 def _computed(units, data, n_jobs, cluster):
-    """``(unit, row, seconds)`` of each unit as it finishes: here, in ``n_jobs``
-    worker processes or on ``cluster``."""
+    """``(unit, row, seconds)`` of each unit as it finishes: on ``cluster``, in
+    ``n_jobs`` worker processes, or here."""
     if cluster is not None:
-        shared = (data, cluster.threads)
-        results = cluster.results(_in_worker, units, shared)
-    elif n_jobs == 1:
-        results = ((unit, _in_worker(unit, (data, None))) for unit in units)
-    elif len(units) <= 1:  # no worker needed, but a worker's threads
+        results = cluster.results(_in_worker, units, (data, cluster.threads))
+        yield from ((unit, row, seconds) for unit, (row, seconds) in results)
+    elif n_jobs > 1 and len(units) > 1:
         shared = (data, blas_threads_per_run(n_jobs))
-        results = ((unit, _in_worker(unit, shared)) for unit in units)
-    else:
-        shared = (data, blas_threads_per_run(n_jobs))
-        workers = Workers(min(n_jobs, len(units)), _in_worker, shared)
-        with workers:
-            for unit, (row, seconds) in workers.results(units):
-                yield unit, row, seconds
-        return
-    for unit, (row, seconds) in results:
-        yield unit, row, seconds
+        with Workers(min(n_jobs, len(units)), _in_worker, shared) as workers:
+            results = workers.results(units)
+            yield from ((unit, row, seconds) for unit, (row, seconds) in results)
+    else:  # here; a single unit of --jobs N with a worker's threads
+        threads = blas_threads_per_run(n_jobs) if n_jobs > 1 else None
+        for unit in units:
+            yield (unit, *_in_worker(unit, (data, threads)))
 
 
 # The methods warmed up in this process (each worker process has its own).
