@@ -19,6 +19,7 @@ unit is the critical one once ``W`` exceeds ``total / longest``. The unit that
 finishes last in plan order is what plan order loses to.
 
     python benchmarks/makespan.py [--workers 2 8 16 64] [--tables feret orl]
+        [--methods FDDL LRSDL ...] [--splits 3]
 """
 
 import argparse
@@ -36,19 +37,27 @@ from fdlsr.methods import get_method
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def units_of(table):
-    """The table's units in plan order: ``(unit, seconds)``, and the data facts the
-    cost model reads."""
+def units_of(table, methods=None, splits=None):
+    """The table's units in plan order (those of ``methods`` and the first ``splits``
+    splits, when given), their measured seconds, and the data facts the cost model
+    reads."""
     rows = [
         json.loads(line)
         for line in (ROOT / "docs" / "results" / table / "results.jsonl")
         .read_text()
         .splitlines()
     ]
-    rows = [r for r in rows if r.get("accuracy") is not None]
     ex = load_config(table).experiment
-    ks = [k for k in ex.ks]
-    methods = list(ex.methods)
+    ks = list(ex.ks)
+    methods = methods or list(ex.methods)
+    chosen = {m.lower() for m in methods}
+    rows = [
+        r
+        for r in rows
+        if r.get("accuracy") is not None
+        and r["method"].lower() in chosen
+        and (splits is None or r["split"] < splits)
+    ]
     rank = {m.lower(): i for i, m in enumerate(methods)}
 
     def plan_position(row):
@@ -85,6 +94,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[2, 8, 16, 64])
     parser.add_argument("--tables", nargs="+")
+    parser.add_argument("--methods", nargs="+", help="only these methods' units")
+    parser.add_argument("--splits", type=int, help="only the first SPLITS splits")
     args = parser.parse_args()
     tables = args.tables or sorted(
         p.parent.name for p in (ROOT / "docs" / "results").glob("*/results.jsonl")
@@ -97,7 +108,7 @@ def main():
     near = {"plan": 0, "model": 0, "measured": 0}
     cases = 0
     for table in tables:
-        units, seconds, data = units_of(table)
+        units, seconds, data = units_of(table, args.methods, args.splits)
         costs = expected_costs(units, data)
         position = {id(u): i for i, u in enumerate(units)}
         by_model = [position[id(u)] for u in longest_first(units, costs)]
