@@ -165,3 +165,14 @@ def test_plan_order_and_one_job_keep_the_plan(tmp_path):
         pytest.raises(ValueError, match="--order"),
     ):
         run_experiment(ex, digits(), store, order="shortest")
+
+
+def test_time_left_uses_the_times_of_units_done_then_the_scaled_model():
+    from fdlsr.experiments.scheduler import _time_left
+
+    _, _, units, _ = plan(methods=("FDLSR", "1-NN"), ks=(2,))
+    costs = {u.key: 1.0 for u in units[2:]}  # two units done, four left
+    took = {("FDLSR", 2): [3.0, 5.0]}  # FDLSR at k=2 takes 4 s here
+    left = _time_left(units, costs, took, scale=2.0, workers=2)
+    # two FDLSR units at 4 s, two 1-NN units at 1.0 expected x 2.0 so far
+    assert left == pytest.approx((2 * 4.0 + 2 * 2.0) / 2)

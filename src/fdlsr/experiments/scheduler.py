@@ -231,7 +231,8 @@ def run_experiment(
     n_classes = int(np.unique(data.y).size)
     left = Counter((unit.method.name, unit.k) for unit in todo)
     accuracies = defaultdict(list)
-    cost_done, cost_all = 0.0, sum(costs.values())
+    took = defaultdict(list)  # seconds of the units of each method and k done here
+    cost_done = 0.0
     workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
     start = time.perf_counter()
     busy = 0.0
@@ -250,12 +251,13 @@ def run_experiment(
             row["fingerprint"] = fingerprints[unit.key]
             store.append(row)
             n_done += 1
-            cost_done += costs[unit.key]
+            group = (unit.method.name, unit.k)
+            took[group].append(seconds)
+            cost_done += costs.pop(unit.key)
             if not progress:
                 continue
-            elapsed = time.perf_counter() - start
-            eta = elapsed * (cost_all - cost_done) / cost_done if cost_done else None
-            group = (unit.method.name, unit.k)
+            scale = busy / cost_done if cost_done > 0 else 1.0
+            eta = _time_left(todo, costs, took, scale, workers)
             accuracies[group].append(row.get("accuracy"))
             left[group] -= 1
             label = f"{unit.method.name} k={unit.k} split {unit.split + 1}"
@@ -270,6 +272,21 @@ def run_experiment(
         retried = scheduler.retried if scheduler is not None else 0
         progress(n_done, total, "", usage=Usage(workers, wall, busy, retried))
     return len(todo)
+
+
+def _time_left(units, costs, took, scale, workers):
+    """Expected seconds until the units still in ``costs`` are done on ``workers``.
+
+    A unit is expected to take the mean time of the units of its method and ``k``
+    done so far (``took``), else its expected cost times ``scale`` (the time taken
+    so far over what was expected of it).
+    """
+    left = 0.0
+    for unit in units:
+        if unit.key in costs:
+            times = took.get((unit.method.name, unit.k))
+            left += sum(times) / len(times) if times else costs[unit.key] * scale
+    return left / workers
 
 
 def _computed(units, data, n_jobs, cluster):
