@@ -25,11 +25,10 @@ import threading
 import uuid
 
 from ..errors import ConfigError, WorkerError
-from .workers import usable_cores
+from .workers import THREAD_VARIABLES, usable_cores
 
 CONNECT_SECONDS = 10
 LOCAL = "local:"
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class Cluster:
@@ -59,7 +58,9 @@ class Cluster:
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
-                silence_logs=logging.ERROR,
+                # a worker's own complaints (a heartbeat lost as the cluster
+                # closes) are not the user's business; failures reach the command
+                silence_logs=logging.CRITICAL,
                 # BLAS starts with the threads the units will use
                 env={name: str(self.threads) for name in THREAD_VARIABLES},
             )

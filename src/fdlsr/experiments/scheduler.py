@@ -296,8 +296,9 @@ def _computed(units, data, n_jobs, cluster):
         results = cluster.results(_in_worker, units, (data, cluster.threads))
         yield from ((unit, row, seconds) for unit, (row, seconds) in results)
     elif n_jobs > 1 and len(units) > 1:
-        shared = (data, blas_threads_per_run(n_jobs))
-        with Workers(min(n_jobs, len(units)), _in_worker, shared) as workers:
+        threads = blas_threads_per_run(n_jobs)
+        n = min(n_jobs, len(units))
+        with Workers(n, _in_worker, (data, threads), threads=threads) as workers:
             results = workers.results(units)
             yield from ((unit, row, seconds) for unit, (row, seconds) in results)
     else:  # here; a single unit of --jobs N with a worker's threads

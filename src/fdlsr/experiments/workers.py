@@ -46,11 +46,23 @@ _BOOT = (
 DIED = "a worker process died{how}; finished rows are kept; rerun the same command to resume"
 
 
+# What BLAS and OpenMP libraries read, at their start, for their number of threads.
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
+
+
 class Workers:
     """``n`` worker processes, each computing ``function(task, shared)`` for its tasks.
 
     ``function`` must be importable by name (a module-level function) and ``shared``
-    picklable; ``shared`` is sent to each worker once.
+    picklable; ``shared`` is sent to each worker once. ``threads``: the BLAS and
+    OpenMP threads of each worker, set in its environment before it starts (idle
+    threads of a library started with one per core would compete for the cores).
 
     Examples
     --------
@@ -59,12 +71,12 @@ class Workers:
     [(7, (2, 1)), (8, (2, 2))]
     """
 
-    def __init__(self, n, function, shared):
+    def __init__(self, n, function, shared, *, threads=None):
         self._workers = []
         try:
             # all started before any is sent the data: they start up side by side
             for _ in range(n):
-                self._workers.append(_start())
+                self._workers.append(_start(threads))
             for process, connection in self._workers:
                 # sys.path first (plain strings): the worker can then unpickle what
                 # this process can import (``function`` from outside the package)
@@ -151,7 +163,7 @@ def usable_cores():
         return os.cpu_count() or 1
 
 
-def _start():
+def _start(threads):
     """A fresh interpreter running :func:`serve`, and the command's end of its socket."""
     ours, theirs = socket.socketpair()
     package_root = str(Path(__file__).resolve().parents[2])  # the one importing us
@@ -160,6 +172,8 @@ def _start():
         **os.environ,
         "PYTHONPATH": package_root + (os.pathsep + path if path else ""),
     }
+    if threads is not None:
+        env.update({name: str(threads) for name in THREAD_VARIABLES})
     try:
         process = subprocess.Popen(
             [sys.executable, "-c", _BOOT, str(theirs.fileno()), str(os.getpid())],
