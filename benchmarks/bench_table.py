@@ -115,7 +115,7 @@ def estimate(store, jobs=2):
     from fdlsr.experiments.results import read_rows, row_key
 
     ex = load_config("feret").experiment
-    keys = {run[0] for run in experiment_runs(ex, load_dataset("feret"))}
+    keys = {unit.key for unit in experiment_runs(ex, load_dataset("feret"))}
     rows = [r for r in read_rows(store) if row_key(r) in keys]
     per_method = {}
     for r in rows:

@@ -6,8 +6,9 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment, run_experiment, warm_up
+from fdlsr.experiments.protocol import Experiment, warm_up
 from fdlsr.experiments.results import ResultStore, read_rows, row_key
+from fdlsr.experiments.scheduler import run_experiment
 from fdlsr.methods import get_method
 
 # What may differ between two runs of one experiment: times and bookkeeping.
@@ -111,7 +112,7 @@ def test_cli_jobs(tmp_path, capsys):
     # the environment says how many BLAS threads each run had: the cores shared out
     import json
 
-    from fdlsr.experiments.protocol import usable_cores
+    from fdlsr.experiments.workers import usable_cores
 
     (session,) = json.loads((tmp_path / "res" / "environment.json").read_text())[
         "sessions"

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment, run_experiment
+from fdlsr.experiments.protocol import Experiment
 from fdlsr.experiments.results import (
     ResultStore,
     environment,
@@ -15,6 +15,7 @@ from fdlsr.experiments.results import (
     row_key,
     write_atomic,
 )
+from fdlsr.experiments.scheduler import run_experiment
 
 
 class Data:

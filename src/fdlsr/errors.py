@@ -21,6 +21,10 @@ class ModelFileError(FdlsrError):
     """A model file could not be written or read (not one, damaged, unknown format)."""
 
 
+class WorkerError(FdlsrError):
+    """A worker process ended before its work was done (killed, out of memory)."""
+
+
 class UnreliableResultWarning(UserWarning):
     """A method ran faithfully in a setting where its result is known to be unreliable.
 

@@ -6,8 +6,11 @@ Only argument handling lives here; the work is done by the modules of
 
 import argparse
 import ast
+import contextlib
 import os
+import signal
 import sys
+import threading
 
 from ..errors import FdlsrError
 
@@ -194,6 +197,20 @@ def build_parser():
         help="runs computed at once in N processes, BLAS threads shared out among "
         "them (default 1); rows are the same but for times (per process) and "
         "rounding (docs/reproduction.md)",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="compute the runs on a dask.distributed cluster: a scheduler's address "
+        "(tcp://HOST:8786) or local:N for N worker processes here (docs/cluster.md); "
+        "needs pip install 'fdlsr[cluster]'",
+    )
+    group.add_argument(
+        "--order",
+        choices=["longest", "plan"],
+        default="longest",
+        help="with several runs at once, start the longest expected first "
+        "(default) or in the plan's order",
     )
     group = run.add_argument_group("output")
     group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")
@@ -476,7 +493,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.argv = list(argv)  # the command line, recorded beside the results
     try:
-        return _dispatch(args, parser)
+        with _terminate_as_interrupt():
+            return _dispatch(args, parser)
     except FdlsrError as error:
         parser.exit(2, f"fdlsr: error: {error}\n")
     except BrokenPipeError:
@@ -496,6 +514,20 @@ def main(argv=None):
             130,
             "fdlsr: interrupted; finished runs are saved: run the same command again to resume\n",
         )
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (``kill``, a batch system's time limit) ends a command as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if previous is not None:  # None: set outside Python, cannot be restored
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _dispatch(args, parser):

@@ -6,12 +6,14 @@ protocol, report, figure and dataset modules. ``fit`` and ``predict`` live in
 :mod:`.model_commands`, what the handlers share in :mod:`.command_support`.
 """
 
+import contextlib
 import os
 import sys
 from pathlib import Path
 
 from ..errors import ConfigError
 from ..methods import get_method
+from .cluster import Cluster
 from .command_support import (
     command_line,
     config_file,
@@ -28,12 +30,7 @@ from .model_commands import fit, predict
 from .notes import table_notes
 from .outputs import check_output
 from .progress import Bar, Progress
-from .protocol import (
-    blas_threads_per_run,
-    data_warnings,
-    experiment_runs,
-    run_experiment,
-)
+from .protocol import data_warnings, experiment_runs
 from .report import PAPER_TABLES, paper_results, render, summarise
 from .results import (
     STORE_FILES,
@@ -46,6 +43,7 @@ from .results import (
     table_info,
     write_info,
 )
+from .scheduler import blas_threads_per_run, run_experiment
 
 __all__ = [
     "config_from_args",
@@ -72,7 +70,7 @@ def run(args):
             option="--out",
             store=out,
         )
-    runs = experiment_runs(ex, dataset)  # checks methods, parameters and k first
+    units = experiment_runs(ex, dataset)  # checks methods, parameters and k first
     described = config_speaks_of(args, dataset)
     if not described:
         print(
@@ -83,17 +81,19 @@ def run(args):
     paper_table = config.paper_table if described else None
     paper = _paper(args.paper, {"paper_table": paper_table, "dataset": dataset.name})
     warn(data_warnings(dataset, ex.ks), dataset)
-    with ResultStore(out) as store:
+    # the cluster is reached (or refused, in one line) before anything is written
+    with _cluster(args) as cluster, ResultStore(out) as store:
         # refuses other data under this name before anything is written
-        stored_runs(ex, dataset, runs, store)
+        stored_runs(ex, dataset, units, store)
         command = command_line(args) or "fdlsr"
-        store.start_session(command, blas_threads=blas_threads_per_run(args.jobs))
+        threads = cluster.threads if cluster else blas_threads_per_run(args.jobs)
+        store.start_session(command, blas_threads=threads)
         stored, problem = read_info(out)
         for notice in [*store.notices, *([problem] if problem else [])]:
             print(f"fdlsr: {notice}", file=sys.stderr)
         settings = {}
-        for key, _, _, method, _, _ in runs:
-            settings.setdefault(method.name, []).append(key[-1])
+        for unit in units:
+            settings.setdefault(unit.method.name, []).append(unit.setting)
         info = record_run(
             stored,
             dataset.name,
@@ -110,13 +110,22 @@ def run(args):
         write_info(out, info)
         progress = Progress(dataset.name)
         try:
-            computed = run_experiment(ex, dataset, store, progress, n_jobs=args.jobs)
+            computed = run_experiment(
+                ex,
+                dataset,
+                store,
+                progress,
+                n_jobs=args.jobs,
+                scheduler=cluster,
+                order=args.order,
+                units=units,
+            )
         finally:
             progress.close()
-        keys = {run[0] for run in runs}
+        keys = {unit.key for unit in units}
         rows = [r for r in store.rows if row_key(r) in keys]
     print(
-        f"{computed} runs computed, {len(runs) - computed} already in {out}/results.jsonl "
+        f"{computed} runs computed, {len(units) - computed} already in {out}/results.jsonl "
         f"({len(dataset.y)} samples, {len(set(dataset.y.tolist()))} classes)",
         file=sys.stderr,
     )
@@ -190,6 +199,18 @@ def _paper(option, info):
             "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
         )
     return paper_results(table, info.get("dataset"))
+
+
+def _cluster(args):
+    """The dask cluster of ``--scheduler``, or nothing (a context either way)."""
+    if not args.scheduler:
+        return contextlib.nullcontext()
+    if args.jobs != 1:
+        raise ConfigError(
+            "give --jobs N or --scheduler, not both: with --scheduler the cluster's "
+            "workers compute the runs"
+        )
+    return Cluster(args.scheduler)
 
 
 def report(args):

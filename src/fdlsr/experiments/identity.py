@@ -45,8 +45,8 @@ def data_facts(dataset):
     }
 
 
-def run_fingerprints(experiment, dataset, runs):
-    """``(data_sha256, {key: fingerprint})`` for the runs of ``experiment_runs``.
+def run_fingerprints(experiment, dataset, units):
+    """``(data_sha256, {key: fingerprint})`` for the units of ``experiment_runs``.
 
     A run's fingerprint is the SHA-256 of everything that determines its result: the
     data (:func:`data_fingerprint`), the preprocessing, the method with every parameter
@@ -56,23 +56,23 @@ def run_fingerprints(experiment, dataset, runs):
     data = data_fingerprint(dataset)
     estimators = {}
     out = {}
-    for key, k, index, method, params, _ in runs:
-        setting = key[-1]
-        if (method.name, setting) not in estimators:
-            built = method.build(**{**method.params, **params})
-            estimators[method.name, setting] = built.get_params()
+    for unit in units:
+        name = unit.method.name
+        if (name, unit.setting) not in estimators:
+            built = unit.method.build(**{**unit.method.params, **unit.params})
+            estimators[name, unit.setting] = built.get_params()
         spec = {
             "data": data,
             "preprocessing": {"normalise": experiment.normalise},
-            "method": method.name,
-            "estimator": estimators[method.name, setting],
-            "setting": setting,
-            "k": k,
-            "split": index,
+            "method": name,
+            "estimator": estimators[name, unit.setting],
+            "setting": unit.setting,
+            "k": unit.k,
+            "split": unit.split,
             "seed": experiment.seed,
         }
         text = json.dumps(spec, sort_keys=True, default=_plain_repr)
-        out[key] = hashlib.sha256(text.encode()).hexdigest()
+        out[unit.key] = hashlib.sha256(text.encode()).hexdigest()
     return data, out
 
 
@@ -80,13 +80,13 @@ def _plain_repr(value):
     return value.item() if isinstance(value, np.generic) else repr(value)
 
 
-def stored_runs(experiment, dataset, runs, store):
-    """``(done, data_sha256, fingerprints)``: the keys of ``runs`` already in ``store``.
+def stored_runs(experiment, dataset, units, store):
+    """``(done, data_sha256, fingerprints)``: the keys of ``units`` already in ``store``.
 
     Raises :class:`ConfigError` when the store holds rows of other data under the
     dataset's name, or one of these runs computed differently (see
     ``ResultStore.stored_runs``).
     """
-    data, fingerprints = run_fingerprints(experiment, dataset, runs)
+    data, fingerprints = run_fingerprints(experiment, dataset, units)
     done = store.stored_runs(dataset.name, data, fingerprints, data_facts(dataset))
     return done, data, fingerprints

@@ -6,7 +6,8 @@ import time
 
 class Progress:
     """A progress bar on a terminal (tqdm); elsewhere (a log file, a pipe) one line on
-    stderr when the runs start and one per method and k finished."""
+    stderr when the runs start and one per method and k finished (with the time
+    expected to be left). With several workers, a line on their use at the end."""
 
     def __init__(self, label, stream=None):
         self.label = label
@@ -15,9 +16,13 @@ class Progress:
         self.enabled = self.stream.isatty()
         self.started = time.perf_counter()
 
-    def __call__(self, done, total, what, finished=None):
+    def __call__(self, done, total, what, finished=None, eta=None, usage=None):
+        if usage is not None:  # the end: how the workers were used
+            self.close()
+            print(f"fdlsr: {self.label}: {usage}", file=self.stream, flush=True)
+            return
         if not self.enabled:
-            self._log(done, total, what, finished)
+            self._log(done, total, what, finished, eta)
             return
         if self.bar is None:
             from tqdm import tqdm
@@ -32,8 +37,9 @@ class Progress:
     def close(self):
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
-    def _log(self, done, total, what, finished):
+    def _log(self, done, total, what, finished, eta):
         if not what:  # the call before the first run
             if done < total:
                 print(
@@ -57,12 +63,22 @@ class Progress:
         if scores and len(scores) < len(accuracies):
             result += f" ({len(accuracies) - len(scores)} failed)"
         elapsed = time.perf_counter() - self.started
+        left = f", about {_duration(eta)} left" if eta and done < total else ""
         print(
             f"fdlsr: {self.label}: {method} k={k}: {result} [{done}/{total} runs, "
-            f"{elapsed:.0f} s]",
+            f"{elapsed:.0f} s{left}]",
             file=self.stream,
             flush=True,
         )
+
+
+def _duration(seconds):
+    """``seconds`` in words a reader takes in at a glance: 45 s, 12 min, 3.5 h."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 class Bar:

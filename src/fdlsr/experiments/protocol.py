@@ -28,25 +28,25 @@ used and the row says so.
 *Timing.* Training (``fit``) and test (``predict``) are timed separately with
 ``time.perf_counter``, after one untimed warm-up per method and process on a few
 classes of the split (:func:`warm_up`); the parameter search is timed apart
-(``tune_time``). With ``n_jobs > 1`` the runs share the cores (:func:`run_experiment`),
-so each time is that of one process with its share of BLAS threads.
+(``tune_time``). With several runs at once (:mod:`.scheduler`: ``--jobs``,
+``--scheduler``) each time is that of one process with its share of BLAS threads.
+
+The experiment is planned here (:func:`experiment_runs`: one :class:`Unit` per method,
+``k`` and split) and one unit computed (:func:`compute_unit`); :mod:`.scheduler`
+decides where and in which order the units run, and stores their rows.
 """
 
 import json
-import os
 import time
 import warnings
-from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-from ..common.linalg import blas_threads
 from ..errors import ConfigError, quote
-from ..methods import get_method
+from ..methods import Method, get_method
 from .datasets import check_classes
-from .identity import stored_runs
 from .results import KEY_FIELDS
 
 DEFAULT_SPLITS = 10
@@ -452,164 +452,123 @@ def split_indices(dataset, y, k, seed, index):
     return per_class_split(y, k, seed, index)
 
 
-def experiment_runs(experiment, dataset):
-    """Every run of the experiment as ``(key, k, split, method, params, tuned)``.
+@dataclass(frozen=True)
+class Unit:
+    """One run of an experiment: a method at one ``k`` on one split.
 
-    ``key`` is the row identity used by the results store (see ``fdlsr.experiments.results``).
+    ``params`` are the method's fixed overrides; ``tuned``: the rest of its grid is
+    chosen by inner cross-validation; ``tuning`` is what its row records of that
+    (``"cv"``, ``"paper"``: values the paper states, or ``"fixed"``).
+    """
+
+    dataset: str
+    method: Method
+    k: int | str
+    split: int
+    seed: int
+    setting: str
+    params: dict
+    tuned: bool
+    tuning: str
+
+    @property
+    def key(self):
+        """The row's identity in the results store (``results.KEY_FIELDS``)."""
+        return (
+            self.dataset,
+            self.method.name,
+            self.k,
+            self.split,
+            self.seed,
+            self.setting,
+        )
+
+
+@dataclass(frozen=True)
+class SharedData:
+    """What every unit of an experiment reads: sent once to each worker process.
+
+    ``X`` as the methods see it (:func:`prepare`), the labels ``y``, and ``splits``:
+    the training and test indices of each ``(k, split)`` (:func:`split_indices`).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    splits: dict
+    seed: int
+    cv_folds: int
+
+
+def experiment_runs(experiment, dataset):
+    """Every :class:`Unit` of the experiment, in the order of the plan: each ``k``,
+    each split, each method.
+
+    Checks the methods, their parameters and ``k`` on the labels first.
     """
     methods = experiment.resolved()
-    runs = []
+    from_paper = {name.lower() for name in experiment.paper_params}
+    units = []
     for k, index in plan(experiment, dataset):
         for method, params, tuned in methods:
             setting = setting_key(
                 method, params, tuned, experiment.cv_folds, experiment.normalise
             )
-            key = (dataset.name, method.name, k, index, experiment.seed, setting)
-            runs.append((key, k, index, method, params, tuned))
-    return runs
+            paper = method.name.lower() in from_paper
+            units.append(
+                Unit(
+                    dataset=dataset.name,
+                    method=method,
+                    k=k,
+                    split=index,
+                    seed=experiment.seed,
+                    setting=setting,
+                    params=params,
+                    tuned=tuned,
+                    tuning="cv" if tuned else "paper" if paper else "fixed",
+                )
+            )
+    return units
 
 
-def run_experiment(experiment, dataset, store, progress=None, n_jobs=1):
-    """Run every (method, k, split) of ``experiment`` not yet in ``store``.
-
-    Rows are appended to ``store`` one by one as they finish, so an interrupted run
-    resumes where it stopped. ``progress(n_done, n_total, label)`` is called after
-    each row (and once at the start); after the row that completes a method at one
-    ``k`` (its last split computed here) it gets ``finished=(method_name, k,
-    accuracies)`` too, the accuracies of that method and ``k`` computed in this call
-    (``None`` for a run that failed). Returns the number of rows computed.
-
-    ``n_jobs > 1`` computes that many runs at once in worker processes (joblib's
-    loky), each with its BLAS limited to ``cores // n_jobs`` threads (at least one);
-    this process still appends the rows as they finish. Splits and random states
-    depend only on the seed and the split, so the rows are those of ``n_jobs = 1``
-    but for their times (those of a process sharing the cores) and for rounding: a
-    BLAS product on another number of threads (:func:`blas_threads_per_run`) may
-    round differently, which can flip a greedy or near-tied choice (LC-KSVD2's
-    atom selection, a cross-validated parameter); docs/reproduction.md measures it.
-    """
-    if (
-        not isinstance(n_jobs, (int, np.integer))
-        or isinstance(n_jobs, bool)
-        or n_jobs < 1
-    ):
-        raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
-    runs = experiment_runs(experiment, dataset)
+def shared_data(experiment, dataset, units):
+    """The :class:`SharedData` of ``units`` (the splits of those only)."""
     X = prepare(dataset, experiment.normalise)
     y = np.asarray(dataset.y)
-    zero = zero_samples(X)
-    done, data, fingerprints = stored_runs(experiment, dataset, runs, store)
-    todo = [run for run in runs if run[0] not in done]
-    n_done = len(runs) - len(todo)
-    if progress:
-        progress(n_done, len(runs), "")
-    left = Counter((run[3].name, run[1]) for run in todo)
-    accuracies = defaultdict(list)
-    from_paper = {name.lower() for name in experiment.paper_params}
     splits = {}
-    units = []
-    for key, k, index, method, params, tuned in todo:
-        if (k, index) not in splits:
-            splits[k, index] = split_indices(dataset, y, k, experiment.seed, index)
-        paper = method.name.lower() in from_paper
-        units.append((key, k, index, method, params, tuned, paper))
-    context = (experiment.seed, experiment.cv_folds, X, y, splits)
-    for key, k, index, row in _computed(units, context, n_jobs):
-        train, test = splits[k, index]
-        if zero.size:
-            row.setdefault("warnings", []).append(zero_warning(zero, train, test))
-        if pools_fixed_split(dataset, k):
-            row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
-        row["n_classes"] = int(np.unique(y).size)
-        row["n_features"] = int(X.shape[1])
-        row["data_sha256"] = data
-        row["fingerprint"] = fingerprints[key]
-        store.append(row)
-        n_done += 1
-        group = (key[1], k)
-        accuracies[group].append(row.get("accuracy"))
-        left[group] -= 1
-        if progress:
-            label = f"{key[1]} k={k} split {index + 1}"
-            if left[group]:
-                progress(n_done, len(runs), label)
-            else:
-                progress(n_done, len(runs), label, finished=(*group, accuracies[group]))
-    return len(todo)
+    for unit in units:
+        if (unit.k, unit.split) not in splits:
+            splits[unit.k, unit.split] = split_indices(
+                dataset, y, unit.k, experiment.seed, unit.split
+            )
+    return SharedData(X, y, splits, experiment.seed, experiment.cv_folds)
 
 
-def _computed(units, context, n_jobs):
-    """``(key, k, index, row)`` of each unit as it finishes, here or in ``n_jobs``
-    worker processes."""
-    if n_jobs == 1:
-        warmed = set()
-        for unit in units:
-            yield unit[0], unit[1], unit[2], compute_unit(unit, context, warmed)
-        return
-    threads = blas_threads_per_run(n_jobs)
-    if len(units) <= 1:  # no worker needed, but a worker's threads
-        yield from (_worker_unit(unit, context, threads) for unit in units)
-        return
-    from joblib import Parallel, delayed
-
-    parallel = Parallel(n_jobs=min(n_jobs, len(units)), return_as="generator_unordered")
-    # Each worker gets its own copy of the context (joblib memory-maps X).
-    yield from parallel(delayed(_worker_unit)(unit, context, threads) for unit in units)
-
-
-def blas_threads_per_run(n_jobs):
-    """The BLAS threads each run computes with: the process's own with one job, else
-    the usable cores shared out among the ``n_jobs`` workers."""
-    if n_jobs == 1:
-        return blas_threads()
-    return max(1, usable_cores() // n_jobs)
-
-
-def usable_cores():
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-# The methods warmed up in this (worker) process.
-_WARMED = set()
-
-
-def _worker_unit(unit, context, threads):
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=threads):
-        return unit[0], unit[1], unit[2], compute_unit(unit, context, _WARMED)
-
-
-def compute_unit(unit, context, warmed):
-    """The result row of one (method, k, split): its key fields, how its parameters
-    were chosen and what :func:`evaluate_split` returns (or the error it raised).
-    ``warmed`` holds the methods already warmed up in this process."""
-    key, k, index, method, params, tuned, from_paper = unit
-    seed, cv_folds, X, y, splits = context
-    train, test = splits[k, index]
-    row = dict(zip(KEY_FIELDS, key, strict=True))
+def compute_unit(unit, data, warmed):
+    """The result row of one :class:`Unit`: its key fields, how its parameters were
+    chosen and what :func:`evaluate_split` returns (or the error it raised).
+    ``data`` is the experiment's :class:`SharedData`; ``warmed`` holds the methods
+    already warmed up in this process."""
+    method = unit.method
+    train, test = data.splits[unit.k, unit.split]
+    row = dict(zip(KEY_FIELDS, unit.key, strict=True))
     row["family"] = method.family
-    row["tuning"] = "cv" if tuned else "paper" if from_paper else "fixed"
+    row["tuning"] = unit.tuning
     try:
         if method.name not in warmed:
-            warm_up(method, X, y, train, test, seeded(method, params, 0))
+            warm_up(method, data.X, data.y, train, test, seeded(method, unit.params, 0))
             warmed.add(method.name)
         row.update(
             evaluate_split(
                 method,
-                X,
-                y,
+                data.X,
+                data.y,
                 train,
                 test,
-                params=params,
-                tuned=tuned,
-                seed=seed + index,
-                cv_folds=cv_folds,
-                random_state=run_random_state(seed, index),
+                params=unit.params,
+                tuned=unit.tuned,
+                seed=data.seed + unit.split,
+                cv_folds=data.cv_folds,
+                random_state=run_random_state(data.seed, unit.split),
             )
         )
     except Exception as error:  # a method that cannot handle this setting
