@@ -148,7 +148,9 @@ def _t_step(T, fitted, target, m, means, alpha, lam, t_step):
         means.add_spread(T, shift)
 
 
-def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step):
+def fit_grid(
+    fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step, start=None
+):
     """Algorithm 1 for every pair ``(alphas[j], lams[j])`` on one training set.
 
     ``fitted_op(T, out)`` computes ``T P_beta`` for the stacked relaxed labels (see
@@ -156,20 +158,36 @@ def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_
     initial ``Q X^T`` shared by every pair. Returns ``(T, fitted)``, both of shape
     (n_pairs, n_classes, n_samples): the final relaxed labels (``Q_j = T_j C``) and
     ``Q_j X^T``. Same iterations as ``solver.fit_fdlsr`` without the objective.
+
+    ``start``, a ``(T, fitted)`` returned by an earlier call with the same operator
+    and pairs, runs ``max_iter`` more iterations from there (``init_fitted`` is then
+    not used): the S-step's target and the class means are functions of T, so the
+    result is that of one call with the iterations of both, and the product the
+    earlier call ended with is not computed again. ``start``'s arrays may be
+    overwritten.
     """
     g, n = len(alphas), y.shape[0]
     dtype = init_fitted.dtype
     means = _class_means(y, n_classes, dtype)
-    H = one_hot(y, n_classes, dtype)
-    T = np.empty((g, n_classes, n), dtype=dtype)
-    T[:] = H
-    if max_iter == 0:
-        return T, np.broadcast_to(init_fitted, T.shape).copy()
-    fitted = np.empty_like(T)
-    fitted[:] = init_fitted
-    target = T.copy()
-    m = np.empty((g, n_classes, n_classes), dtype=dtype)
-    m[:] = means.of(H)
+    if start is not None:
+        T, fitted = start
+        if max_iter == 0:
+            return T, fitted
+        target = relaxed_target(T, y)
+        m = np.empty((g, n_classes, n_classes), dtype=dtype)
+        for j in range(g):
+            m[j] = means.of(T[j])
+    else:
+        H = one_hot(y, n_classes, dtype)
+        T = np.empty((g, n_classes, n), dtype=dtype)
+        T[:] = H
+        if max_iter == 0:
+            return T, np.broadcast_to(init_fitted, T.shape).copy()
+        fitted = np.empty_like(T)
+        fitted[:] = init_fitted
+        target = T.copy()
+        m = np.empty((g, n_classes, n_classes), dtype=dtype)
+        m[:] = means.of(H)
     for iteration in range(max_iter):
         if iteration:
             fitted_op(T.reshape(g * n_classes, n), out=fitted.reshape(g * n_classes, n))
@@ -188,16 +206,18 @@ def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwar
     n_threads = min(blas_threads(), len(alphas))
     if n_threads <= 1:
         return fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
+    start = kwargs.pop("start", None)
     groups = np.array_split(np.arange(len(alphas)), n_threads)
+
+    def run(g):
+        part = None if start is None else tuple(a[g] for a in start)
+        return fit_grid(
+            fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], start=part,
+            **kwargs,
+        )  # fmt: skip
+
     with _single_threaded_lapack(), ThreadPoolExecutor(n_threads) as pool:
-        results = list(
-            pool.map(
-                lambda g: fit_grid(
-                    fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], **kwargs
-                ),
-                groups,
-            )
-        )
+        results = list(pool.map(run, groups))
     return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
 
 
@@ -211,20 +231,27 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
     are those of :mod:`fdlsr.core.iteration`, with alpha and lambda broadcast per pair.
     """
     max_iter, t_step = kwargs["max_iter"], kwargs["t_step"]
+    start = kwargs.get("start")
     xp, _ = get_namespace(init_fitted)
     dtype, dev = init_fitted.dtype, device(init_fitted)
     g, n = len(alphas), y.shape[0]
     means = DenseClassMeans(y, n_classes, dtype)
-    H = one_hot(y, n_classes, dtype)
     alpha, lam = (
         xp.reshape(
             xp.asarray([float(v) for v in values], dtype=dtype, device=dev), (g, 1, 1)
         )
         for values in (alphas, lams)
     )
-    T = xp.broadcast_to(H, (g, n_classes, n))
-    fitted = xp.broadcast_to(init_fitted, (g, n_classes, n))
-    target, m = T, xp.broadcast_to(means.of(H), (g, n_classes, n_classes))
+    if start is not None:
+        T, fitted = start
+        if max_iter == 0:
+            return T, fitted
+        target, m = relaxed_target(T, y), means.of(T)
+    else:
+        H = one_hot(y, n_classes, dtype)
+        T = xp.broadcast_to(H, (g, n_classes, n))
+        fitted = xp.broadcast_to(init_fitted, (g, n_classes, n))
+        target, m = T, xp.broadcast_to(means.of(H), (g, n_classes, n_classes))
     for iteration in range(max_iter):
         if iteration:
             fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)
@@ -241,6 +268,8 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
         m = means.of(T)
     if max_iter:
         fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)
+    if start is not None:
+        return T, fitted
     return xp.asarray(T, copy=True), xp.asarray(fitted, copy=True)
 
 
