@@ -35,16 +35,22 @@ split 0 first).
 the exact grid, the first ``--settings`` entry and the first ``--peer`` entry
 alternate ``--repeats`` times in one process; the best CPU and wall seconds of each
 and their ratios are printed (BLAS threads: the library's default unless
-``--blas-threads`` is given).
+``--blas-threads`` is given). ``--memory`` then runs the grid and the halving search
+once more each under ``tracemalloc`` and prints their peaks.
+
+    python benchmarks/bench_halving.py --timing [--settings 3:5] [--repeats 2]
+        [--blas-threads 1] [--memory]
 """
 
 import argparse
 import contextlib
+import fcntl
 import json
 import os
 import platform
 import sys
 import time
+import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -191,7 +197,8 @@ def run_case(dataset, X, seed, k, index, labels, make, out):
             row["grid_params"] = [
                 {key: p[key] for key in PARAMS} for p in search.cv_results_["params"]
             ]
-        with out.open("a") as f:
+        with out.open("a") as f:  # whole lines, also with two runs on one file
+            fcntl.flock(f, fcntl.LOCK_EX)
             f.write(json.dumps(row) + "\n")
         print(
             f"{dataset.name} k={k} split {index} {label}: {cpu:.1f} s CPU,"
@@ -291,6 +298,14 @@ def timing(args, make):
     print(f"same choice as the grid: {halving} {chosen[halving] == chosen[grid]},"
           f" {peer} {chosen[peer] == chosen[grid]}")  # fmt: skip
     print(f"load average at end: {os.getloadavg()}")
+    if args.memory:  # untimed runs: tracemalloc slows every allocation
+        with limit:
+            for label in (grid, halving):
+                tracemalloc.start()
+                timed(make[label](cv), X[train], y[train])
+                peak = tracemalloc.get_traced_memory()[1]
+                tracemalloc.stop()
+                print(f"peak memory of {label} (tracemalloc): {peak / 2**30:.2f} GiB")
 
 
 def compared(rows):
@@ -310,7 +325,8 @@ def compared(rows):
 def summary(pairs):
     """Agreement, validation score given up, test accuracy and time of one search
     against the grid over ``pairs``."""
-    same, tied, regret, diffs, grid_cpu, cpu = [], [], [], [], 0.0, 0.0
+    same, tied, regret, diffs, work = [], [], [], [], []
+    grid_cpu = cpu = 0.0
     for row, grid in pairs:
         point = {key: row["params"][key] for key in PARAMS}
         grid_point = {key: grid["params"][key] for key in PARAMS}
@@ -322,6 +338,7 @@ def summary(pairs):
         diffs.append(100 * (row["test_accuracy"] - grid["test_accuracy"]))
         grid_cpu += grid["cpu_s"]
         cpu += row["cpu_s"]
+        work.append(iterations(row))
     differing = [d for d, s in zip(diffs, same, strict=True) if not s]
     return {
         "cases": len(pairs),
@@ -333,34 +350,74 @@ def summary(pairs):
         "diff_worst": min(differing) if differing else 0.0,
         "diff_all": np.mean(diffs),
         "ratio": grid_cpu / cpu,
+        "work": len(PAPER_GRID) ** 3 * FDLSR().max_iter / np.mean(work),
     }
 
 
+def iterations(row):
+    """Point-iterations per fold of a search: continued (halving) or from scratch
+    in every round (scikit-learn's)."""
+    done, total = 0, 0
+    for n, r in zip(row["n_candidates"], row["n_resources"], strict=True):
+        total += n * (r if row["search"].startswith("sklearn") else r - done)
+        done = r
+    return total
+
+
 def print_tables(rows):
-    """Markdown tables: per data set and search, and overall per search."""
+    """Markdown tables: per data set and search; overall per search (the trade-off
+    curve), with the FERET k = 5 time ratio; and the cases that ran."""
     by_search = compared(rows)
-    header = (
-        "| data set | k | cases | search | same point | a best point | val. given up"
-        " | test diff. where different (mean / worst) | test diff., all |"
-        " grid CPU / search CPU |"
+    columns = (
+        "| data set | k | cases | search | same point | a best point |"
+        " val. score given up | test diff. where different (mean / worst) |"
+        " test diff., all cases | grid CPU / search CPU |"
     )
-    print(header)
+    print(columns)
     print("|---" * 10 + "|")
-    datasets = sorted({r["dataset"] for r in rows})
-    for label, pairs in by_search.items():
-        for dataset in datasets:
+    for dataset in sorted({r["dataset"] for r in rows}):
+        for label, pairs in by_search.items():
             part = [p for p in pairs if p[0]["dataset"] == dataset]
             if part:
                 print(_line(dataset, sorted({p[0]["k"] for p in part}), label, part))
+    # The curve: every search on the cases that all of them ran.
+    keys = [{_case(p[0]) for p in pairs} for pairs in by_search.values()]
+    common = set.intersection(*keys) if keys else set()
+    print(f"\nAll searches on the {len(common)} cases that every one of them ran:\n")
+    print(columns.replace("| data set | k |", "|").replace(
+        "grid CPU / search CPU |",
+        "grid CPU / search CPU | FERET k=5 | grid / search point-iterations |",
+    ))  # fmt: skip
+    print("|---" * 10 + "|")
     for label, pairs in by_search.items():
-        print(_line("**all**", None, label, pairs))
+        pairs = [p for p in pairs if _case(p[0]) in common]
+        feret = [p for p in pairs if (p[0]["dataset"], p[0]["k"]) == ("feret", 5)]
+        ratio = f" {summary(feret)['ratio']:.2f}x |" if feret else " |"
+        work = f" {summary(pairs)['work']:.2f}x |"
+        print("|" + _line(None, None, label, pairs)[len("|  |  |") :] + ratio + work)
+    print()
+    for dataset in sorted({r["dataset"] for r in rows}):
+        grids = [r for r in rows if r["dataset"] == dataset and r["search"] == "grid"]
+        ks = sorted({r["k"] for r in grids})
+        print(
+            f"{dataset}: "
+            + "; ".join(
+                f"k={k} splits "
+                + ",".join(str(r["split"]) for r in grids if r["k"] == k)
+                for k in ks
+            )
+        )
+
+
+def _case(row):
+    return row["dataset"], row["k"], row["split"]
 
 
 def _line(dataset, ks, label, pairs):
     s = summary(pairs)
     k = "" if ks is None else ", ".join(str(k) for k in ks)
     return (
-        f"| {dataset} | {k} | {s['cases']} | {label} | {s['same']:.0f}% |"
+        f"| {dataset or ''} | {k} | {s['cases']} | {label} | {s['same']:.0f}% |"
         f" {s['tied']:.0f}% | {s['regret']:.2f} pt | {s['diff_mean']:+.2f} /"
         f" {s['diff_worst']:+.2f} pt ({s['n_diff']}) | {s['diff_all']:+.2f} pt |"
         f" {s['ratio']:.2f}x |"
@@ -378,6 +435,7 @@ def main():
     parser.add_argument("--table", action="store_true")
     parser.add_argument("--timing", action="store_true")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--memory", action="store_true", help="--timing: peaks too")
     args = parser.parse_args()
     make = searches(args.settings, args.peer)
     args.blas_threads_given = args.blas_threads

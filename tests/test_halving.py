@@ -79,8 +79,8 @@ def test_schedule_is_scikit_learns(n_candidates, max_iter, factor, min_resources
 
 @pytest.mark.parametrize(
     "halving",
-    [dict(factor=100), dict(factor=2, min_resources=8)],
-    ids=["factor above the candidates", "min_resources = max_iter"],
+    [dict(factor=100), dict(factor=2, min_resources=8), dict(min_resources=40)],
+    ids=["factor above the candidates", "min_resources = max_iter", "beyond"],
 )
 @pytest.mark.parametrize("rules", [["nearest_neighbor"], None])
 def test_one_round_keeping_every_candidate_is_the_grid(digits, halving, rules):
@@ -292,7 +292,6 @@ def test_halving_refits_its_choice(digits):
 @pytest.mark.parametrize(
     "params, message",
     [
-        (dict(min_resources=40), "min_resources=40 is more than max_iter=30"),
         (dict(factor=1), "'factor' parameter of FDLSRCV must be"),
         (dict(search="random"), "'search' parameter of FDLSRCV must be"),
         (dict(min_resources=0), "'min_resources' parameter of FDLSRCV must be"),

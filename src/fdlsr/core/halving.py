@@ -41,7 +41,10 @@ def halving_schedule(n_candidates, max_resources, factor, min_resources="exhaust
 
     ``min_resources`` is the first round's iterations, ``"smallest"`` (1) or
     ``"exhaust"`` (the largest that still lets the rounds reach fewer than
-    ``factor`` candidates), as in ``HalvingGridSearchCV``.
+    ``factor`` candidates), as in ``HalvingGridSearchCV``; a number above
+    ``max_resources`` is one round of ``max_resources`` iterations (where
+    scikit-learn raises), so that a default suited to 30 iterations also serves a
+    search of fewer.
     """
     n_required = 1 + floor(log(n_candidates, factor))
     if max_resources == 0:  # nothing to halve: one round, no iteration
@@ -51,12 +54,7 @@ def halving_schedule(n_candidates, max_resources, factor, min_resources="exhaust
     elif min_resources == "smallest":
         low = 1
     else:
-        low = int(min_resources)
-    if low > max_resources:
-        raise ValueError(
-            f"FDLSRCV's min_resources={low} is more than max_iter={max_resources} "
-            "iterations; give min_resources <= max_iter (or 'exhaust')."
-        )
+        low = min(int(min_resources), max_resources)
     n_possible = 1 + floor(log(max_resources // low, factor))
     n_rounds = min(n_required, n_possible)
     resources = [int(factor**i * low) for i in range(n_rounds - 1)]
