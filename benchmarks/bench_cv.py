@@ -40,10 +40,10 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
-from fdlsr.core import cv as cv_module  # noqa: E402
+from fdlsr.core import search as search_module  # noqa: E402
 from fdlsr.core.cv import PAPER_GRID  # noqa: E402
 
-# FDLSRCV's stages, as the names under which fdlsr.core.cv calls them.
+# FDLSRCV's stages, as the names under which fdlsr.core.search calls them.
 STAGES = {
     "HatOperators": "eigendecompositions (HatOperators)",
     "search_grid": "iterations of all grid points (search_grid)",
@@ -79,18 +79,18 @@ def stage_times(fit, repeats):
     """Run ``fit`` ``repeats`` times with FDLSRCV's stages timed; the stages' wall and
     CPU seconds of the run with the least wall time, and that run's totals."""
     runs = []
-    originals = {name: getattr(cv_module, name) for name in STAGES}
+    originals = {name: getattr(search_module, name) for name in STAGES}
     refit = FDLSR.fit
     for _ in range(repeats):
         spent = {}
         for name, label in STAGES.items():
-            setattr(cv_module, name, _timed_stage(originals[name], label, spent))
+            setattr(search_module, name, _timed_stage(originals[name], label, spent))
         FDLSR.fit = _timed_stage(refit, "refit on all samples (FDLSR.fit)", spent)
         try:
             _, wall, cpu = timed(fit)
         finally:
             for name, f in originals.items():
-                setattr(cv_module, name, f)
+                setattr(search_module, name, f)
             FDLSR.fit = refit
         runs.append((wall, cpu, spent))
     return min(runs, key=lambda run: run[0])

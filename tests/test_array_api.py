@@ -76,7 +76,7 @@ def test_fdlsrcv_accepts_torch(blobs):
 def test_fdlsrcv_searches_in_the_namespace(blobs, namespace, fixed, monkeypatch):
     """The grid's iterations run on the input's arrays (no move to NumPy) and give
     NumPy's cv_results_ and choice, for every rule and a generic scorer."""
-    from fdlsr.core import cv
+    from fdlsr.core import search
 
     xp = pytest.importorskip(namespace)
     X, y, X_test = blobs
@@ -88,8 +88,8 @@ def test_fdlsrcv_searches_in_the_namespace(blobs, namespace, fixed, monkeypatch)
         seen.append(type(init_fitted))
         return search_grid(fitted_op, init_fitted, *args, **kwargs)
 
-    search_grid = cv.search_grid
-    monkeypatch.setattr(cv, "search_grid", spy)
+    search_grid = search.search_grid
+    monkeypatch.setattr(search, "search_grid", spy)
     with sklearn.config_context(array_api_dispatch=True):
         model = FDLSRCV(**grid, max_iter=8, **fixed).fit(xp.asarray(X), xp.asarray(y))
         predicted = model.predict(xp.asarray(X_test))

@@ -75,11 +75,6 @@ def test_dotted_path_resolves(path, where):
     assert resolves(path), f"{where} names {path}, which does not exist"
 
 
-# core/grid.py is being extended for the halving search (another branch); its three
-# cores get their sections there.
-UNDOCUMENTED = {"fit_grid", "fit_grid_threaded", "fit_grid_batched"}
-
-
 def numerical_cores():
     return list(_numerical_cores())
 
@@ -90,13 +85,7 @@ def _numerical_cores():
             tree = ast.parse(path.read_text(), str(path))
             for node in tree.body:
                 if isinstance(node, ast.FunctionDef) and node.name.startswith("fit_"):
-                    yield pytest.param(
-                        node,
-                        id=node.name,
-                        marks=[pytest.mark.xfail(strict=True, reason="core/grid.py")]
-                        if node.name in UNDOCUMENTED
-                        else [],
-                    )
+                    yield pytest.param(node, id=node.name)
 
 
 @pytest.mark.parametrize("node", numerical_cores())

@@ -211,3 +211,37 @@ def test_fixed_split_of_a_dataset(tmp_path, digits):
     assert row["accuracy"] == pytest.approx(direct)
     with pytest.raises(ConfigError, match="no fixed train/test split"):
         run_experiment(Experiment("d", ["fixed"], ["1-NN"]), Dataset(X, y, "d"), store)
+
+
+@pytest.mark.parametrize(
+    "fixed, searched_fits",
+    [
+        ({"beta": 1e-2, "lam": 0.1}, 0),  # FDLSRCV: no FDLSR is fitted per point
+        ({"beta": 1e-2, "lam": 0.1, "tol": 1e-6}, 6 * 4 * 2),  # GridSearchCV
+    ],
+    ids=["FDLSRCV", "GridSearchCV fallback"],
+)
+def test_tuned_fdlsr_is_fitted_once_per_split(
+    digits, monkeypatch, fixed, searched_fits
+):
+    """--cv FDLSR reads the search's choice only: the chosen model is fitted once,
+    by the run, not refitted inside the search too."""
+    from fdlsr import FDLSR
+    from fdlsr.methods import get_method
+
+    fits = []
+    original = FDLSR.fit
+
+    def counted(self, X, y):
+        fits.append(self.get_params())
+        return original(self, X, y)
+
+    monkeypatch.setattr(FDLSR, "fit", counted)
+    X, y = digits
+    train, test = per_class_split(y, 2, 0, 0)
+    row = evaluate_split(
+        get_method("FDLSR"), X, y, train, test, params=fixed, tuned=True, seed=0,
+        cv_folds=3,
+    )  # fmt: skip
+    assert len(fits) == searched_fits + 1
+    assert fits[-1]["alpha"] == row["params"]["alpha"]

@@ -107,29 +107,6 @@ class HatOperators:
         return self.xp.astype(self._weighted(ridge) @ self.coef_basis.T, self.dtype)
 
 
-class _SortedClassMeans(ClassMeans):
-    """:class:`ClassMeans` whose spread, for labels sorted by class (FDLSRCV sorts
-    each fold's training samples), repeats each class's column over its run of
-    samples instead of gathering by label: half the time of the T-step's costliest
-    elementwise pass when classes have unequal sizes (no reshape applies then)."""
-
-    def __init__(self, y, n_classes, dtype):
-        super().__init__(y, n_classes, dtype)
-        self.runs = np.bincount(y, minlength=n_classes)
-
-    def add_spread(self, T, m):
-        if self.block is not None:
-            return super().add_spread(T, m)
-        T += np.repeat(m, self.runs, axis=-1)
-        return T
-
-
-def _class_means(y, n_classes, dtype):
-    if np.all(y[1:] >= y[:-1]):
-        return _SortedClassMeans(y, n_classes, dtype)
-    return ClassMeans(y, n_classes, dtype)
-
-
 def _t_step(T, fitted, target, m, means, alpha, lam, t_step):
     """The T-step of one grid point, written into ``T``: ``iteration.t_step_paper`` or
     ``iteration.t_step_exact`` in place, with their per-class term and divisor."""
@@ -146,28 +123,65 @@ def _t_step(T, fitted, target, m, means, alpha, lam, t_step):
         means.add_spread(T, shift)
 
 
-def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step):
+def fit_grid(
+    fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step, start=None
+):
     """Algorithm 1 for every pair ``(alphas[j], lams[j])`` on one training set.
 
-    ``fitted_op(T, out)`` computes ``T P_beta`` for the stacked relaxed labels (see
-    :meth:`HatOperators.fitted`); ``init_fitted`` is ``H P_init`` (c x n), the
-    initial ``Q X^T`` shared by every pair. Returns ``(T, fitted)``, both of shape
-    (n_pairs, n_classes, n_samples): the final relaxed labels (``Q_j = T_j C``) and
-    ``Q_j X^T``. Same iterations as ``solver.fit_fdlsr`` without the objective.
+    Same iterations as ``solver.fit_fdlsr`` without the objective. With ``start``,
+    a ``(T, fitted)`` returned by an earlier call with the same operator and pairs,
+    ``max_iter`` more iterations run from there: the S-step's target and the class
+    means are functions of T, so the result is that of one call with the iterations
+    of both, and the product the earlier call ended with is not computed again.
+
+    Parameters
+    ----------
+    fitted_op : callable
+        ``fitted_op(T, out)`` writes ``T P_beta`` for the stacked relaxed labels
+        (see :meth:`HatOperators.fitted`).
+    init_fitted : ndarray of shape (n_classes, n_samples)
+        ``H P_init``, the initial ``Q X^T`` shared by every pair (not used with
+        ``start``).
+    y : ndarray of shape (n_samples,)
+        Class codes ``0 .. n_classes - 1``.
+    n_classes : int
+        Number of classes.
+    alphas, lams : sequence of float
+        alpha and lambda of each pair, same length.
+    max_iter : int
+        Iterations to run.
+    t_step : {"paper", "exact"}
+        The T-step's form (:mod:`fdlsr.core.iteration`).
+    start : tuple of ndarray or None
+        State to continue from; its arrays may be overwritten.
+
+    Returns
+    -------
+    T, fitted : ndarray of shape (n_pairs, n_classes, n_samples)
+        The final relaxed labels (``Q_j = T_j C``) and ``Q_j X^T``.
     """
     g, n = len(alphas), y.shape[0]
     dtype = init_fitted.dtype
-    means = _class_means(y, n_classes, dtype)
-    H = one_hot(y, n_classes, dtype)
-    T = np.empty((g, n_classes, n), dtype=dtype)
-    T[:] = H
-    if max_iter == 0:
-        return T, np.broadcast_to(init_fitted, T.shape).copy()
-    fitted = np.empty_like(T)
-    fitted[:] = init_fitted
-    target = T.copy()
-    m = np.empty((g, n_classes, n_classes), dtype=dtype)
-    m[:] = means.of(H)
+    means = ClassMeans(y, n_classes, dtype)
+    if start is not None:
+        T, fitted = start
+        if max_iter == 0:
+            return T, fitted
+        target = relaxed_target(T, y)
+        m = np.empty((g, n_classes, n_classes), dtype=dtype)
+        for j in range(g):
+            m[j] = means.of(T[j])
+    else:
+        H = one_hot(y, n_classes, dtype)
+        T = np.empty((g, n_classes, n), dtype=dtype)
+        T[:] = H
+        if max_iter == 0:
+            return T, np.broadcast_to(init_fitted, T.shape).copy()
+        fitted = np.empty_like(T)
+        fitted[:] = init_fitted
+        target = T.copy()
+        m = np.empty((g, n_classes, n_classes), dtype=dtype)
+        m[:] = means.of(H)
     for iteration in range(max_iter):
         if iteration:
             fitted_op(T.reshape(g * n_classes, n), out=fitted.reshape(g * n_classes, n))
@@ -182,20 +196,35 @@ def fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_
 
 def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
     """:func:`fit_grid` with the pairs split over as many threads as BLAS would use,
-    each with single-threaded BLAS (see the module notes); same results."""
+    each with single-threaded BLAS (see the module notes); same results.
+
+    Parameters
+    ----------
+    fitted_op, init_fitted, y, n_classes, alphas, lams
+        As for :func:`fit_grid`.
+    **kwargs
+        ``max_iter``, ``t_step`` and ``start``, as for :func:`fit_grid`.
+
+    Returns
+    -------
+    T, fitted : ndarray of shape (n_pairs, n_classes, n_samples)
+        As :func:`fit_grid`'s.
+    """
     n_threads = min(blas_threads(), len(alphas))
     if n_threads <= 1:
         return fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
+    start = kwargs.pop("start", None)
     groups = np.array_split(np.arange(len(alphas)), n_threads)
+
+    def run(g):
+        part = None if start is None else tuple(a[g] for a in start)
+        return fit_grid(
+            fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], start=part,
+            **kwargs,
+        )  # fmt: skip
+
     with _single_threaded_lapack(), ThreadPoolExecutor(n_threads) as pool:
-        results = list(
-            pool.map(
-                lambda g: fit_grid(
-                    fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], **kwargs
-                ),
-                groups,
-            )
-        )
+        results = list(pool.map(run, groups))
     return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
 
 
@@ -207,22 +236,45 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
     S-step of all pairs are whole (pairs, c, n) operations (one kernel each on a
     device, where a Python loop over pairs would launch many small ones); the steps
     are those of :mod:`fdlsr.core.iteration`, with alpha and lambda broadcast per pair.
+
+    Parameters
+    ----------
+    fitted_op : callable
+        ``fitted_op(T)`` returns ``T P_beta``.
+    init_fitted, y : arrays of the namespace
+        As for :func:`fit_grid`.
+    n_classes, alphas, lams
+        As for :func:`fit_grid` (``alphas`` and ``lams`` host floats).
+    **kwargs
+        ``max_iter``, ``t_step`` and ``start``, as for :func:`fit_grid`.
+
+    Returns
+    -------
+    T, fitted : arrays of shape (n_pairs, n_classes, n_samples)
+        As :func:`fit_grid`'s, in the namespace and on the device of the inputs.
     """
     max_iter, t_step = kwargs["max_iter"], kwargs["t_step"]
+    start = kwargs.get("start")
     xp, _ = get_namespace(init_fitted)
     dtype, dev = init_fitted.dtype, device(init_fitted)
     g, n = len(alphas), y.shape[0]
     means = DenseClassMeans(y, n_classes, dtype)
-    H = one_hot(y, n_classes, dtype)
     alpha, lam = (
         xp.reshape(
             xp.asarray([float(v) for v in values], dtype=dtype, device=dev), (g, 1, 1)
         )
         for values in (alphas, lams)
     )
-    T = xp.broadcast_to(H, (g, n_classes, n))
-    fitted = xp.broadcast_to(init_fitted, (g, n_classes, n))
-    target, m = T, xp.broadcast_to(means.of(H), (g, n_classes, n_classes))
+    if start is not None:
+        T, fitted = start
+        if max_iter == 0:
+            return T, fitted
+        target, m = relaxed_target(T, y), means.of(T)
+    else:
+        H = one_hot(y, n_classes, dtype)
+        T = xp.broadcast_to(H, (g, n_classes, n))
+        fitted = xp.broadcast_to(init_fitted, (g, n_classes, n))
+        target, m = T, xp.broadcast_to(means.of(H), (g, n_classes, n_classes))
     for iteration in range(max_iter):
         if iteration:
             fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)
@@ -239,6 +291,8 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
         m = means.of(T)
     if max_iter:
         fitted = xp.reshape(fitted_op(xp.reshape(T, (g * n_classes, n))), T.shape)
+    if start is not None:
+        return T, fitted
     return xp.asarray(T, copy=True), xp.asarray(fitted, copy=True)
 
 

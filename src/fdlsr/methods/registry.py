@@ -37,9 +37,9 @@ class Method:
 
     ``cv_factory``, when given, replaces scikit-learn's ``GridSearchCV`` for tuning:
     ``cv_factory(grid=..., cv=..., **fixed_params)`` returns an estimator whose
-    ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``
-    (a method can then share work between the candidates, e.g. one factorisation per
-    ``beta``). ``rule`` says how the method labels a test sample (for the reports).
+    ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``,
+    and which takes ``refit=False`` (a method can then share work between the
+    candidates, e.g. one factorisation per ``beta``). ``rule`` says how the method labels a test sample (for the reports).
     """
 
     name: str

@@ -1,0 +1,241 @@
+"""FDLSRCV's candidates scored on its validation folds, in rounds.
+
+A candidate is a grid point (alpha, beta, decision rule, lambda). Each round runs the
+remaining candidates to a number of iterations and scores them on every fold: the
+exact grid is one round at ``max_iter``; successive halving
+(:mod:`fdlsr.core.halving`) is several, each continuing from where the previous one
+stopped. On a fold, the (alpha, lambda) pairs of one beta that are still in the
+search are stacked and iterated together (:mod:`fdlsr.core.grid`), and the decision
+rules share each fitted projection, so a pair is iterated once for all its rules.
+
+Between rounds each pair keeps its relaxed labels T and their ``T P_beta`` per fold
+(the S-step's target and the class means follow from T), so no iteration is run
+twice. Memory: in a search of several rounds, after the first round, two
+c x n_train arrays per (alpha, beta, lambda) point and fold, until the next round
+keeps only the best of them; the single round of the exact grid holds only those of
+the beta being iterated.
+
+Nothing here knows about the estimator's parameters' validation or its results.
+"""
+
+import numpy as np
+
+from ..common.classifiers import NEIGHBOR_RULES
+from ..common.compat import device, get_namespace
+from ..common.class_means import one_hot
+from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
+from .estimator import FDLSR
+from .grid import HatOperators, search_grid
+
+
+def search_rounds(make_fold, n_folds, grid_shape, n_resources, select):
+    """Score candidates on every fold in rounds, continuing the ones ``select`` keeps.
+
+    ``make_fold(f)`` returns fold ``f``'s :class:`FoldSearch`; ``grid_shape`` is
+    (alphas, betas, rules, lams), the candidates numbered in that (ParameterGrid)
+    order; ``n_resources[i]`` is the number of iterations after round ``i``;
+    ``select(scores, candidates)`` returns the candidates (sorted) that continue.
+
+    Returns, per round, ``(candidates, scores)``: the candidates scored (sorted) and
+    their scores, shape (n_folds, n_candidates).
+    """
+    n_alphas, n_betas, n_rules, n_lams = grid_shape
+    candidates = np.arange(np.prod(grid_shape))
+    folds = [None] * n_folds
+    states = [{} for _ in range(n_folds)]  # per fold: beta -> (pairs, T, fitted)
+    done, rounds = 0, []
+    for i, n_iter in enumerate(n_resources):
+        last = i == len(n_resources) - 1
+        alive = np.zeros(int(np.prod(grid_shape)), dtype=bool)
+        alive[candidates] = True
+        # (alpha, lambda) pairs, numbered alpha-major, with a rule still searched
+        pairs_alive = alive.reshape(grid_shape).any(axis=2).transpose(1, 0, 2)
+        scores = np.full((n_folds, *grid_shape), np.nan)
+        for f in range(n_folds):
+            fold = folds[f] if folds[f] is not None else make_fold(f)
+            for b in range(n_betas):
+                pairs = np.flatnonzero(pairs_alive[b])
+                start = _subset(states[f].pop(b, None), pairs)
+                if not pairs.size:
+                    continue
+                T, fitted = fold.advance(b, pairs, n_iter - done, start)
+                a, lam = np.divmod(pairs, n_lams)
+                scores[f, a, b, :, lam] = fold.score(b, pairs, T, fitted, n_iter)
+                if not last:
+                    states[f][b] = (pairs, T, fitted)
+            folds[f] = None if last else fold  # the last round frees each fold
+        rounds.append((candidates, scores.reshape(n_folds, -1)[:, candidates]))
+        if not last:
+            candidates = np.sort(select(rounds[-1][1], candidates))
+        done = n_iter
+    return rounds
+
+
+def _subset(state, pairs):
+    """The ``(T, fitted)`` of ``pairs`` from a stored ``(pairs, T, fitted)``."""
+    if state is None:
+        return None
+    kept, T, fitted = state
+    if kept.size == pairs.size:
+        return T, fitted
+    rows = np.searchsorted(kept, pairs)
+    if isinstance(T, np.ndarray):
+        return T[rows, ...], fitted[rows, ...]
+    xp, _ = get_namespace(T)
+    rows = xp.asarray(rows, device=device(T))
+    return xp.take(T, rows, axis=0), xp.take(fitted, rows, axis=0)
+
+
+class FoldSearch:
+    """One training/validation fold: the eigendecomposition of its Gram matrix, the
+    ridge operators of each beta (kept between rounds), and the steps that advance
+    and score a stack of (alpha, lambda) pairs of one beta.
+
+    ``X`` and ``codes`` are all the training samples and their class codes (host
+    integers); ``train`` and ``test`` index the fold. ``model`` is the FDLSRCV
+    (its fixed parameters), ``scorer`` a scikit-learn scorer or None (accuracy of
+    each rule, without building models), ``y`` the labels given to ``fit`` (for a
+    scorer). ``grid`` holds the candidate values: ``alphas``, ``betas``, ``lams``
+    (arrays) and ``rules`` (list).
+    """
+
+    def __init__(self, X, codes, train, test, model, scorer, y, grid):
+        xp, _ = get_namespace(X)
+        fold_classes, y_train = np.unique(codes[train], return_inverse=True)
+        order = np.argsort(y_train, kind="stable")  # class-sorted: reshape-based means
+        train, y_train = train[order], y_train[order]
+        c = fold_classes.size
+        # Validation labels as codes of this fold's classes (-1: unseen, always wrong).
+        position = np.searchsorted(fold_classes, codes[test]).clip(max=c - 1)
+        y_test = np.where(fold_classes[position] == codes[test], position, -1)
+        if not isinstance(X, np.ndarray):
+            dev = device(X)
+            train, test, y_train, y_test = (
+                xp.asarray(a, device=dev) for a in (train, test, y_train, y_test)
+            )
+        self.X_train, self.X_test = xp.take(X, train, axis=0), xp.take(X, test, axis=0)
+        self.n_features = self.X_train.shape[1]
+        n = self.X_train.shape[0]
+        form = model.solver
+        if form == "auto":
+            form = "dual" if self.n_features > n else "primal"
+        self.hats = HatOperators(self.X_train, form)
+        self.init_fitted = self.hats.fitted(model.init_ridge)(
+            one_hot(y_train, c, X.dtype)
+        )
+        self.y_train, self.y_test, self.n_classes = y_train, y_test, c
+        self.fold_classes, self.test = fold_classes, test
+        self.model, self.scorer, self.y, self.grid = model, scorer, y, grid
+        self._ops, self._readouts = {}, {}
+        self.pairs = np.array(
+            np.meshgrid(grid["alphas"], grid["lams"], indexing="ij")
+        ).reshape(2, -1)
+
+    def advance(self, b, pairs, n_iter, start=None):
+        """``(T, fitted)`` of ``pairs`` (indices of :attr:`pairs`) with ``betas[b]``
+        after ``n_iter`` more iterations from ``start`` (None: from the labels)."""
+        if b not in self._ops:
+            self._ops[b] = self.hats.fitted(self.grid["betas"][b])
+        return search_grid(
+            self._ops[b],
+            self.init_fitted,
+            self.y_train,
+            self.n_classes,
+            self.pairs[0][pairs],
+            self.pairs[1][pairs],
+            max_iter=n_iter,
+            t_step=self.model.t_step,
+            start=start,
+        )
+
+    def score(self, b, pairs, T, fitted, n_iter):
+        """Validation scores of ``pairs`` with ``betas[b]`` after ``n_iter``
+        iterations in total, shape (n_pairs, n_rules)."""
+        model, rules = self.model, self.grid["rules"]
+        beta = self.grid["betas"][b]
+        ridge = beta if n_iter else model.init_ridge
+        y_train, c = self.y_train, self.n_classes
+        if self.scorer is None:
+            if ridge not in self._readouts:
+                self._readouts[ridge] = self.hats.readout(ridge, self.X_test)
+            projected = T @ self._readouts[ridge]  # (pairs, c, n_test): Q X_test^T
+            y_test = self.y_test
+            return np.array(
+                [
+                    _accuracies(rules, model, fitted[j, ...], projected[j, ...],
+                                y_train, y_test, c)
+                    for j in range(len(pairs))
+                ]
+            )  # fmt: skip
+        xp, _ = get_namespace(self.X_test)
+        C = self.hats.coef(ridge)
+        y_test = xp.take(self.y, self.test, axis=0)
+        values = []
+        for j, (alpha, lam) in enumerate(self.pairs[:, pairs].T):
+            models = _fitted_models(
+                model, rules, alpha, beta, lam, T[j, ...] @ C, fitted[j, ...],
+                y_train, self.fold_classes, self.n_features, n_iter,
+            )  # fmt: skip
+            values.append([self.scorer(est, self.X_test, y_test) for est in models])
+        return np.array(values)
+
+
+def _rule_state(rules, fitted, y_train, n_classes):
+    """What the rules need from the training projections ``fitted`` (c x n)."""
+    neighbors = centroids = None
+    if NEIGHBOR_RULES.intersection(rules):
+        neighbors = NearestProjection(fitted.T, y_train, n_classes)
+    if "nearest_mean" in rules:
+        centroids = class_centroids(fitted.T, y_train, n_classes)
+    return neighbors, centroids
+
+
+def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
+    """Accuracy of each rule from training (c x n) and test (c x n_test) projections,
+    as ``FDLSR.predict`` computes them."""
+    xp, _ = get_namespace(projected)
+    neighbors, centroids = _rule_state(rules, fitted, y_train, n_classes)
+    out = []
+    for rule in rules:
+        if rule == "nearest_neighbor":
+            pred = neighbors.predict(projected.T)
+        elif rule == "knn":
+            scores = neighbors.knn_scores(projected.T, model.n_neighbors, model.weights)
+            pred = xp.argmax(scores, axis=1)
+        elif rule == "nearest_mean":
+            pred = xp.argmax(centroid_scores(projected.T, centroids), axis=1)
+        else:
+            pred = xp.argmax(projected, axis=0)
+        out.append(float(xp.mean(xp.astype(pred == y_test, projected.dtype))))
+    return out
+
+
+def _fitted_models(
+    model, rules, alpha, beta, lam, coef, fitted, y_train, classes, n_features, n_iter
+):
+    """An FDLSR per rule at one grid point, without refitting, for a generic scorer."""
+    neighbors, _ = _rule_state(rules, fitted, y_train, classes.size)
+    centroids = class_centroids(fitted.T, y_train, classes.size)
+    models = []
+    for rule in rules:
+        est = FDLSR(
+            alpha=alpha, beta=beta, lam=lam, decision_rule=rule, **model._fixed_params()
+        )
+        est.classes_ = _take_classes(model.classes_, classes)
+        est.coef_ = coef
+        est.centroids_ = centroids
+        if rule in NEIGHBOR_RULES:
+            est.neighbors_ = neighbors
+        est.n_features_in_ = n_features
+        est.n_iter_ = n_iter
+        est._n_features_out = classes.size
+        models.append(est)
+    return models
+
+
+def _take_classes(classes, codes):
+    """``classes[codes]`` for host ``codes``, whatever the namespace of ``classes``."""
+    if isinstance(classes, np.ndarray):
+        return classes[codes]
+    xp, _ = get_namespace(classes)
+    return xp.take(classes, xp.asarray(codes, device=device(classes)), axis=0)
