@@ -194,3 +194,32 @@ def test_batched_grid_equals_numpy_loop(digits, t_step, max_iter):
         )
     assert relative_error(np.asarray(T_xp), T) < 1e-9
     assert relative_error(np.asarray(fitted_xp), fitted) < 1e-9
+
+
+def test_verbose_progress_on_stdout(digits, capsys):
+    """verbose=0 prints nothing; 1 the fits of each round, a line per fold and beta
+    and the refit; 2 also a line per candidate (as GridSearchCV's verbose)."""
+    X, y = digits
+    quiet = FDLSRCV(**GRID, cv=3, max_iter=5).fit(X, y)
+    assert capsys.readouterr().out == ""
+    loud = FDLSRCV(**GRID, cv=3, max_iter=5, verbose=1).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Fitting 3 folds for each of 32 candidates, totalling 96 fits"
+    per_beta = [line for line in lines if line.startswith("[CV ")]
+    assert len(per_beta) == 3 * len(GRID["betas"])
+    assert "[CV 3/3] beta=0.1 (2/2): 16 candidates, best score" in per_beta[-1]
+    assert lines[-1].startswith("Refitting on all 150 samples: alpha=")
+    assert loud.best_params_ == quiet.best_params_
+    FDLSRCV(**GRID, cv=3, max_iter=5, verbose=2).fit(X, y)
+    ends = [line for line in capsys.readouterr().out.splitlines() if " END " in line]
+    assert len(ends) == 96 and ends[0].endswith(f"score={ends[0][-5:]}")
+
+
+def test_verbose_halving_prints_each_round(digits, capsys):
+    X, y = digits
+    model = FDLSRCV(**GRID, cv=2, max_iter=9, search="halving", verbose=2).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("----------\niter: ") == model.n_iterations_
+    for n in model.n_candidates_:
+        assert f"n_candidates: {n}\n" in out
+    assert out.count(" END ") == 2 * sum(model.n_candidates_)

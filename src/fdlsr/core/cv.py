@@ -1,6 +1,7 @@
 """FDLSR with its parameters and decision rule chosen by cross-validation, sharing work
 across the grid: exhaustively, or by successive halving over the iterations."""
 
+import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -93,6 +94,11 @@ class FDLSRCV(FDLSR):
         scikit-learn) the largest number that still lets the rounds end with
         fewer than ``factor`` points, which on the paper's 216 points and 30
         iterations is 1; ``"smallest"`` is 1.
+    verbose : int, default=0
+        Progress on standard output, as ``GridSearchCV`` prints it: 0 nothing;
+        1 the number of fits of each round, a line per fold and beta (its
+        candidates, best score and time) and the refit; 2 and more also a line
+        per candidate with its score.
     refit : bool, default=True
         Refit FDLSR with the selected parameters on all of ``X``. With False the
         search only chooses: ``best_params_``, ``cv_results_`` and the selected
@@ -195,6 +201,7 @@ class FDLSRCV(FDLSR):
             StrOptions({"exhaust", "smallest"}),
         ],
         "refit": ["boolean"],
+        "verbose": ["verbose"],
         **{name: FDLSR._parameter_constraints[name] for name in _FIXED},
     }
 
@@ -211,6 +218,7 @@ class FDLSRCV(FDLSR):
         factor=3,
         min_resources="exhaust",
         refit=True,
+        verbose=0,
         max_iter=30,
         init_ridge=1e-4,
         t_step="paper",
@@ -228,6 +236,7 @@ class FDLSRCV(FDLSR):
         self.factor = factor
         self.min_resources = min_resources
         self.refit = refit
+        self.verbose = verbose
         self.max_iter = max_iter
         self.init_ridge = init_ridge
         self.t_step = t_step
@@ -290,6 +299,9 @@ class FDLSRCV(FDLSR):
             shape,
             (self.max_iter,) if schedule is None else schedule.n_resources,
             select,
+            _SearchLog(grid, len(folds), schedule, self.verbose)
+            if self.verbose > 0
+            else None,
         )
         self.n_splits_ = len(folds)
         self._set_results(rounds, grid, schedule)
@@ -301,6 +313,12 @@ class FDLSRCV(FDLSR):
                 self.__dict__.pop(name, None)
             return self
         best = FDLSR(**self.best_params_, **self._fixed_params())
+        if self.verbose > 0:
+            print(
+                f"Refitting on all {X.shape[0]} samples: "
+                f"{_params_text(self.best_params_)}",
+                flush=True,
+            )
         best.fit(X, y)
         for name in ("coef_", "n_iter_", "objective_", "centroids_", "classes_"):
             setattr(self, name, getattr(best, name))
@@ -390,6 +408,56 @@ class FDLSRCV(FDLSR):
         self.cv_results_ = results
         self.best_params_ = results["params"][self.best_index_]
         self.best_score_ = float(mean[self.best_index_])
+
+
+class _SearchLog:
+    """The progress lines of ``FDLSRCV(verbose=...)``, given to
+    :func:`~fdlsr.core.search.search_rounds`."""
+
+    def __init__(self, grid, n_folds, schedule, verbose=1):
+        self.grid, self.n_folds, self.schedule = grid, n_folds, schedule
+        self.verbose = verbose
+        self.started = time.perf_counter()
+
+    def round(self, i, candidates):
+        n = candidates.size
+        if self.schedule is not None:
+            print(
+                f"----------\niter: {i}\nn_candidates: {n}\n"
+                f"n_resources: {self.schedule.n_resources[i]}"
+            )
+        print(
+            f"Fitting {self.n_folds} folds for each of {n} candidates, totalling "
+            f"{self.n_folds * n} fits",
+            flush=True,
+        )
+        self.started = time.perf_counter()
+
+    def scored(self, i, f, b, scores):
+        grid, fold = self.grid, f"[CV {f + 1}/{self.n_folds}]"
+        beta = float(grid["betas"][b])
+        scored = np.argwhere(~np.isnan(scores))  # (alpha, rule, lam) in grid order
+        now = time.perf_counter()
+        if self.verbose > 1:
+            for a, r, v in scored:
+                params = dict(
+                    alpha=float(grid["alphas"][a]),
+                    beta=beta,
+                    decision_rule=grid["rules"][r],
+                    lam=float(grid["lams"][v]),
+                )
+                print(f"{fold} END {_params_text(params)}; score={scores[a, r, v]:.3f}")
+        print(
+            f"{fold} beta={beta:g} ({b + 1}/{len(grid['betas'])}): {len(scored)} "
+            f"candidates, best score {np.nanmax(scores):.3f}; "
+            f"{now - self.started:.1f} s",
+            flush=True,
+        )
+        self.started = now
+
+
+def _params_text(params):
+    return ", ".join(f"{key}={value}" for key, value in sorted(params.items()))
 
 
 def _to_numpy(a):

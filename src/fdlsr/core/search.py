@@ -20,21 +20,25 @@ Nothing here knows about the estimator's parameters' validation or its results.
 
 import numpy as np
 
+from ..common.class_means import one_hot
 from ..common.classifiers import NEIGHBOR_RULES
 from ..common.compat import device, get_namespace
-from ..common.class_means import one_hot
 from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
 from .estimator import FDLSR
 from .grid import HatOperators, search_grid
 
 
-def search_rounds(make_fold, n_folds, grid_shape, n_resources, select):
+def search_rounds(make_fold, n_folds, grid_shape, n_resources, select, report=None):
     """Score candidates on every fold in rounds, continuing the ones ``select`` keeps.
 
     ``make_fold(f)`` returns fold ``f``'s :class:`FoldSearch`; ``grid_shape`` is
     (alphas, betas, rules, lams), the candidates numbered in that (ParameterGrid)
     order; ``n_resources[i]`` is the number of iterations after round ``i``;
     ``select(scores, candidates)`` returns the candidates (sorted) that continue.
+    ``report``, if given, is told of the progress: ``report.round(i, candidates)``
+    as round ``i`` starts, ``report.scored(i, f, b, scores)`` after fold ``f`` has
+    scored the candidates of beta ``b`` (``scores`` of shape (alphas, rules, lams),
+    NaN for those not in the round).
 
     Returns, per round, ``(candidates, scores)``: the candidates scored (sorted) and
     their scores, shape (n_folds, n_candidates).
@@ -51,6 +55,8 @@ def search_rounds(make_fold, n_folds, grid_shape, n_resources, select):
         # (alpha, lambda) pairs, numbered alpha-major, with a rule still searched
         pairs_alive = alive.reshape(grid_shape).any(axis=2).transpose(1, 0, 2)
         scores = np.full((n_folds, *grid_shape), np.nan)
+        if report is not None:
+            report.round(i, candidates)
         for f in range(n_folds):
             fold = folds[f] if folds[f] is not None else make_fold(f)
             for b in range(n_betas):
@@ -61,6 +67,9 @@ def search_rounds(make_fold, n_folds, grid_shape, n_resources, select):
                 T, fitted = fold.advance(b, pairs, n_iter - done, start)
                 a, lam = np.divmod(pairs, n_lams)
                 scores[f, a, b, :, lam] = fold.score(b, pairs, T, fitted, n_iter)
+                if report is not None:
+                    in_round = alive.reshape(grid_shape)[:, b]
+                    report.scored(i, f, b, np.where(in_round, scores[f, :, b], np.nan))
                 if not last:
                     states[f][b] = (pairs, T, fitted)
             folds[f] = None if last else fold  # the last round frees each fold
