@@ -89,3 +89,31 @@ def test_figure_files(tmp_path, split):
     fig = figures.draw_sensitivity(grid, "small grid")
     paths = figures._save(fig, tmp_path, "grid", grid)
     assert all(p.stat().st_size > 100 for p in paths)
+
+
+def test_file_names_drop_the_data_files_extension(tmp_path):
+    assert figures.paths("convergence", "pie10.mat", tmp_path)[0].name == (
+        "pie10_fig1_convergence.png"
+    )
+    assert (
+        figures.paths("tsne", "faces.npz", tmp_path)[2].name == "faces_fig2_tsne.json"
+    )
+    assert (
+        figures.paths("lambda", "coil20", tmp_path)[1].name == "coil20_fig4_lambda.pdf"
+    )
+
+
+def test_every_figure_reports_its_steps(tmp_path):
+    """The long steps (fits, iterations, embeddings) are counted up to their total."""
+    seen = {}
+    for kind in ("convergence", "sensitivity", "lambda"):
+        calls = []
+        figures.make(
+            kind, Digits(), k=3, params={**PARAMS, "max_iter": 4}, out=tmp_path,
+            progress=lambda *step, calls=calls: calls.append(step),
+        )  # fmt: skip
+        seen[kind] = calls
+    assert seen["convergence"][-1] == (30, 30, "iterations")  # Fig. 1: 30
+    assert seen["sensitivity"][-1] == (121, 121, "fits")
+    assert [done for done, _, _ in seen["sensitivity"]] == list(range(1, 122))
+    assert seen["lambda"][-1] == (12, 12, "fits")

@@ -7,7 +7,9 @@
 * Fig. 3: accuracy over an alpha x lambda grid with beta fixed.
 * Fig. 4: accuracy against lambda with alpha and beta fixed.
 
-Every function returns plain lists and dicts (saved as JSON beside the figures).
+Every function returns plain lists and dicts (saved as JSON beside the figures), and
+reports its progress, if given ``progress``, as ``progress(done, total)`` steps (fits,
+iterations or embeddings).
 """
 
 import inspect
@@ -51,13 +53,14 @@ def nn_accuracy(Q, X, codes, train, test, n_classes):
     return float(np.mean(predicted == codes[test]))
 
 
-def convergence(X, codes, train, test, params, max_iter=30):
+def convergence(X, codes, train, test, params, max_iter=30, progress=None):
     """Objective and test accuracy after each iteration of one FDLSR fit (Fig. 1)."""
     n_classes = int(codes.max()) + 1
     accuracy = []
 
     def record(iteration, coef):
         accuracy.append(nn_accuracy(coef(), X, codes, train, test, n_classes))
+        _tell(progress, len(accuracy), max_iter)
 
     solver = {**_solver_params(params), "max_iter": max_iter}
     result = fit_fdlsr(X[train], codes[train], n_classes, callback=record, **solver)
@@ -81,7 +84,9 @@ def _first_of_each_class(indices, codes, n_show, most, seed):
     return np.concatenate(keep)
 
 
-def projections(X, codes, train, test, params, methods=(), n_show=20, most=30, seed=0):
+def projections(
+    X, codes, train, test, params, methods=(), n_show=20, most=30, seed=0, progress=None
+):
     """Raw and projected features of the first ``n_show`` classes (Fig. 2).
 
     Every model is trained on the whole training split; only the display is limited to
@@ -97,17 +102,25 @@ def projections(X, codes, train, test, params, methods=(), n_show=20, most=30, s
         method = get_method(name)
         models[method.name] = method.build()
     skipped = []
-    for name, model in models.items():
+    for done, (name, model) in enumerate(models.items(), 1):
         if not hasattr(model, "transform"):
             skipped.append(name)
             continue
         model.fit(X[train], codes[train])
         panels[name] = (model.transform(X[show_train]), model.transform(X[show_test]))
+        _tell(progress, done, len(models))
     return panels, codes[show_train], codes[show_test], skipped
 
 
 def sensitivity(
-    X, codes, train, test, params, alphas=SENSITIVITY_GRID, lams=SENSITIVITY_GRID
+    X,
+    codes,
+    train,
+    test,
+    params,
+    alphas=SENSITIVITY_GRID,
+    lams=SENSITIVITY_GRID,
+    progress=None,
 ):
     """Test accuracy for every (alpha, lambda) with the other parameters fixed (Fig. 3)."""
     n_classes = int(codes.max()) + 1
@@ -122,6 +135,7 @@ def sensitivity(
                 **{**base, "alpha": alpha, "lam": lam},
             )
             grid[i, j] = nn_accuracy(fitted.coef, X, codes, train, test, n_classes)
+            _tell(progress, i * len(lams) + j + 1, grid.size)
     return {
         "alpha": list(alphas),
         "lam": list(lams),
@@ -130,7 +144,15 @@ def sensitivity(
     }
 
 
-def lambda_curve(dataset, k, params, lams=SENSITIVITY_GRID, seeds=(0,), normalise=True):
+def lambda_curve(
+    dataset,
+    k,
+    params,
+    lams=SENSITIVITY_GRID,
+    seeds=(0,),
+    normalise=True,
+    progress=None,
+):
     """Test accuracy against lambda, and at lambda = 0, over the splits of ``seeds`` (Fig. 4)."""
     base = _solver_params(params)
     values = [0.0, *lams]
@@ -143,9 +165,15 @@ def lambda_curve(dataset, k, params, lams=SENSITIVITY_GRID, seeds=(0,), normalis
                 X[train], codes[train], n_classes, **{**base, "lam": lam}
             )
             acc[s, j] = nn_accuracy(fitted.coef, X, codes, train, test, n_classes)
+            _tell(progress, s * len(values) + j + 1, acc.size)
     return {
         "lam": values,
         "accuracy": acc.tolist(),
         "seeds": list(seeds),
         "params": base,
     }
+
+
+def _tell(progress, done, total):
+    if progress is not None:
+        progress(done, total)

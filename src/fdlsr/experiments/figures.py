@@ -2,7 +2,9 @@
 
 Each ``make`` call computes its numbers with :mod:`.curves`, saves them as JSON
 next to the figure (so a figure can be redrawn or checked without recomputing), and
-returns the paths written.
+returns the paths written. The files are named after the data set, without the
+extension of the file it was read from (``pie10_fig1_convergence.png`` for
+``pie10.mat``).
 """
 
 import json
@@ -17,6 +19,7 @@ import numpy as np  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
 from ..methods import METHODS  # noqa: E402
 from . import curves  # noqa: E402
+from .datasets import CSV, MAT, NPZ  # noqa: E402
 from .outputs import replaced_atomically, write_atomic  # noqa: E402
 
 PAPER_TSNE_METHODS = ["DLSR", "ReLSR", "GReLSR"]
@@ -36,7 +39,13 @@ def paths(kind, name, out):
         raise ConfigError(
             f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda"
         )
-    return _files(out, f"{name}_{STEMS[kind]}")
+    return _files(out, f"{file_stem(name)}_{STEMS[kind]}")
+
+
+def file_stem(name):
+    """The data set's ``name`` without the extension of a data file it was read from."""
+    path = Path(name)
+    return path.stem if path.suffix.lower() in MAT | NPZ | CSV else name
 
 
 def _files(out, stem):
@@ -100,7 +109,7 @@ def draw_convergence(data, title):
     return fig
 
 
-def draw_tsne(panels, y_train, y_test, title, seed=0):
+def draw_tsne(panels, y_train, y_test, title, seed=0, progress=None):
     from sklearn.manifold import TSNE
     from threadpoolctl import threadpool_limits
 
@@ -122,6 +131,8 @@ def draw_tsne(panels, y_train, y_test, title, seed=0):
                     n_components=2, perplexity=perplexity, init="pca", random_state=seed
                 ).fit_transform(Z)
             embedded[f"{name} / {part}"] = E.tolist()
+            if progress is not None:
+                progress(len(embedded), 2 * len(names))
             ax = axes[row, col]
             ax.scatter(
                 E[:, 0], E[:, 1], c=labels % 20, cmap=cmap, vmin=0, vmax=19, s=12
@@ -216,15 +227,23 @@ def make(
     normalise=True,
     sensitivity_beta=1e-2,
     lambda_splits=1,
+    progress=None,
 ):
-    """Compute and draw one figure; returns the paths written (PNG, PDF, JSON)."""
+    """Compute and draw one figure; returns the paths written (PNG, PDF, JSON).
+
+    ``progress(done, total, what)``, if given, is called after each step of the
+    computation; ``what`` names the steps (``"fits"``, ``"iterations"``,
+    ``"embeddings"``).
+    """
     paths(kind, dataset.name, out)  # refuses an unknown kind before any work
     name = dataset.name
-    stem = f"{name}_{STEMS[kind]}"
+    stem = f"{file_stem(name)}_{STEMS[kind]}"
     title = f"{name}, k={k} per class"
     X, codes, train, test = curves.split_data(dataset, k, seed, normalise)
     if kind == "convergence":
-        data = curves.convergence(X, codes, train, test, params)
+        data = curves.convergence(
+            X, codes, train, test, params, progress=_steps(progress, "iterations")
+        )
         return _save(
             draw_convergence(data, f"FDLSR convergence on {title}"),
             out,
@@ -235,8 +254,9 @@ def make(
         if methods is None:
             methods = [m for m in PAPER_TSNE_METHODS if m in METHODS]
         panels, y_train, y_test, skipped = curves.projections(
-            X, codes, train, test, params, methods, n_classes, seed=seed
-        )
+            X, codes, train, test, params, methods, n_classes, seed=seed,
+            progress=_steps(progress, "fits"),
+        )  # fmt: skip
         shown = min(n_classes, int(codes.max()) + 1)
         fig, embedded = draw_tsne(
             panels,
@@ -244,6 +264,7 @@ def make(
             y_test,
             f"t-SNE of the first {shown} classes of {title}",
             seed,
+            progress=_steps(progress, "embeddings"),
         )
         data = {
             "panels": embedded,
@@ -254,8 +275,9 @@ def make(
         return _save(fig, out, stem, data)
     if kind == "sensitivity":
         data = curves.sensitivity(
-            X, codes, train, test, {**params, "beta": sensitivity_beta}
-        )
+            X, codes, train, test, {**params, "beta": sensitivity_beta},
+            progress=_steps(progress, "fits"),
+        )  # fmt: skip
         return _save(
             draw_sensitivity(data, f"FDLSR accuracy over α and λ on {title}"),
             out,
@@ -269,6 +291,7 @@ def make(
             params,
             seeds=range(seed, seed + lambda_splits),
             normalise=normalise,
+            progress=_steps(progress, "fits"),
         )
         return _save(
             draw_lambda(data, f"FDLSR accuracy against λ on {title}"),
@@ -277,3 +300,10 @@ def make(
             data,
         )
     raise AssertionError(kind)  # paths() refused any other kind
+
+
+def _steps(progress, what):
+    """``progress`` as :mod:`.curves` calls it, ``(done, total)``, naming the steps."""
+    if progress is None:
+        return None
+    return lambda done, total: progress(done, total, what)
