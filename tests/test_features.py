@@ -203,6 +203,35 @@ def test_bad_options_are_one_line_errors(folder, tmp_path, monkeypatch, capsys,
     assert "error" in cli_error(capsys, ["features", str(folder), "-o", "f.txt"])
 
 
+def test_missing_default_weights_say_how_to_download_them(
+    folder, tmp_path, monkeypatch, capsys
+):
+    """The README's command without VGG-19 in torch's cache: one line that gives the
+    command that puts the weights there."""
+    import torchvision
+
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "empty-cache"))
+    message = cli_error(
+        capsys, ["features", str(folder), "-o", str(tmp_path / "f.npz")]
+    )
+    command = (
+        "python -c \"import torchvision; torchvision.models.get_model('vgg19', "
+        "weights='IMAGENET1K_V1')\""
+    )
+    assert command in message
+    weights = torchvision.models.get_model_weights("vgg19")["IMAGENET1K_V1"]
+    assert message.split(" are not in torch's cache (")[1].startswith(
+        str(
+            tmp_path
+            / "empty-cache"
+            / "hub"
+            / "checkpoints"
+            / weights.url.split("/")[-1]
+        )
+    )
+    assert not (tmp_path / "f.npz").exists()
+
+
 def test_a_timm_model(folder, tmp_path):
     """timm:NAME: the pooled features of timm's own forward_head(pre_logits=True)."""
     timm = pytest.importorskip("timm")

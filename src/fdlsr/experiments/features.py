@@ -147,8 +147,10 @@ def _torchvision(torchvision, torch, name, weights):
         if not cached.is_file():
             raise ConfigError(
                 f"the weights {name} {chosen.name} are not in torch's cache ({cached}); "
-                "copy the file there from a machine with network access, or pass "
-                "--weights PATH (a state dict) or --weights none"
+                'download them once (needs network access) with: python -c "import '
+                f"torchvision; torchvision.models.get_model('{name}', "
+                f"weights='{chosen.name}')\" (or copy the file there from a machine "
+                "that has it), or pass --weights PATH (a state dict) or --weights none"
             )
         net = models.get_model(name, weights=chosen)
         return (
