@@ -163,6 +163,18 @@ def test_saving_an_object_without_a_safe_form_is_refused(data, tmp_path):
     assert list(tmp_path.iterdir()) == []  # nothing written, not even a part
 
 
+def test_a_fitted_search_is_refused_with_its_best_estimator_suggested(data, tmp_path):
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = data
+    search = GridSearchCV(fdlsr.FDLSR(max_iter=3), {"alpha": [0.1, 1.0]}, cv=2)
+    search.fit(X, y)
+    with pytest.raises(ModelFileError, match=r"model\.best_estimator_") as info:
+        fdlsr.save(search, tmp_path / "model.fdlsr")
+    assert "\n" not in str(info.value) and "FDLSRCV" in str(info.value)
+    fdlsr.save(search.best_estimator_, tmp_path / "model.fdlsr")  # as suggested
+
+
 def test_cross_validation_splitters_round_trip(data, tmp_path):
     X, y = data
     cv = StratifiedKFold(2, shuffle=True, random_state=3)

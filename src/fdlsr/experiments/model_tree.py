@@ -113,10 +113,18 @@ class Encoder:
             return self._encode_array(value.detach().cpu().numpy(), where)
         name = _dotted(type(value))
         if name not in allowed_classes():
+            # a fitted search (GridSearchCV, ...): the model it refitted can be saved
+            search = hasattr(value, "best_estimator_")
             raise ModelFileError(
                 f"cannot save {where}: objects of type {name} have no safe file "
                 "representation (allowed: the estimators of fdlsr, Pipeline and "
                 "scikit-learn's scalers, Normalizer, PCA)"
+                + (
+                    f"; save the model it refitted, {where}.best_estimator_, or "
+                    "search with fdlsr.FDLSRCV, which can be saved"
+                    if search
+                    else ""
+                )
             )
         _refuse_cache(value, f"cannot save {where}:")
         state = value.__getstate__()
