@@ -1,8 +1,13 @@
 """Exceptions for mistakes a user can fix: bad files, names, settings.
 
 The command line prints their message on one line and exits non-zero, without a
-traceback; library callers can catch them as ``ValueError``.
+traceback; library callers can catch them as ``ValueError``. A message names a
+setting as the user gives it (:func:`setting`): ``--data-dir`` under the ``fdlsr``
+command, ``data_dir=`` in Python.
 """
+
+import contextlib
+import contextvars
 
 
 class FdlsrError(ValueError):
@@ -31,6 +36,28 @@ class UnreliableResultWarning(UserWarning):
     Experiment rows record it, and ``fdlsr report`` marks the cells it touched with a
     dagger and a note, so that such a number never stands in a table unexplained.
     """
+
+
+# How the command line spells the settings that messages name (Python keyword: option).
+OPTIONS = {"data_dir": "--data-dir", "resize": "--resize H W"}
+_COMMAND_LINE = contextvars.ContextVar("fdlsr_command_line", default=False)
+
+
+@contextlib.contextmanager
+def command_line():
+    """Within this block messages name settings by their ``fdlsr`` options."""
+    token = _COMMAND_LINE.set(True)
+    try:
+        yield
+    finally:
+        _COMMAND_LINE.reset(token)
+
+
+def setting(name, python):
+    """Setting ``name`` as the user gives it: its command-line option (from
+    :data:`OPTIONS`) inside :func:`command_line`, else ``python`` (e.g.
+    ``"resize=(h, w)"``)."""
+    return OPTIONS[name] if _COMMAND_LINE.get() else python
 
 
 # A message quotes at most this many characters of a user's text (a label, a line of a

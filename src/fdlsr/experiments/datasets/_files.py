@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import DatasetError, cut, quote
+from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
 from ._images import read_image
 from ._labels import class_labels
@@ -331,7 +331,7 @@ def read_image_folder(path, *, grey=True, resize=None):
         raise DatasetError(
             f"the images in {path} differ in size ({f1.name} is {s1[1]}x{s1[0]}, "
             f"{f2.name} is {s2[1]}x{s2[0]} pixels, width x height); "
-            "pass resize=(h, w) to bring them to one size"
+            f"pass {setting('resize', 'resize=(h, w)')} to bring them to one size"
         )
     shape = images[0].shape
     X = np.stack(images).reshape(len(images), -1)

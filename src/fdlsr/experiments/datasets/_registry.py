@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import DatasetError
+from ...errors import DatasetError, setting
 from ._checksum import cached_sha256
 
 DEFAULT_DATA_DIR = "data"
@@ -54,7 +54,7 @@ def require(name):
 def data_dir(given=None):
     """The data folder and where that choice came from, for messages."""
     if given is not None:
-        return Path(given).expanduser(), "given by data_dir"
+        return Path(given).expanduser(), f"given by {setting('data_dir', 'data_dir=')}"
     env = os.environ.get("FDLSR_DATA_DIR")
     if env:
         return Path(env).expanduser(), "from FDLSR_DATA_DIR"
