@@ -254,3 +254,32 @@ def test_any_experiment_json_gives_true_notes_or_one_line(small_store, info, pap
         status, out, err = cli(["report", str(store), *paper])
         one_line_or_table(status, out, err)
         assert "ignored" not in err  # rewritten whole and readable
+
+
+def test_quoted_commands_name_no_folder_of_the_machine(tmp_path, monkeypatch):
+    """The data folder becomes DATA_DIR; absolute paths relative, or their last name."""
+    from fdlsr.experiments.notes import neutral_command
+
+    monkeypatch.chdir(tmp_path)
+    command = (
+        f"fdlsr run --config orl --data-dir /srv/shared/data --out {tmp_path}/res/orl "
+        "--dataset /tmp/x/faces.npz --jobs 2"
+    )
+    assert neutral_command(command) == (
+        "fdlsr run --config orl --data-dir DATA_DIR --out res/orl "
+        "--dataset faces.npz --jobs 2"
+    )
+    assert neutral_command("fdlsr run --data-dir=../../data -k 2") == (
+        "fdlsr run --data-dir DATA_DIR -k 2"
+    )
+
+
+def test_a_report_quotes_its_commands_without_local_folders(tmp_path, capsys):
+    store = tmp_path / "store"
+    argv = ["run", "--dataset", "faces", "--methods", "1-NN", "-k", "2", "--splits"]
+    argv += ["1", "--data-dir", str(tmp_path), "--out", str(store), "--no-table"]
+    assert main(argv) == 0
+    assert main(["report", str(store)]) == 0
+    text = capsys.readouterr().out
+    assert str(tmp_path) not in text
+    assert "--data-dir DATA_DIR --out store --no-table` (DATA_DIR: the folder" in text

@@ -219,6 +219,10 @@ def test_parameters_column_says_how_each_row_was_chosen():
     assert marks["1-NN"] == "CV" and marks["*FDLSR (paper)*"] == "—"
     assert marks["LSR"] == "fixed"
     assert "Parameters column: paper = fixed at values the paper states" in text
+    assert "; fixed = fixed values in rows stored before" in text
+    unlabelled = [r for r in rows if r["method"] != "LSR"]
+    text = render(summarise(unlabelled), "md", paper=paper_results("III"))
+    assert "Parameters column: paper = " in text and "fixed = " not in text
     latex = render(summarise(rows), "latex")
     assert "Parameters" in latex and r"\\" in latex and "CV" in latex
     table = list(csv.DictReader(io.StringIO(render(summarise(rows), "csv"))))

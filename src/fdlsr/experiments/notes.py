@@ -5,10 +5,13 @@ one ``experiment.json`` for all of them. Each table (one data set) therefore say
 what is true of its own rows: the protocol, normalisation and seeds are read from the
 rows; FDLSR's parameters from the rows' settings; the config's title, note and paper
 table from the store's record of that data set (:func:`.results.table_info`), and the
-config's note only of the rows run as that config sets them.
+config's note only of the rows run as that config sets them. The commands the notes
+quote name no folder of the machine that ran them (:func:`neutral_command`).
 """
 
+import re
 from collections import defaultdict
+from pathlib import Path
 
 from .protocol import FIXED, POOLED
 from .variants import (
@@ -52,16 +55,43 @@ def table_notes(rows, table, command=None):
             "below; the same `fdlsr run` command computes what is missing)."
         )
     notes += filter(None, [_config_note(rows, table, labels)])
-    written = table.get("commands") or []
+    written = [neutral_command(c) for c in table.get("commands") or []]
+    command = command and neutral_command(command)
     if command and written:
+        where = (
+            " (DATA_DIR: the folder that holds the data files)"
+            if any(DATA_DIR in c for c in written)
+            else ""
+        )
         notes.append(
             f"Rendered by `{command}` from results written by "
-            + "; ".join(f"`{c}`" for c in written)
-            + "."
+            + "; ".join(f"`{c}`" for c in dict.fromkeys(written))
+            + f"{where}."
         )
     elif command:
         notes.append(f"Rendered by `{command}`.")
     return notes
+
+
+DATA_DIR = "DATA_DIR"
+_DATA_DIR_OPTION = re.compile(r"--data-dir(?:=|\s+)\S+")
+_ABSOLUTE_PATH = re.compile(r"(?<!\S)[/~]\S*")
+
+
+def neutral_command(command):
+    """``command`` as a reader elsewhere can use it: the data folder becomes
+    ``DATA_DIR``, an absolute path inside the working folder is made relative to it,
+    and one outside (a temporary folder, a home) keeps only its last name."""
+    command = _DATA_DIR_OPTION.sub(f"--data-dir {DATA_DIR}", command)
+    return _ABSOLUTE_PATH.sub(lambda m: _neutral_path(m.group()), command)
+
+
+def _neutral_path(text):
+    path = Path(text).expanduser()
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return path.name or text
 
 
 def _protocol(rows, labels):

@@ -40,15 +40,26 @@ FAMILY_TITLES = {
 }
 # How a row's parameters were chosen (a row's ``tuning``) as the tables show it.
 TUNING = {"paper": "paper", "fixed": "ours", "cv": "CV", "unrecorded": "fixed"}
-TUNING_NOTE = (
-    "Parameters column: paper = fixed at values the paper states (for this dataset, "
-    "or for the one named above); ours = fixed by us (the method's registered "
-    "defaults, see `fdlsr methods`, or values of the config or --params); CV = chosen "
-    "on each training split by inner cross-validation over the method's grid (with "
-    "k=1 there is nothing to validate on: its fixed values); fixed = fixed values in "
-    "rows stored before fdlsr recorded whether they are the paper's (the notes above "
-    "say which are)."
-)
+# What each label of the Parameters column means; a table explains those it shows.
+TUNING_MEANING = {
+    "paper": "paper = fixed at values the paper states (for this dataset, or for the "
+    "one named above)",
+    "fixed": "ours = fixed by us (the method's registered defaults, see `fdlsr "
+    "methods`, or values of the config or --params)",
+    "cv": "CV = chosen on each training split by inner cross-validation over the "
+    "method's grid (with k=1 there is nothing to validate on: its fixed values)",
+    "unrecorded": "fixed = fixed values in rows stored before fdlsr recorded whether "
+    "they are the paper's (the notes above say which are)",
+}
+
+
+def tuning_note(rows):
+    """The note explaining the Parameters labels that ``rows`` show, or None."""
+    shown = {r.get("tuning") for r in rows}
+    meanings = [text for key, text in TUNING_MEANING.items() if key in shown]
+    return f"Parameters column: {'; '.join(meanings)}." if meanings else None
+
+
 # Rows whose run raised this warning hold a number the method computed faithfully but
 # that is known to be unreliable: the table marks their cells (MARK) and says why.
 DOUBT = UnreliableResultWarning.__name__ + ":"
@@ -311,8 +322,7 @@ def render(summary, fmt="md", *, paper=None, title="", notes=()):
     notes += unreliable_notes(summary)
     best, left_out = best_cells(summary)
     notes += filter(None, [fairness_note(left_out)])
-    if any(r.get("tuning") for r in rows):
-        notes.append(TUNING_NOTE)
+    notes += filter(None, [tuning_note(rows)])
     if fmt == "md":
         lines = [f"### {_md(title)}", ""] if title else []
         lines += [f"> {' '.join(note.splitlines())}" for note in notes]
