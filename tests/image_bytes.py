@@ -30,6 +30,19 @@ def png_declaring(width, height):
     )
 
 
+def png_16_bit_colour(levels):
+    """A PNG of 16 bits per channel (colour type 2) with the samples ``levels``
+    (h x w x 3, 0..65535): Pillow writes none."""
+    h, w, _ = levels.shape
+    rows = b"".join(b"\x00" + levels[i].astype(">u2").tobytes() for i in range(h))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, 2, 0, 0, 0))
+        + png_chunk(b"IDAT", zlib.compress(rows))
+        + png_chunk(b"IEND", b"")
+    )
+
+
 MODES = ["L", "RGB", "1", "P", "LA", "RGBA", "I;16", "I", "F", "CMYK"]
 LOSSLESS = {  # formats that keep each mode exactly (or refuse to write it)
     "L": ["png", "bmp", "tif", "pgm"],

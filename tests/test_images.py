@@ -12,7 +12,7 @@ from conftest import cli_error
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.experiments.datasets._image_lists import image_list
-from image_bytes import image_files, png_declaring
+from image_bytes import image_files, png_16_bit_colour, png_declaring
 
 Image = pytest.importorskip("PIL.Image")
 
@@ -126,6 +126,22 @@ def test_32_bit_images_have_no_range_and_are_refused(tmp_path, capsys, array, ki
     assert "8 or 16 bits" in text  # the fix
     line = cli_error(capsys, ["run", "--dataset", str(root), "--methods", "1-NN"])
     assert "x.tif" in line and kind in line
+
+
+def test_16_bit_colour_is_refused_not_cut_to_its_high_byte(tmp_path, capsys):
+    # Pillow would read both as black: every sample is below 256
+    dark = np.full((2, 2, 3), 200, dtype=np.uint16)
+    root = folder_of(
+        tmp_path / "imgs",
+        {"a/x.png": png_16_bit_colour(dark), "b/y.png": png_16_bit_colour(dark + 7)},
+    )
+    with pytest.raises(DatasetError) as excinfo:
+        load_dataset(root, grey=False)
+    text = one_line(excinfo)
+    assert "x.png" in text and "16 bits per colour channel" in text
+    assert "8 bits per channel" in text  # the fix
+    line = cli_error(capsys, ["run", "--dataset", str(root), "--methods", "1-NN"])
+    assert "x.png" in line and "16 bits per colour channel" in line
 
 
 # --- decompression bombs ------------------------------------------------------------

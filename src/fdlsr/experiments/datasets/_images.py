@@ -14,8 +14,10 @@ grey levels, so they are refused with the fix rather than guessed. A file whose
 header declares more pixels than Pillow's ``Image.MAX_IMAGE_PIXELS`` (a possible
 decompression bomb) is refused before its pixels are read.
 
-Pillow itself reads colour images of 16 bits per channel (48-bit PNG or TIFF) with 8
-bits per channel (the high byte of each sample).
+Pillow reads images of 16 bits per colour channel (48- and 64-bit PNG, TIFF, PPM)
+into 8-bit modes by keeping the high byte of each sample, so 16-bit colour samples
+below 256 all become 0: such files (a ``;16`` raw mode under an 8-bit mode) are
+refused with the fix, before their pixels are read.
 """
 
 import warnings
@@ -118,6 +120,12 @@ def read_image(path, *, grey=True, resize=None):
 
 
 def _pixels(img, path, grey):
+    if img.mode in EIGHT_BIT and any(";16" in raw for raw in _raw_modes(img)):
+        raise DatasetError(
+            f"the image {path} has 16 bits per colour channel, which Pillow reads "
+            f"as {img.mode} with 8 (the low byte dropped); save it with 8 bits per "
+            "channel, or as 16-bit grey"
+        )
     img.load()  # decodes now: a truncated or damaged file fails here
     if img.width < 1 or img.height < 1:
         raise DatasetError(f"the image {path} has no pixels ({img.size}); {FIX}")
@@ -147,6 +155,16 @@ def _pixels(img, path, grey):
         )
     levels = levels.astype(np.float64)
     return levels if grey else np.repeat(levels[..., None], 3, axis=2)
+
+
+def _raw_modes(img):
+    """The raw modes the decoder will read ``img``'s tiles in (before ``load``)."""
+    modes = []
+    for tile in getattr(img, "tile", None) or []:
+        args = tile[-1] if isinstance(tile, tuple) else getattr(tile, "args", None)
+        args = args if isinstance(args, tuple) else (args,)
+        modes += [arg for arg in args if isinstance(arg, str)]
+    return modes
 
 
 def _reason(exc):
