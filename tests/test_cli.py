@@ -355,3 +355,102 @@ def test_report_names_the_methods_asked_for_but_not_computed(tmp_path, capsys):
     assert main(["run", *small, "--methods", "RidgeClassifier", "--no-table"]) == 0
     assert main(["report", str(out)]) == 0
     assert "Not computed yet" not in capsys.readouterr().out
+
+
+# -- what a first-time user meets -----------------------------------------------------
+
+
+def test_plot_reports_the_progress_of_each_figure(tmp_path, capsys):
+    argv = ["plot", "convergence", "--dataset", "digits", "-k", "3"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "fdlsr: convergence figure of digits [" in err
+    assert "30/30 iterations" in err
+
+
+def test_scikit_learn_sets_say_whether_they_are_cached(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path))
+    assert main(["datasets"]) == 0
+    status = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()[1:] if line}  # fmt: skip
+    assert status["olivetti"] == "download" and status["digits"] == "embedded"
+    (tmp_path / "olivetti_py3.pkz").write_bytes(b"")
+    assert main(["datasets"]) == 0
+    assert "\nolivetti           cached " in capsys.readouterr().out
+
+
+def mixed_size_folder(root):
+    from image_layouts import write_image
+
+    for c in range(2):
+        for i in range(3):
+            write_image(root / f"c{c}" / f"{i}.png", 10 * c + i, size=8 + 4 * (i == 0))
+    return root
+
+
+def test_mixed_image_sizes_name_the_option_where_they_are_met(tmp_path, capsys):
+    """--resize H W on the command line (run, datasets info), resize= in Python."""
+    pytest.importorskip("PIL")
+    from fdlsr.experiments.datasets import load_dataset
+
+    folder = mixed_size_folder(tmp_path / "photos")
+    out = ["--out", str(tmp_path / "res"), "--no-table"]
+    run = ["run", "--dataset", str(folder), "--methods", "1-NN", "-k", "2", *out]
+    assert "pass --resize H W to bring them" in cli_error(capsys, run)
+    info = ["datasets", "info", str(folder)]
+    assert "pass --resize H W to bring them" in cli_error(capsys, info)
+    with pytest.raises(ValueError, match=r"pass resize=\(h, w\) to bring them"):
+        load_dataset(folder)
+    assert main([*run, "--resize", "8", "8"]) == 0
+    assert main([*info, "--resize", "8", "8"]) == 0
+    assert "image_shape: (8, 8)" in capsys.readouterr().out
+
+
+def test_a_missing_file_names_the_data_dir_option(tmp_path, capsys):
+    from fdlsr.experiments.datasets import load_dataset
+
+    argv = ["run", "--config", "orl", "--data-dir", str(tmp_path), "--out", str(tmp_path / "r")]  # fmt: skip
+    assert "(data folder given by --data-dir)" in cli_error(capsys, argv)
+    with pytest.raises(ValueError, match=r"\(data folder given by data_dir=\)"):
+        load_dataset("orl", data_dir=tmp_path)
+
+
+def wine_csv(path):
+    from sklearn.datasets import load_wine
+
+    wine = load_wine()
+    table = np.column_stack([wine.data, wine.target])
+    np.savetxt(path, table, delimiter=",", header=",".join([*wine.feature_names, "label"]), comments="")  # fmt: skip
+    return path
+
+
+def test_columns_on_other_scales_warn_and_standardize_helps(tmp_path, capsys):
+    """scikit-learn's wine: a warning naming --standardize, which the runs then use
+    (a row of its own, labelled, and far more accurate here)."""
+    data = wine_csv(tmp_path / "wine.csv")
+    argv = ["run", "--dataset", str(data), "--y", "label", "--methods", "FDLSR", "-k", "10"]  # fmt: skip
+    argv += ["--splits", "2", "--out", str(tmp_path / "res")]
+    assert main(argv) == 0
+    plain = capsys.readouterr()
+    warning = [line for line in plain.err.splitlines() if "scales differ" in line]
+    assert len(warning) == 1 and warning[0].endswith("pass --standardize to bring the columns to one scale first")  # fmt: skip
+    assert main([*argv, "--standardize"]) == 0
+    scaled = capsys.readouterr()
+    assert "scales differ" not in scaled.err
+    rows = [json.loads(line) for line in (tmp_path / "res" / "results.jsonl").read_text().splitlines()]  # fmt: skip
+    by_setting = {}
+    for row in rows:
+        key = json.loads(row["setting"]).get("standardize", False)
+        by_setting.setdefault(key, []).append(row["accuracy"])
+    assert np.mean(by_setting[True]) > np.mean(by_setting[False]) + 0.1
+    assert "| FDLSR (standardized) |" in scaled.out
+
+
+def test_standardize_fits_on_the_training_rows_only():
+    from fdlsr.experiments.protocol import standardize_columns
+
+    X = np.random.default_rng(0).normal(5, [1, 100], (20, 2))
+    train = np.arange(0, 20, 2)
+    Z = standardize_columns(X, train)
+    np.testing.assert_allclose(Z[train].mean(axis=0), 0, atol=1e-12)
+    np.testing.assert_allclose(Z[train].std(axis=0), 1)
+    assert abs(Z.mean(axis=0)).max() > 1e-3  # the test rows were not looked at

@@ -44,7 +44,7 @@ _COMMAND_LINE = contextvars.ContextVar("fdlsr_command_line", default=False)
 
 
 @contextlib.contextmanager
-def command_line():
+def on_command_line():
     """Within this block messages name settings by their ``fdlsr`` options."""
     token = _COMMAND_LINE.set(True)
     try:
@@ -55,7 +55,7 @@ def command_line():
 
 def setting(name, python):
     """Setting ``name`` as the user gives it: its command-line option (from
-    :data:`OPTIONS`) inside :func:`command_line`, else ``python`` (e.g.
+    :data:`OPTIONS`) inside :func:`on_command_line`, else ``python`` (e.g.
     ``"resize=(h, w)"``)."""
     return OPTIONS[name] if _COMMAND_LINE.get() else python
 

@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 
-from ..errors import FdlsrError
+from ..errors import FdlsrError, on_command_line
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
@@ -114,6 +114,14 @@ def _dataset_args(parser):
         help="a shipped config name (e.g. feret) or the path of a .toml file; "
         "flags override it",
     )
+    group.add_argument(
+        "--resize",
+        nargs=2,
+        type=_whole(1, "a number of pixels"),
+        metavar=("H", "W"),
+        help="image folders: resize every image to H x W pixels (for images of "
+        "several sizes)",
+    )
 
 
 def build_parser():
@@ -188,6 +196,13 @@ def build_parser():
     )
     group.add_argument(
         "--raw", action="store_true", help="do not unit-normalise the samples"
+    )
+    group.add_argument(
+        "--standardize",
+        action="store_true",
+        help="bring each column to zero mean and unit variance (fitted on each "
+        "training split) before the samples are unit-normalised: for tables of "
+        "measurements on different scales",
     )
     group.add_argument(
         "--jobs",
@@ -296,7 +311,7 @@ def build_parser():
         "datasets",
         help="list known datasets or describe one",
         description="List the registry's datasets and whether their files are there "
-        "(present, missing, embedded in the package or fetched by scikit-learn), or "
+        "(present, missing, embedded in the package, or cached or to download by scikit-learn), or "
         "with `info NAME` describe one: its file, sizes, checksum, source and how to "
         "obtain it. Files are looked for in --data-dir, else $FDLSR_DATA_DIR, else "
         "./data.",
@@ -308,6 +323,13 @@ def build_parser():
     data.add_argument(
         "--data-dir",
         help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
+    )
+    data.add_argument(
+        "--resize",
+        nargs=2,
+        type=_whole(1, "a number of pixels"),
+        metavar=("H", "W"),
+        help="with info on an image folder: resize every image to H x W pixels",
     )
 
     _features_parser(sub)
@@ -493,7 +515,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.argv = list(argv)  # the command line, recorded beside the results
     try:
-        with _terminate_as_interrupt():
+        with _terminate_as_interrupt(), on_command_line():
             return _dispatch(args, parser)
     except FdlsrError as error:
         parser.exit(2, f"fdlsr: error: {error}\n")

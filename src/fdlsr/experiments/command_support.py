@@ -72,6 +72,8 @@ def config_from_args(args):
         ex.cv = list(args.cv) if args.cv else list(ex.methods)
     if getattr(args, "raw", False):
         ex.normalise = False
+    if getattr(args, "standardize", False):
+        ex.standardize = True
     return config
 
 
@@ -122,6 +124,7 @@ def load(args, experiment):
             ("x", args.x_var),
             ("y", args.y_var),
             ("samples", args.samples),
+            ("resize", getattr(args, "resize", None)),
         )
         if value is not None
     }

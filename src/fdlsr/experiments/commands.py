@@ -30,7 +30,7 @@ from .model_commands import fit, predict
 from .notes import table_notes
 from .outputs import check_output
 from .progress import Bar, Progress
-from .protocol import data_warnings, experiment_runs
+from .protocol import data_warnings, experiment_runs, scale_warnings
 from .report import PAPER_TABLES, paper_results, render, summarise
 from .results import (
     STORE_FILES,
@@ -80,7 +80,8 @@ def run(args):
         )
     paper_table = config.paper_table if described else None
     paper = _paper(args.paper, {"paper_table": paper_table, "dataset": dataset.name})
-    warn(data_warnings(dataset, ex.ks), dataset)
+    scales = [] if ex.standardize else scale_warnings(dataset)
+    warn(data_warnings(dataset, ex.ks) + scales, dataset)
     # the cluster is reached (or refused, in one line) before anything is written
     with _cluster(args) as cluster, ResultStore(out) as store:
         # refuses other data under this name before anything is written
@@ -334,6 +335,7 @@ def plot(args):
             "another with --out DIR"
         ) from None
     for kind in kinds:
+        bar = Bar(f"{kind} figure of {dataset.name}", unit="steps")
         with method_refusals(f"the {kind} figure of {dataset.name}"):
             paths = figures.make(
                 kind,
@@ -347,7 +349,9 @@ def plot(args):
                 normalise=ex.normalise,
                 sensitivity_beta=cli_params.get("beta", 1e-2),
                 lambda_splits=args.splits,
+                progress=bar,
             )
+        bar.close()
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -380,15 +384,19 @@ def datasets(args):
             raise ConfigError(
                 "name the dataset: fdlsr datasets info NAME (or the path of a file)"
             )
-        info = dataset_info(args.name, args.data_dir)
+        info = dataset_info(args.name, args.data_dir, resize=args.resize)
         for key, value in info.items():
             print(f"{key}: {value}")
         return 0
     print(f"{'name':<18} {'status':<10} description")
-    missing = 0
+    missing = downloads = 0
     for entry in list_datasets():
-        if entry.get("loader") == "sklearn":
-            status = "embedded" if entry["name"] == "digits" else "fetched"
+        if entry.get("loader") == "sklearn" and entry["name"] == "digits":
+            status = "embedded"  # ships with scikit-learn
+        elif entry.get("loader") == "sklearn":  # fetched by scikit-learn on first use
+            cached = dataset_info(entry["name"], args.data_dir).get("present")
+            status = "cached" if cached else "download"
+            downloads += not cached
         elif entry.get("loader") == "embedded":
             status = "embedded"
         else:
@@ -406,6 +414,11 @@ def datasets(args):
         f"\nfiles are looked for in {where}; `fdlsr datasets info NAME` says what a "
         "file should contain and where to get it"
     )
+    if downloads:
+        print(
+            "download: scikit-learn downloads it into its cache on first use "
+            "(needs network access); cached: it is there already"
+        )
     if missing and not args.data_dir:
         print(
             "to use files kept elsewhere, point at the folder that holds them: "

@@ -120,6 +120,11 @@ def _protocol(rows, labels):
         samples = "raw samples (--raw)"
     else:
         samples = "unit-normalised samples, raw ones (--raw) in the rows marked raw"
+    if any(setting_spec(r.get("setting")).get("standardize") for r in rows):
+        samples += (
+            " (in the rows marked standardized, columns first brought to zero mean "
+            "and unit variance on each training split: --standardize)"
+        )
     return (
         f"Accuracy (%) {measure}{' and '.join(how)}, {samples}; "
         "times in seconds are means at the largest k, measured in the runs themselves "

@@ -84,14 +84,16 @@ def _duration(seconds):
 class Bar:
     """A progress line on stderr: redrawn in place on a terminal, else a line per 10%."""
 
-    def __init__(self, label, stream=None):
+    def __init__(self, label, stream=None, unit="images"):
         self.label = label
+        self.unit = unit
         self.stream = sys.stderr if stream is None else stream
         self.tty = self.stream.isatty()
         self.started = time.perf_counter()
         self.shown = -1
 
-    def __call__(self, done, total):
+    def __call__(self, done, total, unit=None):
+        """Show ``done`` of ``total`` (counted in ``unit``, else the bar's own)."""
         tenth = 10 * done // max(total, 1)
         if not self.tty and tenth == self.shown:
             return
@@ -100,7 +102,7 @@ class Bar:
         filled = 30 * done // max(total, 1)
         line = (
             f"fdlsr: {self.label} [{'#' * filled}{'.' * (30 - filled)}] "
-            f"{done}/{total} images, {elapsed:.0f} s"
+            f"{done}/{total} {unit or self.unit}, {elapsed:.0f} s"
         )
         print(("\r" + line) if self.tty else line, end="" if self.tty else "\n",
               file=self.stream, flush=True)  # fmt: skip

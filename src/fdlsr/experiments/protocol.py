@@ -220,6 +220,7 @@ class Experiment:
     cv: list = field(default_factory=list)
     cv_folds: int = DEFAULT_CV_FOLDS
     normalise: bool = True
+    standardize: bool = False
     data_dir: str | None = None
     paper_params: list = field(default_factory=list)
 
@@ -253,7 +254,7 @@ class Experiment:
         return out
 
 
-def setting_key(method, params, tuned, cv_folds, normalise):
+def setting_key(method, params, tuned, cv_folds, normalise, standardize=False):
     """A stable string naming how a method was configured (part of a row's identity)."""
     spec = {"params": {**method.params, **params}}
     if tuned:
@@ -263,6 +264,8 @@ def setting_key(method, params, tuned, cv_folds, normalise):
         }
     if not normalise:
         spec["normalise"] = False
+    if standardize:
+        spec["standardize"] = True
     return json.dumps(spec, sort_keys=True, default=str)
 
 
@@ -351,6 +354,14 @@ def prepare(dataset, normalise=True):
     return unit_rows(X) if normalise else X
 
 
+def standardize_columns(X, train):
+    """``X`` with each column at zero mean and unit variance over the rows ``train``
+    (a constant column is only centred), as ``StandardScaler`` fitted on them."""
+    from sklearn.preprocessing import StandardScaler
+
+    return StandardScaler().fit(X[train]).transform(X)
+
+
 def unit_rows(X):
     """Each row of ``X`` divided by its L2 norm, without overflow or underflow.
 
@@ -385,6 +396,26 @@ def zero_warning(zero, train, test):
     """The warning stored in a row whose data holds the all-zero samples ``zero``."""
     n_train, n_test = int(np.isin(zero, train).sum()), int(np.isin(zero, test).sum())
     return f"DataWarning: {_zero_text(zero)} ({n_train} training, {n_test} test)"
+
+
+# Column scales that warn: the largest column std this many times the median one's.
+SCALE_SPREAD = 100
+
+
+def scale_warnings(dataset):
+    """A warning when the columns' scales differ by orders of magnitude (a table of
+    measurements in several units), where per-sample normalisation lets the largest
+    columns decide; image pixels and features of one kind stay within a few times."""
+    std = np.std(np.asarray(dataset.X, dtype=np.float64), axis=0)
+    std = std[std > 0]
+    if std.size < 2 or std.max() <= SCALE_SPREAD * np.median(std):
+        return []
+    return [
+        f"the columns' scales differ by orders of magnitude (the largest column "
+        f"std is {std.max() / np.median(std):.0f} times the median one), so unit "
+        "normalisation of each sample lets the largest columns decide; pass "
+        "--standardize to bring the columns to one scale first"
+    ]
 
 
 def data_warnings(dataset, ks):
@@ -500,6 +531,17 @@ class SharedData:
     splits: dict
     seed: int
     cv_folds: int
+    standardize: bool = False
+    normalise: bool = True
+
+    def samples(self, train):
+        """``X`` as the methods see it on a split with training rows ``train``:
+        with ``standardize``, ``X`` holds the raw samples, whose columns are
+        standardised on ``train`` here, then unit-normalised (if ``normalise``)."""
+        if not self.standardize:
+            return self.X
+        X = standardize_columns(self.X, train)
+        return unit_rows(X) if self.normalise else X
 
 
 def experiment_runs(experiment, dataset):
@@ -514,8 +556,9 @@ def experiment_runs(experiment, dataset):
     for k, index in plan(experiment, dataset):
         for method, params, tuned in methods:
             setting = setting_key(
-                method, params, tuned, experiment.cv_folds, experiment.normalise
-            )
+                method, params, tuned, experiment.cv_folds, experiment.normalise,
+                experiment.standardize,
+            )  # fmt: skip
             paper = method.name.lower() in from_paper
             units.append(
                 Unit(
@@ -535,7 +578,8 @@ def experiment_runs(experiment, dataset):
 
 def shared_data(experiment, dataset, units):
     """The :class:`SharedData` of ``units`` (the splits of those only)."""
-    X = prepare(dataset, experiment.normalise)
+    # standardised per split (on its training rows) in SharedData.samples
+    X = prepare(dataset, experiment.normalise and not experiment.standardize)
     y = np.asarray(dataset.y)
     splits = {}
     for unit in units:
@@ -543,7 +587,10 @@ def shared_data(experiment, dataset, units):
             splits[unit.k, unit.split] = split_indices(
                 dataset, y, unit.k, experiment.seed, unit.split
             )
-    return SharedData(X, y, splits, experiment.seed, experiment.cv_folds)
+    return SharedData(
+        X, y, splits, experiment.seed, experiment.cv_folds,
+        experiment.standardize, experiment.normalise,
+    )  # fmt: skip
 
 
 def compute_unit(unit, data, warmed):
@@ -553,17 +600,18 @@ def compute_unit(unit, data, warmed):
     already warmed up in this process."""
     method = unit.method
     train, test = data.splits[unit.k, unit.split]
+    X = data.samples(train)
     row = dict(zip(KEY_FIELDS, unit.key, strict=True))
     row["family"] = method.family
     row["tuning"] = unit.tuning
     try:
         if method.name not in warmed:
-            warm_up(method, data.X, data.y, train, test, seeded(method, unit.params, 0))
+            warm_up(method, X, data.y, train, test, seeded(method, unit.params, 0))
             warmed.add(method.name)
         row.update(
             evaluate_split(
                 method,
-                data.X,
+                X,
                 data.y,
                 train,
                 test,

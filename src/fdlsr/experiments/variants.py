@@ -51,7 +51,8 @@ def row_labels(rows):
 
     Settings of one method are told apart by the parameters that differ (or ``cv``,
     and ``fixed`` beside a tuned setting); ``raw`` marks rows of raw samples in a table
-    that also has unit-normalised ones; ``seed S`` rows whose splits were drawn with
+    that also has unit-normalised ones; ``standardized`` rows whose columns were
+    standardised (``--standardize``); ``seed S`` rows whose splits were drawn with
     another seed than most rows of the table.
     """
     settings = defaultdict(lambda: defaultdict(set))
@@ -84,6 +85,8 @@ def row_labels(rows):
                     parts.append("fixed")
             if mixed and spec.get("normalise", True) is False:
                 parts.append("raw")
+            if spec.get("standardize"):
+                parts.append("standardized")
             for seed in by_setting[setting]:
                 shown = parts + ([f"seed {seed}"] if seed != usual else [])
                 labels[method, setting, seed] = (

@@ -159,19 +159,20 @@ def list_datasets():
     return _registry.entries()
 
 
-def dataset_info(name, data_dir=None):
+def dataset_info(name, data_dir=None, resize=None):
     """A registry entry plus ``path``, ``present`` and ``verified`` (True: the
     checksum matches; False: it does not; None: no checksum known or no file) and,
     when something is wrong, ``problem`` (the message loading would raise).
 
     For the path of a file or folder (a name the registry does not know) what
-    :func:`load_dataset` reads from it: sizes, classes, layout and any fixed split.
+    :func:`load_dataset` reads from it (an image folder resized to ``resize``, if
+    given): sizes, classes, layout and any fixed split.
     """
     if _registry.lookup(name) is not None or not (
         Path(name).expanduser().exists() or _looks_like_path(str(name))
     ):
         return _registry.info(name, data_dir)
-    ds = load_dataset(name)
+    ds = load_dataset(name, resize=resize)
     counts = np.unique(ds.y, return_counts=True)[1]
     info = {
         "path": ds.path,
