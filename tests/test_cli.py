@@ -360,7 +360,11 @@ def test_report_names_the_methods_asked_for_but_not_computed(tmp_path, capsys):
 # -- what a first-time user meets -----------------------------------------------------
 
 
-def test_plot_reports_the_progress_of_each_figure(tmp_path, capsys):
+def test_plot_reports_the_progress_of_each_figure(tmp_path, monkeypatch, capsys):
+    """A line per tenth of each figure's steps, once it has taken QUIET_SECONDS."""
+    from fdlsr.experiments import progress
+
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)
     argv = ["plot", "convergence", "--dataset", "digits", "-k", "3"]
     assert main([*argv, "--out", str(tmp_path)]) == 0
     err = capsys.readouterr().err

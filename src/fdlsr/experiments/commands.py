@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..methods import get_method
+from . import progress as progress_module
 from .cluster import Cluster
 from .command_support import (
     command_line,
@@ -335,7 +336,11 @@ def plot(args):
             "another with --out DIR"
         ) from None
     for kind in kinds:
-        bar = Bar(f"{kind} figure of {dataset.name}", unit="steps")
+        bar = Bar(
+            f"{kind} figure of {dataset.name}",
+            unit="steps",
+            delay=progress_module.QUIET_SECONDS,
+        )
         with method_refusals(f"the {kind} figure of {dataset.name}"):
             paths = figures.make(
                 kind,

@@ -81,11 +81,17 @@ def _duration(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
-class Bar:
-    """A progress line on stderr: redrawn in place on a terminal, else a line per 10%."""
+# A figure computed faster than this shows no progress (``fdlsr plot``).
+QUIET_SECONDS = 2.0
 
-    def __init__(self, label, stream=None, unit="images"):
+
+class Bar:
+    """A progress line on stderr: redrawn in place on a terminal, else a line per 10%;
+    nothing until ``delay`` seconds have passed."""
+
+    def __init__(self, label, stream=None, unit="images", delay=0.0):
         self.label = label
+        self.delay = delay
         self.unit = unit
         self.stream = sys.stderr if stream is None else stream
         self.tty = self.stream.isatty()
@@ -96,6 +102,8 @@ class Bar:
         """Show ``done`` of ``total`` (counted in ``unit``, else the bar's own)."""
         tenth = 10 * done // max(total, 1)
         if not self.tty and tenth == self.shown:
+            return
+        if time.perf_counter() - self.started < self.delay:
             return
         self.shown = tenth
         elapsed = time.perf_counter() - self.started
