@@ -33,6 +33,7 @@ ALLOWED = {
 CLI_MAY_IMPORT = {
     "fdlsr.errors",
     "fdlsr.experiments.commands",
+    "fdlsr.experiments.parser",
     "fdlsr.experiments.config",
 }
 NUMERICAL = {
@@ -107,14 +108,38 @@ def test_every_module_is_in_a_layer():
     assert folders == sorted(set(ALLOWED) - {"errors"})
 
 
-def test_command_line_holds_no_logic():
-    path = PACKAGE / "experiments" / "cli.py"
+@pytest.mark.parametrize(
+    "path",
+    [
+        PACKAGE / "experiments" / "cli.py",
+        PACKAGE / "experiments" / "parser.py",
+        PACKAGE / "experiments" / "commands" / "__init__.py",
+    ],
+    ids=lambda p: module_name(p),
+)
+def test_command_line_holds_no_logic(path):
     imports = imported_modules(path)
     # "from . import commands" records the package itself too; "from m import n", m.n
     allowed = CLI_MAY_IMPORT | {"fdlsr.experiments"}
     for module in (m for m in imports if m.startswith("fdlsr")):
         assert module in allowed or module.rpartition(".")[0] in allowed, module
     assert not {m.split(".")[0] for m in imports} & NUMERICAL
+
+
+def test_each_sub_command_has_its_handler_module():
+    """``fdlsr NAME`` is handled by ``main`` in ``experiments/commands/NAME.py``."""
+    from fdlsr.experiments.cli import build_parser
+    from fdlsr.experiments.commands import COMMANDS, handler
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.dest == "command"]
+    assert sorted(sub.choices) == sorted(COMMANDS)
+    folder = PACKAGE / "experiments" / "commands"
+    for name in COMMANDS:
+        assert (folder / f"{name}.py").is_file(), name
+        assert handler(name).__module__ == f"fdlsr.experiments.commands.{name}"
+    handlers = {p.stem for p in folder.glob("*.py")} - {"__init__", "shared"}
+    assert handlers == set(COMMANDS)
 
 
 @pytest.mark.parametrize(
