@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment
+from fdlsr.experiments.planning import Experiment
 from fdlsr.experiments.results import (
     ResultStore,
     environment,

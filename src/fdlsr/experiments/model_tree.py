@@ -59,11 +59,11 @@ def allowed_classes():
     from ..common.neighbors import NearestProjection
     from ..core.cv import FDLSRCV
     from ..core.estimator import FDLSR
+    from ..core.model_selection import PerClassSplit
     from ..methods import METHODS
     from ..methods.dictionary._class_blocks import ClassBlocks
     from ..methods.dictionary._padded_classes import PaddedClasses
     from ..methods.representation.residuals import ClassResiduals
-    from .protocol import PerClassSplit
 
     classes = {type(method.build()) for method in METHODS.values()}
     classes |= {FDLSR, FDLSRCV, NearestProjection, ClassBlocks, ClassResiduals}

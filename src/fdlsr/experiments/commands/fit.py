@@ -10,7 +10,8 @@ from sklearn.preprocessing import Normalizer
 from ...errors import ConfigError
 from ..outputs import MODEL_FILE, check_output
 from ..persistence import save
-from ..protocol import data_warnings, run_random_state, seeded
+from ..samples import data_warnings
+from ..splits import run_random_state, seeded
 from .shared import (
     config_file,
     config_from_args,
@@ -24,7 +25,8 @@ def main(args):
     """``fdlsr fit``: one method trained on every sample of a dataset, then saved."""
     args.methods = [args.method]
     ex = config_from_args(args).experiment
-    ((method, params, tuned),) = ex.resolved()  # name and parameters, checked first
+    (chosen,) = ex.resolved()  # name and parameters, checked first
+    method, params = chosen.method, chosen.params
     out = _model_path(args.out)
     dataset = load(args, ex)
     check_output(
@@ -34,7 +36,7 @@ def main(args):
         force=args.force,
     )
     warn(data_warnings(dataset, []), dataset)
-    if tuned:
+    if chosen.tuned:
         print(
             f"fdlsr: note: fit does not cross-validate; {method.name} is fitted with "
             "its fixed settings (choose others with --params)",
@@ -42,7 +44,7 @@ def main(args):
         )
     estimator = method.build(**seeded(method, params, run_random_state(ex.seed, 0)))
     # The protocol's unit normalisation goes into the model, so that it takes raw
-    # samples (scikit-learn's Normalizer: the same up to rounding as protocol.unit_rows).
+    # samples (scikit-learn's Normalizer: the same up to rounding as samples.unit_rows).
     model = (
         Pipeline([("normalizer", Normalizer()), ("classifier", estimator)])
         if ex.normalise

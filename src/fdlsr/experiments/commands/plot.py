@@ -6,7 +6,7 @@ from pathlib import Path
 from ...errors import ConfigError
 from ...methods import get_method
 from ..outputs import check_output
-from ..protocol import data_warnings
+from ..samples import data_warnings
 from .shared import config_file, config_from_args, load, method_refusals, reason, warn
 
 

@@ -9,8 +9,8 @@ from ..cluster import Cluster
 from ..identity import stored_runs
 from ..notes import table_notes
 from ..outputs import check_output
+from ..planning import experiment_runs
 from ..progress import Progress
-from ..protocol import data_warnings, experiment_runs
 from ..report import render, summarise
 from ..results import (
     STORE_FILES,
@@ -21,7 +21,8 @@ from ..results import (
     table_info,
     write_info,
 )
-from ..scheduler import blas_threads_per_run, run_experiment
+from ..samples import data_warnings
+from ..scheduler import blas_threads_per_run, run_units
 from .shared import (
     command_line,
     config_file,
@@ -62,7 +63,7 @@ def main(args):
     # the cluster is reached (or refused, in one line) before anything is written
     with _cluster(args) as cluster, ResultStore(out) as store:
         # refuses other data under this name before anything is written
-        stored_runs(ex, dataset, units, store)
+        in_store = stored_runs(ex, dataset, units, store)
         command = command_line(args) or "fdlsr"
         threads = cluster.threads if cluster else blas_threads_per_run(args.jobs)
         store.start_session(command, blas_threads=threads)
@@ -88,15 +89,16 @@ def main(args):
         write_info(out, info)
         progress = Progress(dataset.name)
         try:
-            computed = run_experiment(
+            computed = run_units(
                 ex,
                 dataset,
                 store,
+                units,
+                in_store,
                 progress,
                 n_jobs=args.jobs,
                 scheduler=cluster,
                 order=args.order,
-                units=units,
             )
         finally:
             progress.close()

@@ -15,7 +15,7 @@ from ...errors import ConfigError, FdlsrError, one_line
 from ..config import Config, all_methods, load_config, shipped_configs
 from ..datasets import check_classes, dataset_info, load_dataset
 from ..outputs import write_atomic
-from ..protocol import Experiment
+from ..planning import Experiment
 from ..report import paper_results
 
 
