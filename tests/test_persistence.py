@@ -35,7 +35,7 @@ from sklearn.preprocessing import (
 import fdlsr
 from conftest import cli_error
 from fdlsr.errors import FdlsrError, ModelFileError
-from fdlsr.experiments import persistence
+from fdlsr.persistence import archive as persistence
 from fdlsr.experiments.cli import main
 from fdlsr.methods import METHODS
 

@@ -12,7 +12,7 @@ class token), or the output of any module named with ``layer``.
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import __version__
+from .._version import __version__
 from ..errors import ConfigError
 from .datasets._dataset import one_line
 from .feature_chunks import sha256
