@@ -29,8 +29,8 @@ from sklearn.preprocessing import Normalizer, StandardScaler
 
 import fdlsr
 from fdlsr.errors import ModelFileError
-from fdlsr.persistence import archive as persistence
 from fdlsr.experiments.cli import main
+from fdlsr.persistence import archive as persistence
 from fdlsr.persistence.encoding import allowed_classes
 from model_files import pack, parts, refused, state
 
