@@ -155,7 +155,8 @@ COMPARED = ("LC-KSVD2", "LCLE", "FDDL", "LRSDL")
 
 def one_run(name, out):
     """Child process of ``--compare``: fit and predict ``name``, save the model."""
-    from fdlsr.experiments.protocol import per_class_split, run_random_state, seeded
+    from fdlsr.core.model_selection import per_class_split
+    from fdlsr.experiments.splits import run_random_state, seeded
 
     X, y = load_shared("feret")
     X = normalize(X)

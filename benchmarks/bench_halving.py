@@ -63,10 +63,12 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 from fdlsr import FDLSR, FDLSRCV
 from fdlsr.core.cv import PAPER_GRID
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.config import load_config, shipped_configs
 from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.protocol import inner_cv, per_class_split, prepare
+from fdlsr.experiments.samples import prepare
+from fdlsr.experiments.splits import inner_cv
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "halving-results" / "results.jsonl"

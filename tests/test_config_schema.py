@@ -230,12 +230,12 @@ def test_the_command_runs_or_exits_2_with_one_line(
 ):
     """End to end: any value for any key (or any bytes) either reaches the run or
     is exit status 2 with one line on stderr, never a traceback."""
-    from fdlsr.experiments import commands
+    from fdlsr.experiments.commands import run
 
     def accepted(*args, **kwargs):
         raise Accepted
 
-    monkeypatch.setattr(commands, "run_experiment", accepted)
+    monkeypatch.setattr(run, "run_experiment", accepted)
     head = "" if key == "dataset" else 'dataset = "digits"\nk = 2\n'
     texts = [f"{head}{key} = {toml_value(value)}\n".encode(), raw]
     for text in texts:

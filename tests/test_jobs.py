@@ -6,7 +6,8 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment, warm_up
+from fdlsr.experiments.evaluation import warm_up
+from fdlsr.experiments.planning import Experiment
 from fdlsr.experiments.results import ResultStore, read_rows, row_key
 from fdlsr.experiments.scheduler import run_experiment
 from fdlsr.methods import get_method

@@ -8,9 +8,9 @@ import pytest
 import scipy.io
 
 from conftest import cli_error
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.protocol import per_class_split
 from fdlsr.methods import get_method
 
 

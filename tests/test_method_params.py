@@ -5,7 +5,7 @@ import pytest
 
 from conftest import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment
+from fdlsr.experiments.planning import Experiment
 from fdlsr.methods import METHODS
 
 SMALL = [

@@ -29,9 +29,9 @@ from sklearn.preprocessing import Normalizer, StandardScaler
 
 import fdlsr
 from fdlsr.errors import ModelFileError
-from fdlsr.experiments import persistence
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.model_tree import allowed_classes
+from fdlsr.persistence import archive as persistence
+from fdlsr.persistence.encoding import allowed_classes
 from model_files import pack, parts, refused, state
 
 

@@ -340,7 +340,9 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
         assert status == 0, err
         # a refit writes the same bytes again: a new file (inode, time) counts too
         changed = {n for n in after if after[n] != before.get(n)}
-        changed |= {n for n, stamp in file_stamps(sandbox).items() if stamps.get(n) != stamp}
+        changed |= {
+            n for n, stamp in file_stamps(sandbox).items() if stamps.get(n) != stamp
+        }
         written = {sandbox / n for n in changed}
         assert written, (command, out)
         target = Path(os.path.realpath(work / out))

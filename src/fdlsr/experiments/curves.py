@@ -18,8 +18,9 @@ from sklearn.preprocessing import LabelEncoder
 from ..common.neighbors import NearestProjection
 from ..core.dense import fit_fdlsr
 from ..core.estimator import FDLSR
+from ..core.model_selection import per_class_split
 from ..methods import get_method
-from .protocol import per_class_split, prepare
+from .samples import prepare
 
 # The paper's sensitivity grid {1e-5, 5e-5, ..., 1e-1, 5e-1, 1} (Sec. IV-D).
 SENSITIVITY_GRID = [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 5e-1, 1.0]

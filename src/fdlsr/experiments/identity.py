@@ -8,6 +8,7 @@ can refuse to take one for the other (``ResultStore.stored_runs``).
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -80,8 +81,18 @@ def _plain_repr(value):
     return value.item() if isinstance(value, np.generic) else repr(value)
 
 
+@dataclass(frozen=True)
+class StoredRuns:
+    """Which runs of a plan a store holds: ``done``, the keys already there;
+    ``data_sha256`` of the data; ``fingerprints``, ``{key: fingerprint}`` of every run."""
+
+    done: frozenset
+    data_sha256: str
+    fingerprints: dict
+
+
 def stored_runs(experiment, dataset, units, store):
-    """``(done, data_sha256, fingerprints)``: the keys of ``units`` already in ``store``.
+    """The :class:`StoredRuns` of ``units`` in ``store``.
 
     Raises :class:`ConfigError` when the store holds rows of other data under the
     dataset's name, or one of these runs computed differently (see
@@ -89,4 +100,4 @@ def stored_runs(experiment, dataset, units, store):
     """
     data, fingerprints = run_fingerprints(experiment, dataset, units)
     done = store.stored_runs(dataset.name, data, fingerprints, data_facts(dataset))
-    return done, data, fingerprints
+    return StoredRuns(frozenset(done), data, fingerprints)

@@ -10,7 +10,7 @@ config's note only of the rows run as that config sets them.
 
 from collections import defaultdict
 
-from .protocol import FIXED, POOLED
+from .splits import FIXED, POOLED
 from .variants import (
     is_normalised,
     k_order,

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..persistence.archive import MANIFEST
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,6 @@ class FileKind:
 
 
 def _is_model_file(path):
-    from .persistence import MANIFEST
-
     try:
         with zipfile.ZipFile(path) as archive:
             return MANIFEST in archive.namelist()

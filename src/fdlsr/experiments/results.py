@@ -267,10 +267,6 @@ class ResultStore:
                 "choose another folder with --out DIR"
             ) from None
 
-    def done_keys(self):
-        """The names (``row_key``) of the runs in the store."""
-        return {row_key(row) for row in self.rows}
-
     def stored_runs(self, name, data, fingerprints, facts):
         """Which of the runs ``fingerprints`` (``{row_key: fingerprint}``) are stored.
 

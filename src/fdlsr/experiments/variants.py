@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 
-from .protocol import FIXED
+from .splits import FIXED
 
 
 def k_order(k):
@@ -90,10 +90,10 @@ def row_labels(rows):
                     f"{method} ({', '.join(shown)})" if shown else method
                 )
     counts = Counter(labels.values())
-    for key, label in labels.items():  # still alike (e.g. two grids): by setting
+    for (method, setting, seed), label in labels.items():  # still alike: by setting
         if counts[label] > 1:
-            digest = hashlib.sha256(key[1].encode()).hexdigest()[:6]
-            labels[key] = f"{label} [setting {digest}]"
+            digest = hashlib.sha256(setting.encode()).hexdigest()[:6]
+            labels[method, setting, seed] = f"{label} [setting {digest}]"
     return labels
 
 
