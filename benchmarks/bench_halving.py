@@ -47,7 +47,6 @@ import contextlib
 import fcntl
 import json
 import os
-import platform
 import sys
 import time
 import tracemalloc
@@ -55,11 +54,9 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import scipy
-import sklearn
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import HalvingGridSearchCV
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR, FDLSRCV
 from fdlsr.core.cv import PAPER_GRID
@@ -67,6 +64,7 @@ from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.config import load_config, shipped_configs
 from fdlsr.experiments.datasets import load_dataset
+from fdlsr.experiments.results import environment
 from fdlsr.experiments.samples import prepare
 from fdlsr.experiments.splits import inner_cv
 
@@ -125,22 +123,6 @@ def cases(names, n_splits):
         ks = [k for k in experiment.ks if isinstance(k, int) and k >= 2]
         found.append((dataset, experiment.seed, ks))
     return found
-
-
-def environment(threads):
-    return {
-        "python": sys.version.split()[0],
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "blas_threads": threads,
-        "blas": [
-            {k: info.get(k) for k in ("internal_api", "version", "num_threads")}
-            for info in threadpool_info()
-        ],
-    }
 
 
 def timed(search, X, y):
@@ -225,7 +207,10 @@ def agreement(args, make):
     out.parent.mkdir(parents=True, exist_ok=True)
     env = out.with_name("environment.json")
     if not env.exists():
-        env.write_text(json.dumps(environment(args.blas_threads), indent=1) + "\n")
+        env.write_text(
+            json.dumps({**environment(), "blas_threads": args.blas_threads}, indent=1)
+            + "\n"
+        )
     done = {(r["dataset"], r["k"], r["split"], r["search"]) for r in done_rows(out)}
     # Split by split; within a split the cheapest cases first (the grid's products
     # grow with c n^2 per fold), so that a stopped run has covered every data set.

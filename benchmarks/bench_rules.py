@@ -25,14 +25,11 @@ import csv
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import sklearn
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import make_features  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402

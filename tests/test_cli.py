@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
 
 SMALL = [

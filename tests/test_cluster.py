@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.results import read_rows, row_key
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.config import SCHEMA, load_config, shipped_configs

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from image_bytes import image_files, png_declaring
 from image_layouts import cub200, image_folder
 

@@ -101,7 +101,7 @@ def test_warm_up_fits_a_few_classes_and_never_fails():
 
 
 def test_cli_jobs(tmp_path, capsys):
-    from conftest import cli_error
+    from fdlsr._testing import cli_error
     from fdlsr.experiments.cli import main
 
     small = ["--dataset", "digits", "--methods", "1-NN", "RidgeClassifier", "-k", "2"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.io
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main

@@ -3,7 +3,7 @@ run: a bad value, a negative one or an unknown name is exit 2 and nothing is sto
 
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.planning import Experiment
 from fdlsr.methods import METHODS

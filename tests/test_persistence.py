@@ -33,7 +33,7 @@ from sklearn.preprocessing import (
 )
 
 import fdlsr
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import FdlsrError, ModelFileError
 from fdlsr.experiments.cli import main
 from fdlsr.methods import METHODS
