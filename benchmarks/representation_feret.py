@@ -31,7 +31,7 @@ from sklearn.preprocessing import normalize
 
 from fdlsr._testing import load_shared
 from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.results import environment
+from fdlsr.experiments.store import environment
 from fdlsr.methods import get_method
 from fdlsr.methods.representation import CRC, NRC
 

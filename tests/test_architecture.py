@@ -160,7 +160,7 @@ def test_each_sub_command_has_its_handler_module():
             {"methods"},
         ),
         (
-            "def f():\n    from fdlsr.experiments.results import read_rows",
+            "def f():\n    from fdlsr.experiments.store import read_rows",
             {"experiments"},
         ),
         ("import fdlsr.methods", {"methods"}),
@@ -190,6 +190,20 @@ def test_old_public_imports_still_work():
     old = allowed_classes()["fdlsr.experiments.protocol.PerClassSplit"]
     assert old is PerClassSplit
     assert fdlsr.relaxed.__all__ == fdlsr.methods.relaxed.__all__
+    # modules renamed to say what they hold; the old paths re-export
+    from fdlsr.experiments import (
+        curves,
+        figure_data,
+        fingerprints,
+        identity,
+        results,
+        store,
+    )
+
+    assert curves.convergence is figure_data.convergence
+    assert identity.stored_runs is fingerprints.stored_runs
+    assert results.ResultStore is store.ResultStore
+    assert results.read_rows is store.read_rows
 
 
 def test_short_names_re_export_without_aliasing_internal_modules():

@@ -78,8 +78,8 @@ def test_python_api_writes_features_labels_files_and_record(folder, extracted):
 
 def test_feature_file_runs_through_the_protocol(extracted, tmp_path):
     from fdlsr.experiments.planning import Experiment
-    from fdlsr.experiments.results import ResultStore
     from fdlsr.experiments.scheduler import run_experiment
+    from fdlsr.experiments.store import ResultStore
 
     out, _ = extracted
     ds = load_dataset(out)

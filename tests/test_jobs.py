@@ -8,8 +8,8 @@ from sklearn.datasets import load_digits
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.evaluation import warm_up
 from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.results import ResultStore, read_rows, row_key
 from fdlsr.experiments.scheduler import run_experiment
+from fdlsr.experiments.store import ResultStore, read_rows, row_key
 from fdlsr.methods import get_method
 
 # What may differ between two runs of one experiment: times and bookkeeping.

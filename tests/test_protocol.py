@@ -190,8 +190,8 @@ def test_setting_key_distinguishes_fixed_tuned_and_raw():
 
 def test_fixed_split_of_a_dataset(tmp_path, digits):
     from fdlsr.experiments.datasets import Dataset
-    from fdlsr.experiments.results import ResultStore, read_rows
     from fdlsr.experiments.scheduler import run_experiment
+    from fdlsr.experiments.store import ResultStore, read_rows
 
     X, y = digits
     ds = Dataset(

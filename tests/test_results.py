@@ -8,14 +8,14 @@ from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.results import (
+from fdlsr.experiments.scheduler import run_experiment
+from fdlsr.experiments.store import (
     ResultStore,
     environment,
     read_rows,
     row_key,
     write_atomic,
 )
-from fdlsr.experiments.scheduler import run_experiment
 
 
 class Data:
@@ -109,7 +109,7 @@ def test_same_splits_for_every_method(tmp_path):
 def test_side_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     import os
 
-    from fdlsr.experiments.results import write_atomic
+    from fdlsr.experiments.store import write_atomic
 
     path = tmp_path / "experiment.json"
     write_atomic(path, '{"title": "old"}\n')

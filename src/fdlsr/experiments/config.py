@@ -253,7 +253,7 @@ def load_config(name_or_path):
         cv=list(raw.get("cv", [])),
         paper_params=list(raw.get("paper_params", [])),
         cv_folds=raw.get("cv_folds", DEFAULT_CV_FOLDS),
-        normalise=raw.get("normalise", True),
+        normalize=raw.get("normalise", True),  # the config file's key
         data_dir=raw.get("data_dir"),
     )
     if methods == "all":  # parameters for a method not (yet) available are kept aside

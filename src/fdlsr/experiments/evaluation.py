@@ -149,7 +149,7 @@ class SharedData:
 
 def shared_data(experiment, dataset, units):
     """The :class:`SharedData` of ``units`` (the splits of those only)."""
-    X = prepare(dataset, experiment.normalise)
+    X = prepare(dataset, experiment.normalize)
     y = np.asarray(dataset.y)
     splits = {}
     for unit in units:

@@ -75,7 +75,7 @@ FEATURES_FILE = FileKind(
 def is_store(folder):
     """Whether ``folder`` is a results store: it holds ``results.jsonl`` or
     ``experiment.json``."""
-    from .results import INFO, RESULTS  # here: results writes through this module
+    from .store import INFO, RESULTS  # here: the store writes through this module
 
     return any((Path(folder) / name).exists() for name in (RESULTS, INFO))
 

@@ -48,7 +48,7 @@ class Experiment:
     params: dict = field(default_factory=dict)
     cv: list = field(default_factory=list)
     cv_folds: int = DEFAULT_CV_FOLDS
-    normalise: bool = True
+    normalize: bool = True
     data_dir: str | None = None
     paper_params: list = field(default_factory=list)
 
@@ -83,7 +83,7 @@ class Experiment:
         return out
 
 
-def setting_key(method, params, tuned, cv_folds, normalise):
+def setting_key(method, params, tuned, cv_folds, normalize):
     """A stable string naming how a method was configured (part of a row's identity)."""
     spec = {"params": {**method.params, **params}}
     if tuned:
@@ -91,8 +91,8 @@ def setting_key(method, params, tuned, cv_folds, normalise):
             "folds": cv_folds,
             "grid": {k: method.grid[k] for k in sorted(method.grid) if k not in params},
         }
-    if not normalise:
-        spec["normalise"] = False
+    if not normalize:
+        spec["normalise"] = False  # the stored key's spelling: old stores resume
     return json.dumps(spec, sort_keys=True, default=str)
 
 
@@ -179,7 +179,7 @@ def experiment_runs(experiment, dataset):
                 chosen.params,
                 chosen.tuned,
                 experiment.cv_folds,
-                experiment.normalise,
+                experiment.normalize,
             )
             paper = method.name.lower() in from_paper
             units.append(

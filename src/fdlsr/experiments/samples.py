@@ -12,10 +12,10 @@ import numpy as np
 from .splits import POOLED, pools_fixed_split
 
 
-def prepare(dataset, normalise=True):
-    """The samples the methods see: float64, unit L2 norm per sample when ``normalise``."""
+def prepare(dataset, normalize=True):
+    """The samples the methods see: float64, unit L2 norm per sample when ``normalize``."""
     X = np.asarray(dataset.X, dtype=np.float64)
-    return unit_rows(X) if normalise else X
+    return unit_rows(X) if normalize else X
 
 
 def unit_rows(X):

@@ -30,7 +30,7 @@ from threadpoolctl import threadpool_limits
 from ..errors import ConfigError
 from .cluster import Cluster
 from .evaluation import compute_unit, shared_data
-from .identity import stored_runs
+from .fingerprints import stored_runs
 from .planning import experiment_runs
 from .samples import zero_samples, zero_warning
 from .splits import POOLED, pools_fixed_split
@@ -156,7 +156,7 @@ def run_experiment(
     """Run every unit of ``experiment`` not yet in ``store``; the number computed.
 
     Plans the experiment (:func:`.planning.experiment_runs`), finds what ``store``
-    holds of it (:func:`.identity.stored_runs`) and runs the rest
+    holds of it (:func:`.fingerprints.stored_runs`) and runs the rest
     (:func:`run_units`, which describes ``progress``, ``n_jobs``, ``scheduler`` and
     ``order``).
     """
@@ -202,7 +202,7 @@ def run_units(
     """Run the ``units`` of ``experiment`` not yet in ``store``; the number computed.
 
     ``units`` is the plan (:func:`.planning.experiment_runs`) and ``stored`` what
-    ``store`` holds of it (:class:`.identity.StoredRuns`), both made once by the
+    ``store`` holds of it (:class:`.fingerprints.StoredRuns`), both made once by the
     caller. Rows are appended to ``store`` one by one as they finish, so an
     interrupted run resumes where it stopped. ``progress(n_done, n_total, label,
     eta=...)`` is called after each row (and once at the start; ``eta``: expected

@@ -47,7 +47,7 @@ def main(args):
     # samples (scikit-learn's Normalizer: the same up to rounding as samples.unit_rows).
     model = (
         Pipeline([("normalizer", Normalizer()), ("classifier", estimator)])
-        if ex.normalise
+        if ex.normalize
         else estimator
     )
     started = time.perf_counter()
@@ -63,7 +63,7 @@ def main(args):
         + f" fitted in {elapsed:.1f} s on all {len(dataset.y)} samples of "
         f"{dataset.name} ({len(set(dataset.y.tolist()))} classes, "
         f"{dataset.X.shape[1]} features"
-        + (", unit-normalised by the model)" if ex.normalise else ", raw)"),
+        + (", unit-normalised by the model)" if ex.normalize else ", raw)"),
         file=sys.stderr,
     )
     return 0

@@ -52,7 +52,7 @@ def main(args):
                 out=out,
                 n_classes=args.classes,
                 methods=args.methods,
-                normalise=ex.normalise,
+                normalize=ex.normalize,
                 sensitivity_beta=cli_params.get("beta", 1e-2),
                 lambda_splits=args.splits,
             )

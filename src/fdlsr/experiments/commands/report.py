@@ -6,7 +6,7 @@ from ...errors import ConfigError
 from ..notes import table_notes
 from ..outputs import check_output
 from ..report import PAPER_TABLES, render, summarise
-from ..results import by_data, read_info, read_store, table_info
+from ..store import by_data, read_info, read_store, table_info
 from .shared import command_line, emit, paper_rows
 
 

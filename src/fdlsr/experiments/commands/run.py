@@ -6,13 +6,15 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ..cluster import Cluster
-from ..identity import stored_runs
+from ..fingerprints import stored_runs
 from ..notes import table_notes
 from ..outputs import check_output
 from ..planning import experiment_runs
 from ..progress import Progress
 from ..report import render, summarise
-from ..results import (
+from ..samples import data_warnings
+from ..scheduler import blas_threads_per_run, run_units
+from ..store import (
     STORE_FILES,
     ResultStore,
     read_info,
@@ -21,8 +23,6 @@ from ..results import (
     table_info,
     write_info,
 )
-from ..samples import data_warnings
-from ..scheduler import blas_threads_per_run, run_units
 from .shared import (
     command_line,
     config_file,

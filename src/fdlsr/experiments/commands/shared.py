@@ -74,7 +74,7 @@ def config_from_args(args):
     if getattr(args, "cv", None) is not None:
         ex.cv = list(args.cv) if args.cv else list(ex.methods)
     if getattr(args, "raw", False):
-        ex.normalise = False
+        ex.normalize = False
     return config
 
 
