@@ -30,16 +30,19 @@ split 0 first).
         [--settings 3:exhaust 2:exhaust ...] [--peer 3:exhaust]
         [--out docs/halving-results/results.jsonl]
     python benchmarks/bench_halving.py --table [--out ...]   # tables from the file
+        [--settings 3:5 3:10 --peer]   # only these searches (default all in the file)
 
 **Timing** (``--timing``): FERET k = 5, split 0 (n = 1000, d = 1600, c = 200, 5 folds):
-the exact grid, the first ``--settings`` entry and the first ``--peer`` entry
-alternate ``--repeats`` times in one process; the best CPU and wall seconds of each
-and their ratios are printed (BLAS threads: the library's default unless
-``--blas-threads`` is given). ``--memory`` then runs the grid and the halving search
-once more each under ``tracemalloc`` and prints their peaks.
+the exact grid, every ``--settings`` entry and every ``--peer`` entry alternate
+``--repeats`` times in one process; the best CPU and wall seconds of each and their
+ratios to the grid (and the peer's to the first halving setting) are printed (BLAS
+threads: the library's default unless ``--blas-threads`` is given; on a shared
+machine the CPU seconds are the figure to compare). ``--memory`` then runs the grid
+and the first halving search once more each under ``tracemalloc`` and prints their
+peaks.
 
-    python benchmarks/bench_halving.py --timing [--settings 3:5] [--repeats 2]
-        [--blas-threads 1] [--memory]
+    python benchmarks/bench_halving.py --timing [--settings 3:10 3:5 ...]
+        [--peer 3:exhaust] [--repeats 2] [--blas-threads 1] [--memory]
 """
 
 import argparse
@@ -257,11 +260,7 @@ def timing(args, make):
     k, seed = 5, load_config("feret").experiment.seed
     train, _ = per_class_split(y, k, seed, 0)
     cv = inner_cv(k, seed, FOLDS)
-    labels = [
-        "grid",
-        next(label for label in make if label.startswith("halving")),
-        next(label for label in make if label.startswith("sklearn")),
-    ]
+    labels = list(make)  # the grid, the halving settings, the peers
     limit = (
         contextlib.nullcontext()
         if args.blas_threads_given is None
@@ -287,16 +286,21 @@ def timing(args, make):
                     flush=True,
                 )
     best = {label: [min(t[i] for t in times[label]) for i in (0, 1)] for label in times}
-    grid, halving, peer = labels
+    grid, halving = labels[0], labels[1]
     for what, i in (("wall", 0), ("CPU", 1)):
-        print(
-            f"best of {args.repeats}, {what}: grid {best[grid][i]:.1f} s, {halving}"
-            f" {best[halving][i]:.1f} s, {peer} {best[peer][i]:.1f} s; grid / halving"
-            f" {best[grid][i] / best[halving][i]:.2f}x, {peer} / halving"
-            f" {best[peer][i] / best[halving][i]:.2f}x"
-        )
-    print(f"same choice as the grid: {halving} {chosen[halving] == chosen[grid]},"
-          f" {peer} {chosen[peer] == chosen[grid]}")  # fmt: skip
+        print(f"best of {args.repeats}, {what}: grid {best[grid][i]:.1f} s")
+        for label in labels[1:]:
+            print(
+                f"  {label} {best[label][i]:.1f} s: grid / it"
+                f" {best[grid][i] / best[label][i]:.2f}x"
+                + (
+                    f", it / {halving} {best[label][i] / best[halving][i]:.2f}x"
+                    if label.startswith("sklearn")
+                    else ""
+                )
+            )
+    for label in labels[1:]:
+        print(f"same choice as the grid: {label} {chosen[label] == chosen[grid]}")
     print(f"load average at end: {os.getloadavg()}")
     if args.memory:  # untimed runs: tracemalloc slows every allocation
         with limit:
@@ -364,9 +368,12 @@ def iterations(row):
     return total
 
 
-def print_tables(rows):
+def print_tables(rows, labels=None):
     """Markdown tables: per data set and search; overall per search (the trade-off
-    curve), with the FERET k = 5 time ratio; and the cases that ran."""
+    curve), with the FERET k = 5 time ratio; and the cases that ran. ``labels``:
+    the searches to show (default all in ``rows``)."""
+    if labels is not None:
+        rows = [r for r in rows if r["search"] in labels]
     by_search = compared(rows)
     columns = (
         "| data set | k | cases | search | same point | a best point |"
@@ -428,8 +435,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--datasets", nargs="*", default=[])
-    parser.add_argument("--settings", nargs="+", type=setting, default=[(3, "exhaust")])
-    parser.add_argument("--peer", nargs="*", type=setting, default=[(3, "exhaust")])
+    parser.add_argument("--settings", nargs="+", type=setting)
+    parser.add_argument("--peer", nargs="*", type=setting)
     parser.add_argument("--blas-threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--table", action="store_true")
@@ -437,10 +444,14 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--memory", action="store_true", help="--timing: peaks too")
     args = parser.parse_args()
-    make = searches(args.settings, args.peer)
+    chosen = args.settings is not None or args.peer is not None
+    make = searches(
+        [(3, "exhaust")] if args.settings is None else args.settings,
+        [(3, "exhaust")] if args.peer is None else args.peer,
+    )
     args.blas_threads_given = args.blas_threads
     if args.table:
-        print_tables(done_rows(args.out))
+        print_tables(done_rows(args.out), list(make) if chosen else None)
     elif args.timing:
         timing(args, make)
     else:
