@@ -18,8 +18,8 @@ all with ``refit=False``, one after the other in one process, BLAS on
 core and CPU seconds compare work); CPU (``time.process_time``) and wall seconds of
 each search. The chosen parameters are then fitted on the training split and scored
 on the test split: an outcome, never used to choose. The grid's row keeps the mean
-validation score of every grid point, so the tables can say how much validation
-score a different choice gives up.
+validation score of every grid point (in the grid's order, alpha slowest), so the
+tables can say how much validation score a different choice gives up.
 
 One JSON line per (data set, k, split, search) is appended to ``--out`` as soon as it
 is done, with the load average before and after; a rerun skips what is there, so the
@@ -196,10 +196,11 @@ def run_case(dataset, X, seed, k, index, labels, make, out):
             row["n_candidates"] = [int(n) for n in search.n_candidates_]
             row["n_resources"] = [int(n) for n in search.n_resources_]
         if label == "grid":
+            # in the grid's order (``grid_position``), which the file leaves out
+            assert [grid_position(p) for p in search.cv_results_["params"]] == list(
+                range(len(PAPER_GRID) ** 3)
+            )
             row["mean_scores"] = search.cv_results_["mean_test_score"].tolist()
-            row["grid_params"] = [
-                {key: p[key] for key in PARAMS} for p in search.cv_results_["params"]
-            ]
         with out.open("a") as f:  # whole lines, also with two runs on one file
             fcntl.flock(f, fcntl.LOCK_EX)
             f.write(json.dumps(row) + "\n")
@@ -335,7 +336,7 @@ def summary(pairs):
         point = {key: row["params"][key] for key in PARAMS}
         grid_point = {key: grid["params"][key] for key in PARAMS}
         scores = grid["mean_scores"]
-        score = scores[grid["grid_params"].index(point)]
+        score = scores[grid_position(point)]
         same.append(point == grid_point)
         tied.append(score == max(scores))
         regret.append(100 * (max(scores) - score))
@@ -356,6 +357,15 @@ def summary(pairs):
         "ratio": grid_cpu / cpu,
         "work": len(PAPER_GRID) ** 3 * FDLSR().max_iter / np.mean(work),
     }
+
+
+def grid_position(point):
+    """The row of ``point`` (alpha, beta, lam) in the grid's ``cv_results_``:
+    ParameterGrid order, alpha slowest."""
+    position = 0
+    for key in PARAMS:
+        position = position * len(PAPER_GRID) + PAPER_GRID.index(point[key])
+    return position
 
 
 def iterations(row):
