@@ -26,7 +26,7 @@ is done, with the load average before and after; a rerun skips what is there, so
 run can be stopped and resumed. The cases run split by split (every data set's
 split 0 first).
 
-    python benchmarks/bench_halving.py [--splits 3] [--datasets feret orl ...]
+    python benchmarks/bench_halving.py [--splits 3] [--datasets feret orl ...] [--ks 2 3]
         [--settings 3:exhaust 2:exhaust ...] [--peer 3:exhaust]
         [--out docs/halving-results/results.jsonl]
     python benchmarks/bench_halving.py --table [--out ...]   # tables from the file
@@ -35,11 +35,11 @@ split 0 first).
 **Timing** (``--timing``): FERET k = 5, split 0 (n = 1000, d = 1600, c = 200, 5 folds):
 the exact grid, every ``--settings`` entry and every ``--peer`` entry alternate
 ``--repeats`` times in one process; the best CPU and wall seconds of each and their
-ratios to the grid (and the peer's to the first halving setting) are printed (BLAS
-threads: the library's default unless ``--blas-threads`` is given; on a shared
-machine the CPU seconds are the figure to compare). ``--memory`` then runs the grid
-and the first halving search once more each under ``tracemalloc`` and prints their
-peaks.
+ratios to the grid (a peer's also to the halving setting of the same rounds and to
+the first one) are printed (BLAS threads: the library's default unless
+``--blas-threads`` is given; on a shared machine the CPU seconds are the figure to
+compare). ``--memory`` then runs the grid and the first halving search once more
+each under ``tracemalloc`` and prints their peaks.
 
     python benchmarks/bench_halving.py --timing [--settings 3:10 3:5 ...]
         [--peer 3:exhaust] [--repeats 2] [--blas-threads 1] [--memory]
@@ -235,6 +235,7 @@ def agreement(args, make):
         (index, grid_cost(dataset, k), dataset.name, k, dataset, seed)
         for dataset, seed, ks in cases(args.datasets, args.splits)
         for k in ks
+        if not args.ks or k in args.ks
         for index in range(args.splits)
     )
     prepared = {}
@@ -287,19 +288,15 @@ def timing(args, make):
                     flush=True,
                 )
     best = {label: [min(t[i] for t in times[label]) for i in (0, 1)] for label in times}
-    grid, halving = labels[0], labels[1]
+    grid = labels[0]
     for what, i in (("wall", 0), ("CPU", 1)):
         print(f"best of {args.repeats}, {what}: grid {best[grid][i]:.1f} s")
         for label in labels[1:]:
-            print(
-                f"  {label} {best[label][i]:.1f} s: grid / it"
-                f" {best[grid][i] / best[label][i]:.2f}x"
-                + (
-                    f", it / {halving} {best[label][i] / best[halving][i]:.2f}x"
-                    if label.startswith("sklearn")
-                    else ""
-                )
-            )
+            line = f"  {label} {best[label][i]:.1f} s: grid / it"
+            line += f" {best[grid][i] / best[label][i]:.2f}x"
+            for halving in peer_halvings(label, labels):
+                line += f", it / {halving} {best[label][i] / best[halving][i]:.2f}x"
+            print(line)
     for label in labels[1:]:
         print(f"same choice as the grid: {label} {chosen[label] == chosen[grid]}")
     print(f"load average at end: {os.getloadavg()}")
@@ -311,6 +308,16 @@ def timing(args, make):
                 peak = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
                 print(f"peak memory of {label} (tracemalloc): {peak / 2**30:.2f} GiB")
+
+
+def peer_halvings(label, labels):
+    """For a peer, the halving settings to compare it with: the one of the same
+    factor and min_resources (the same rounds) and the first."""
+    if not label.startswith("sklearn"):
+        return []
+    halvings = [other for other in labels if other.startswith("halving")]
+    same = label.replace("sklearn", "halving")
+    return list(dict.fromkeys(([same] if same in halvings else []) + halvings[:1]))
 
 
 def compared(rows):
@@ -445,6 +452,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--datasets", nargs="*", default=[])
+    parser.add_argument("--ks", nargs="*", type=int, default=[], help="only these k")
     parser.add_argument("--settings", nargs="+", type=setting)
     parser.add_argument("--peer", nargs="*", type=setting)
     parser.add_argument("--blas-threads", type=int, default=None)
