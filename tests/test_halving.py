@@ -354,3 +354,19 @@ def test_stacked_pairs_are_continued_by_subset(monkeypatch, digits):
     assert {s[1] for s in later} == {2, 6}
     assert sum(s[0] for s in later if s[1] == 2) == 2 * 6  # 18 points / 3, 2 folds
     assert sum(s[0] for s in later if s[1] == 6) == 2 * 2
+
+
+def test_default_halving_on_the_papers_grid(digits):
+    """The default halving search on the paper's 216 points and 30 iterations is
+    the documented one: every point runs 10 iterations, the best 72 continue to 30,
+    3,600 point-iterations per fold against the grid's 6,480."""
+    X, y = digits
+    model = FDLSRCV(search="halving", cv=2, decision_rules=["nearest_neighbor"])
+    model.fit(X, y)
+    assert model.n_resources_ == [10, 30] and model.min_resources_ == 10
+    assert model.n_candidates_ == [216, 72] and model.n_iterations_ == 2
+    results = model.cv_results_
+    assert results["continued"].sum() == 72 and len(results["params"]) == 216 + 72
+    assert np.all(results["n_resources"] == np.repeat([10, 30], [216, 72]))
+    steps = np.diff([0] + model.n_resources_)
+    assert int(np.dot(model.n_candidates_, steps)) == 3600  # point-iterations

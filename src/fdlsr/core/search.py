@@ -20,9 +20,9 @@ Nothing here knows about the estimator's parameters' validation or its results.
 
 import numpy as np
 
+from ..common.class_means import one_hot
 from ..common.classifiers import NEIGHBOR_RULES
 from ..common.compat import device, get_namespace
-from ..common.class_means import one_hot
 from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
 from .estimator import FDLSR
 from .grid import HatOperators, search_grid
