@@ -25,8 +25,10 @@ from sklearn import linear_model, svm
 from sklearn.model_selection import GridSearchCV
 from threadpoolctl import threadpool_limits
 
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.protocol import inner_cv, per_class_split, prepare
+from fdlsr.experiments.samples import prepare
+from fdlsr.experiments.splits import inner_cv
 from fdlsr.methods import get_method
 
 

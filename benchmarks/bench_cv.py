@@ -26,7 +26,6 @@ import contextlib
 import functools
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -36,12 +35,11 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
+from fdlsr._testing import load_shared  # noqa: E402
 from fdlsr.core import search as search_module  # noqa: E402
 from fdlsr.core.cv import PAPER_GRID  # noqa: E402
+from fdlsr.core.model_selection import per_class_split  # noqa: E402
 
 # FDLSRCV's stages, as the names under which fdlsr.core.search calls them.
 STAGES = {
@@ -109,7 +107,7 @@ def main():
     args = parser.parse_args()
 
     X, y = load_shared("feret")
-    train, _ = split_per_class(y, 5, seed=args.seed)
+    train, _ = per_class_split(y, 5, args.seed, 0)
     X, y = normalize(X[train]), y[train]
     cv = StratifiedKFold(args.folds)
     betas = PAPER_GRID if args.full else (args.beta,)

@@ -9,19 +9,15 @@ both fit times.
 """
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import dask.array as da
 import numpy as np
 from dask.distributed import Client, LocalCluster
 from sklearn.preprocessing import normalize
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from conftest import load_shared  # noqa: E402
-from fdlsr import FDLSR  # noqa: E402
+from fdlsr import FDLSR
+from fdlsr._testing import load_shared
 
 
 def main():

@@ -32,7 +32,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -40,13 +39,11 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
 
-import sklearn  # noqa: E402
 import threadpoolctl  # noqa: E402
 from sklearn.preprocessing import normalize  # noqa: E402
 
-from conftest import load_shared, split_per_class  # noqa: E402
+from fdlsr.experiments.store import environment  # noqa: E402
 from fdlsr.methods import get_method  # noqa: E402
 
 # Table III of the FDLSR paper (FERET, k = 1..5 images per person for training):
@@ -59,23 +56,10 @@ PAPER = {
 }
 
 
-def environment():
-    return {
-        "python": sys.version.split()[0],
-        "numpy": np.__version__,
-        "scikit-learn": sklearn.__version__,
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "blas": [
-            {k: v for k, v in info.items() if k in ("internal_api", "num_threads")}
-            for info in threadpoolctl.threadpool_info()
-        ],
-        "loadavg_start": os.getloadavg(),
-    }
-
-
 def run(methods, ks, splits, out):
+    from fdlsr._testing import load_shared
+    from fdlsr.core.model_selection import per_class_split
+
     X, y = load_shared("feret")
     X = normalize(X)
     rows = []
@@ -98,7 +82,7 @@ def run(methods, ks, splits, out):
         writer.writeheader()
         for k in ks:
             for split in range(splits):
-                train, test = split_per_class(y, k, split)
+                train, test = per_class_split(y, k, 0, split)
                 for name in methods:
                     model = get_method(name).build()
                     start, cpu = time.perf_counter(), time.process_time()
@@ -153,13 +137,14 @@ def summary(rows, methods, ks):
 COMPARED = ("LC-KSVD2", "LCLE", "FDDL", "LRSDL")
 
 
-def one_run(name, out):
-    """Child process of ``--compare``: fit and predict ``name``, save the model."""
-    from fdlsr.experiments.protocol import per_class_split, run_random_state, seeded
+def one_run(name, data, out):
+    """Child process of ``--compare``: fit and predict ``name`` on the split the
+    parent saved in ``data`` (so the baseline tree needs no data helpers), save the
+    model."""
+    from fdlsr.experiments.splits import run_random_state, seeded
 
-    X, y = load_shared("feret")
-    X = normalize(X)
-    train, test = per_class_split(y, 5, 0, 0)
+    data = np.load(data)
+    X, y, train, test = (data[key] for key in ("X", "y", "train", "test"))
     method = get_method(name)
     params = seeded(method, {}, run_random_state(0, 0))
     with threadpoolctl.threadpool_limits(1):
@@ -207,7 +192,14 @@ def compare(baseline, methods, repeats):
     print(
         "method     fit+predict CPU s: before  after  ratio   max rel diff  same predictions"
     )
+    from fdlsr._testing import load_shared
+    from fdlsr.core.model_selection import per_class_split
+
+    X, y = load_shared("feret")
+    train, test = per_class_split(y, 5, 0, 0)
     with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data.npz"
+        np.savez(data, X=normalize(X), y=y, train=train, test=test)
         for name in methods:
             best = {"before": np.inf, "after": np.inf}
             for _ in range(repeats):
@@ -215,7 +207,14 @@ def compare(baseline, methods, repeats):
                     env = {**os.environ, "PYTHONPATH": tree}
                     out = Path(tmp) / f"{label}.npz"
                     done = subprocess.run(
-                        [sys.executable, __file__, "--child", name, str(out)],
+                        [
+                            sys.executable,
+                            __file__,
+                            "--child",
+                            name,
+                            str(data),
+                            str(out),
+                        ],
                         env=env,
                         check=True,
                         capture_output=True,
@@ -241,8 +240,8 @@ def compare(baseline, methods, repeats):
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        one_run(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        one_run(*sys.argv[2:])
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", nargs="+", default=list(PAPER))

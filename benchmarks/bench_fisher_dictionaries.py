@@ -4,7 +4,8 @@
         --k 5 --splits 1 --out results/fisher_dictionaries.csv
 
 Splits are the paper's protocol (k random training images per person, the rest for
-testing; tests/conftest.py's ``split_per_class`` with seeds 0, 1, ...). Samples are
+testing; the library's ``per_class_split(y, k, 0, split)`` for splits 0, 1, ..., as
+``fdlsr run`` draws them). Samples are
 unit-normalised as in the paper. One row per method x k x split; the environment is
 printed first. Timings on a shared machine are noisy: compare within one run; the
 ``*_cpu_s`` columns (process CPU time, all threads) are less affected by other load.
@@ -13,38 +14,23 @@ printed first. Timings on a shared machine are noisy: compare within one run; th
 import argparse
 import csv
 import json
-import os
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import scipy.io
 from sklearn.preprocessing import normalize
-from threadpoolctl import threadpool_info
 
+from fdlsr._testing import load_shared
+from fdlsr.core.model_selection import per_class_split
+from fdlsr.experiments.store import environment
 from fdlsr.methods.dictionary import FDDL, LRSDL
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def load_feret():
-    data = Path(os.environ.get("FDLSR_DATA_DIR", REPO.parent / "shared" / "data"))
-    entry = json.loads((data / "MANIFEST.json").read_text())["feret"]
-    mat = scipy.io.loadmat(data / entry["file"])
-    X = np.asarray(mat[entry["x"]], dtype=np.float64)
-    if entry["samples"] == "columns":
-        X = X.T
-    return normalize(X), np.asarray(mat[entry["y"]]).ravel().astype(int)
-
-
-def split_per_class(y, k, seed):
-    rng = np.random.default_rng(seed)
-    train = np.concatenate(
-        [rng.permutation(np.flatnonzero(y == c))[:k] for c in np.unique(y)]
-    )
-    return train, np.setdiff1d(np.arange(y.size), train)
+def normalized_feret():
+    X, y = load_shared("feret")
+    return normalize(X), y
 
 
 def main(argv=None):
@@ -61,23 +47,13 @@ def main(argv=None):
     for item in args.set:
         name, value = item.split("=")
         overrides[name] = float(value) if "." in value or "e" in value else int(value)
-    env = {
-        "python": sys.version.split()[0],
-        "numpy": np.__version__,
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "blas": [
-            (i.get("internal_api"), i.get("num_threads")) for i in threadpool_info()
-        ],
-        "load": os.getloadavg(),
-    }
-    print(json.dumps(env), flush=True)
-    X, y = load_feret()
+    print(json.dumps(environment()), flush=True)
+    X, y = normalized_feret()
     factories = {"FDDL": FDDL, "LRSDL": LRSDL}
     rows = []
     for k in args.k:
         for seed in range(args.splits):
-            train, test = split_per_class(y, k, seed)
+            train, test = per_class_split(y, k, 0, seed)
             for name in args.methods:
                 model = factories[name](random_state=seed, **overrides)
                 t0, c0 = time.perf_counter(), time.process_time()

@@ -1,6 +1,6 @@
 """FDLSR against the plain transcription of the authors' code, in one process.
 
-For each case the same training data are fitted by ``tests/reference.py`` (the MATLAB
+For each case the same training data are fitted by ``fdlsr._testing.fdlsr_transcription`` (the MATLAB
 transcription: d x d inverses, explicit loops) and by ``fdlsr.FDLSR``, alternating and
 repeating, and the best times are compared. The whole fit's flops (Gram matrix,
 factorisations, initial solve, iterations, ``Q``; see :func:`fit_flops`) over its time
@@ -18,7 +18,6 @@ SciPy's LAPACK on its default threads against one, with the NumPy products that 
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -26,13 +25,12 @@ import numpy as np
 from scipy import linalg
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
 
 from sklearn.preprocessing import normalize  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from conftest import load_shared, split_per_class  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
+from fdlsr._testing import fdlsr_transcription, load_shared  # noqa: E402
 from fdlsr.common.class_means import one_hot  # noqa: E402
 from fdlsr.common.linalg import (  # noqa: E402
     RidgeSystem,
@@ -41,7 +39,7 @@ from fdlsr.common.linalg import (  # noqa: E402
     make_ridge,
 )
 from fdlsr.core.dense import fit_fdlsr  # noqa: E402
-from reference import fdlsr_transcription  # noqa: E402
+from fdlsr.core.model_selection import per_class_split  # noqa: E402
 
 # The paper's FERET parameters.
 FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
@@ -51,7 +49,7 @@ def feret_training(k=5):
     """FERET's training samples of split 0 with ``k`` per person, unit-normalised and
     sorted by class (as the authors' code needs)."""
     X, y = load_shared("feret")
-    train, _ = split_per_class(y, k, seed=0)
+    train, _ = per_class_split(y, k, 0, 0)
     order = np.argsort(y[train], kind="stable")
     return normalize(X[train])[order], y[train][order]
 
@@ -237,7 +235,7 @@ def main():
         settings,
     )
     usps_X, usps_y = load_shared("usps")
-    train, _ = split_per_class(usps_y, 300, seed=0)
+    train, _ = per_class_split(usps_y, 300, 0, 0)
     run_case(
         "USPS, 300 images per digit (d < n)",
         normalize(usps_X[train]),

@@ -9,16 +9,13 @@ of test images classified differently, and the relative difference of the projec
 """
 
 import argparse
-import sys
-from pathlib import Path
 
 import numpy as np
 from sklearn.preprocessing import normalize
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from conftest import load_shared, split_per_class  # noqa: E402
-from fdlsr import FDLSR  # noqa: E402
+from fdlsr import FDLSR
+from fdlsr._testing import load_shared
+from fdlsr.core.model_selection import per_class_split
 
 
 def main():
@@ -29,7 +26,7 @@ def main():
     X = normalize(X)
     rows = []
     for seed in range(args.splits):
-        train, test = split_per_class(y, 5, seed)
+        train, test = per_class_split(y, 5, 0, seed)
         fits = {
             dtype: FDLSR(alpha=1e-2, beta=1e-3, lam=1e-1).fit(
                 X[train].astype(dtype), y[train]

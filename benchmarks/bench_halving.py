@@ -18,28 +18,31 @@ all with ``refit=False``, one after the other in one process, BLAS on
 core and CPU seconds compare work); CPU (``time.process_time``) and wall seconds of
 each search. The chosen parameters are then fitted on the training split and scored
 on the test split: an outcome, never used to choose. The grid's row keeps the mean
-validation score of every grid point, so the tables can say how much validation
-score a different choice gives up.
+validation score of every grid point (in the grid's order, alpha slowest), so the
+tables can say how much validation score a different choice gives up.
 
 One JSON line per (data set, k, split, search) is appended to ``--out`` as soon as it
 is done, with the load average before and after; a rerun skips what is there, so the
 run can be stopped and resumed. The cases run split by split (every data set's
 split 0 first).
 
-    python benchmarks/bench_halving.py [--splits 3] [--datasets feret orl ...]
+    python benchmarks/bench_halving.py [--splits 3] [--datasets feret orl ...] [--ks 2 3]
         [--settings 3:exhaust 2:exhaust ...] [--peer 3:exhaust]
         [--out docs/halving-results/results.jsonl]
     python benchmarks/bench_halving.py --table [--out ...]   # tables from the file
+        [--settings 3:5 3:10 --peer]   # only these searches (default all in the file)
 
 **Timing** (``--timing``): FERET k = 5, split 0 (n = 1000, d = 1600, c = 200, 5 folds):
-the exact grid, the first ``--settings`` entry and the first ``--peer`` entry
-alternate ``--repeats`` times in one process; the best CPU and wall seconds of each
-and their ratios are printed (BLAS threads: the library's default unless
-``--blas-threads`` is given). ``--memory`` then runs the grid and the halving search
-once more each under ``tracemalloc`` and prints their peaks.
+the exact grid, every ``--settings`` entry and every ``--peer`` entry alternate
+``--repeats`` times in one process; the best CPU and wall seconds of each and their
+ratios to the grid (a peer's also to the halving setting of the same rounds and to
+the first one) are printed (BLAS threads: the library's default unless
+``--blas-threads`` is given; on a shared machine the CPU seconds are the figure to
+compare). ``--memory`` then runs the grid and the first halving search once more
+each under ``tracemalloc`` and prints their peaks.
 
-    python benchmarks/bench_halving.py --timing [--settings 3:5] [--repeats 2]
-        [--blas-threads 1] [--memory]
+    python benchmarks/bench_halving.py --timing [--settings 3:10 3:5 ...]
+        [--peer 3:exhaust] [--repeats 2] [--blas-threads 1] [--memory]
 """
 
 import argparse
@@ -47,7 +50,6 @@ import contextlib
 import fcntl
 import json
 import os
-import platform
 import sys
 import time
 import tracemalloc
@@ -55,18 +57,19 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import scipy
-import sklearn
 from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import HalvingGridSearchCV
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR, FDLSRCV
 from fdlsr.core.cv import PAPER_GRID
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.config import load_config, shipped_configs
 from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.protocol import inner_cv, per_class_split, prepare
+from fdlsr.experiments.samples import prepare
+from fdlsr.experiments.splits import inner_cv
+from fdlsr.experiments.store import environment
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "halving-results" / "results.jsonl"
@@ -125,22 +128,6 @@ def cases(names, n_splits):
     return found
 
 
-def environment(threads):
-    return {
-        "python": sys.version.split()[0],
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "blas_threads": threads,
-        "blas": [
-            {k: info.get(k) for k in ("internal_api", "version", "num_threads")}
-            for info in threadpool_info()
-        ],
-    }
-
-
 def timed(search, X, y):
     wall, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
@@ -193,10 +180,11 @@ def run_case(dataset, X, seed, k, index, labels, make, out):
             row["n_candidates"] = [int(n) for n in search.n_candidates_]
             row["n_resources"] = [int(n) for n in search.n_resources_]
         if label == "grid":
+            # in the grid's order (``grid_position``), which the file leaves out
+            assert [grid_position(p) for p in search.cv_results_["params"]] == list(
+                range(len(PAPER_GRID) ** 3)
+            )
             row["mean_scores"] = search.cv_results_["mean_test_score"].tolist()
-            row["grid_params"] = [
-                {key: p[key] for key in PARAMS} for p in search.cv_results_["params"]
-            ]
         with out.open("a") as f:  # whole lines, also with two runs on one file
             fcntl.flock(f, fcntl.LOCK_EX)
             f.write(json.dumps(row) + "\n")
@@ -223,7 +211,10 @@ def agreement(args, make):
     out.parent.mkdir(parents=True, exist_ok=True)
     env = out.with_name("environment.json")
     if not env.exists():
-        env.write_text(json.dumps(environment(args.blas_threads), indent=1) + "\n")
+        env.write_text(
+            json.dumps({**environment(), "blas_threads": args.blas_threads}, indent=1)
+            + "\n"
+        )
     done = {(r["dataset"], r["k"], r["split"], r["search"]) for r in done_rows(out)}
     # Split by split; within a split the cheapest cases first (the grid's products
     # grow with c n^2 per fold), so that a stopped run has covered every data set.
@@ -231,6 +222,7 @@ def agreement(args, make):
         (index, grid_cost(dataset, k), dataset.name, k, dataset, seed)
         for dataset, seed, ks in cases(args.datasets, args.splits)
         for k in ks
+        if not args.ks or k in args.ks
         for index in range(args.splits)
     )
     prepared = {}
@@ -257,11 +249,7 @@ def timing(args, make):
     k, seed = 5, load_config("feret").experiment.seed
     train, _ = per_class_split(y, k, seed, 0)
     cv = inner_cv(k, seed, FOLDS)
-    labels = [
-        "grid",
-        next(label for label in make if label.startswith("halving")),
-        next(label for label in make if label.startswith("sklearn")),
-    ]
+    labels = list(make)  # the grid, the halving settings, the peers
     limit = (
         contextlib.nullcontext()
         if args.blas_threads_given is None
@@ -287,16 +275,17 @@ def timing(args, make):
                     flush=True,
                 )
     best = {label: [min(t[i] for t in times[label]) for i in (0, 1)] for label in times}
-    grid, halving, peer = labels
+    grid = labels[0]
     for what, i in (("wall", 0), ("CPU", 1)):
-        print(
-            f"best of {args.repeats}, {what}: grid {best[grid][i]:.1f} s, {halving}"
-            f" {best[halving][i]:.1f} s, {peer} {best[peer][i]:.1f} s; grid / halving"
-            f" {best[grid][i] / best[halving][i]:.2f}x, {peer} / halving"
-            f" {best[peer][i] / best[halving][i]:.2f}x"
-        )
-    print(f"same choice as the grid: {halving} {chosen[halving] == chosen[grid]},"
-          f" {peer} {chosen[peer] == chosen[grid]}")  # fmt: skip
+        print(f"best of {args.repeats}, {what}: grid {best[grid][i]:.1f} s")
+        for label in labels[1:]:
+            line = f"  {label} {best[label][i]:.1f} s: grid / it"
+            line += f" {best[grid][i] / best[label][i]:.2f}x"
+            for halving in peer_halvings(label, labels):
+                line += f", it / {halving} {best[label][i] / best[halving][i]:.2f}x"
+            print(line)
+    for label in labels[1:]:
+        print(f"same choice as the grid: {label} {chosen[label] == chosen[grid]}")
     print(f"load average at end: {os.getloadavg()}")
     if args.memory:  # untimed runs: tracemalloc slows every allocation
         with limit:
@@ -306,6 +295,16 @@ def timing(args, make):
                 peak = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
                 print(f"peak memory of {label} (tracemalloc): {peak / 2**30:.2f} GiB")
+
+
+def peer_halvings(label, labels):
+    """For a peer, the halving settings to compare it with: the one of the same
+    factor and min_resources (the same rounds) and the first."""
+    if not label.startswith("sklearn"):
+        return []
+    halvings = [other for other in labels if other.startswith("halving")]
+    same = label.replace("sklearn", "halving")
+    return list(dict.fromkeys(([same] if same in halvings else []) + halvings[:1]))
 
 
 def compared(rows):
@@ -331,7 +330,7 @@ def summary(pairs):
         point = {key: row["params"][key] for key in PARAMS}
         grid_point = {key: grid["params"][key] for key in PARAMS}
         scores = grid["mean_scores"]
-        score = scores[grid["grid_params"].index(point)]
+        score = scores[grid_position(point)]
         same.append(point == grid_point)
         tied.append(score == max(scores))
         regret.append(100 * (max(scores) - score))
@@ -354,6 +353,15 @@ def summary(pairs):
     }
 
 
+def grid_position(point):
+    """The row of ``point`` (alpha, beta, lam) in the grid's ``cv_results_``:
+    ParameterGrid order, alpha slowest."""
+    position = 0
+    for key in PARAMS:
+        position = position * len(PAPER_GRID) + PAPER_GRID.index(point[key])
+    return position
+
+
 def iterations(row):
     """Point-iterations per fold of a search: continued (halving) or from scratch
     in every round (scikit-learn's)."""
@@ -364,9 +372,12 @@ def iterations(row):
     return total
 
 
-def print_tables(rows):
+def print_tables(rows, labels=None):
     """Markdown tables: per data set and search; overall per search (the trade-off
-    curve), with the FERET k = 5 time ratio; and the cases that ran."""
+    curve), with the FERET k = 5 time ratio; and the cases that ran. ``labels``:
+    the searches to show (default all in ``rows``)."""
+    if labels is not None:
+        rows = [r for r in rows if r["search"] in labels]
     by_search = compared(rows)
     columns = (
         "| data set | k | cases | search | same point | a best point |"
@@ -428,8 +439,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--datasets", nargs="*", default=[])
-    parser.add_argument("--settings", nargs="+", type=setting, default=[(3, "exhaust")])
-    parser.add_argument("--peer", nargs="*", type=setting, default=[(3, "exhaust")])
+    parser.add_argument("--ks", nargs="*", type=int, default=[], help="only these k")
+    parser.add_argument("--settings", nargs="+", type=setting)
+    parser.add_argument("--peer", nargs="*", type=setting)
     parser.add_argument("--blas-threads", type=int, default=None)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--table", action="store_true")
@@ -437,10 +449,14 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--memory", action="store_true", help="--timing: peaks too")
     args = parser.parse_args()
-    make = searches(args.settings, args.peer)
+    chosen = args.settings is not None or args.peer is not None
+    make = searches(
+        [(3, "exhaust")] if args.settings is None else args.settings,
+        [(3, "exhaust")] if args.peer is None else args.peer,
+    )
     args.blas_threads_given = args.blas_threads
     if args.table:
-        print_tables(done_rows(args.out))
+        print_tables(done_rows(args.out), list(make) if chosen else None)
     elif args.timing:
         timing(args, make)
     else:

@@ -25,20 +25,18 @@ import csv
 import json
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import sklearn
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from bench_scale import make_features  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
+from fdlsr.core.model_selection import per_class_split  # noqa: E402
 from fdlsr.experiments.config import load_config  # noqa: E402
 from fdlsr.experiments.datasets import load_dataset  # noqa: E402
-from fdlsr.experiments.protocol import per_class_split, prepare  # noqa: E402
+from fdlsr.experiments.samples import prepare  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = [

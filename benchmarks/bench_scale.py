@@ -28,12 +28,9 @@ import resource
 import sys
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 import sklearn
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_fit import gemm_rate  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402

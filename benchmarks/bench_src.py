@@ -15,8 +15,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.protocol import per_class_split, prepare
+from fdlsr.experiments.samples import prepare
 from fdlsr.representation import SRC
 
 

@@ -17,8 +17,9 @@ import warnings
 
 import numpy as np
 
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.protocol import per_class_split, prepare
+from fdlsr.experiments.samples import prepare
 from fdlsr.methods.representation import src
 
 LAM = 1e-2  # SRC's default

@@ -35,27 +35,33 @@ def time_method(name, k, split, threads, data_dir):
     """CPU seconds of warm-up, search, fit and predict of ``name`` (this fdlsr)."""
     from threadpoolctl import threadpool_limits
 
-    from fdlsr.experiments import protocol
+    from fdlsr.core.model_selection import per_class_split
+    from fdlsr.experiments import evaluation
     from fdlsr.experiments.config import load_config
     from fdlsr.experiments.datasets import load_dataset
+    from fdlsr.experiments.samples import prepare
+    from fdlsr.experiments.splits import run_random_state, seeded
 
     config = load_config("feret")
     ex = config.experiment
     ex.methods = [name]
     ex.params = {m: p for m, p in ex.params.items() if m.lower() == name.lower()}
     ex.cv = [m for m in ex.cv if m.lower() == name.lower()]
-    ((method, params, tuned),) = ex.resolved()
+    (chosen,) = ex.resolved()
+    method, params, tuned = chosen.method, chosen.params, chosen.tuned
     dataset = load_dataset("feret", data_dir=data_dir)
-    X, y = protocol.prepare(dataset), np.asarray(dataset.y)
-    train, test = protocol.per_class_split(y, k, ex.seed, split)
+    X, y = prepare(dataset), np.asarray(dataset.y)
+    train, test = per_class_split(y, k, ex.seed, split)
     warnings.simplefilter("ignore")
     with threadpool_limits(threads):
         start = time.process_time()
-        protocol.warm_up(method, X, y, train, test, protocol.seeded(method, params, 0))
+        evaluation.warm_up(method, X, y, train, test, seeded(method, params, 0))
         warm = time.process_time() - start
         clock = time.process_time
-        protocol.time.perf_counter = clock  # the protocol's timers read CPU time here
-        row = protocol.evaluate_split(
+        evaluation.time.perf_counter = (
+            clock  # the evaluation's timers read CPU time here
+        )
+        row = evaluation.evaluate_split(
             method,
             X,
             y,
@@ -65,7 +71,7 @@ def time_method(name, k, split, threads, data_dir):
             tuned=tuned,
             seed=ex.seed + split,
             cv_folds=ex.cv_folds,
-            random_state=protocol.run_random_state(ex.seed, split),
+            random_state=run_random_state(ex.seed, split),
         )
     return {
         "warm_up": warm,
@@ -111,7 +117,7 @@ def estimate(store, jobs=2):
     """Summed per-run CPU times of the store's FERET rows as the config sets them now."""
     from fdlsr.experiments.config import load_config
     from fdlsr.experiments.datasets import load_dataset
-    from fdlsr.experiments.protocol import experiment_runs
+    from fdlsr.experiments.planning import experiment_runs
     from fdlsr.experiments.results import read_rows, row_key
 
     ex = load_config("feret").experiment

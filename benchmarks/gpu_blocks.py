@@ -8,16 +8,13 @@ the CPU, without memory figures (a check of the script).
 """
 
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # read when SciPy is first imported
 
 import sklearn  # noqa: E402
 import torch  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fdlsr import FDLSR  # noqa: E402
 from fdlsr.core.blocked import fit_blocked  # noqa: E402
 from gpu_check import PARAMS, make_features  # noqa: E402

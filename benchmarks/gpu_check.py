@@ -24,7 +24,6 @@ with ``--skip-cv``, 30 s more with the search (figures in benchmarks/README.md).
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -34,7 +33,6 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
 
 PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
 GIB = 2**30
@@ -91,14 +89,15 @@ def load_feret():
     ``(X_train, y_train, X_test, y_test)``, or None without the data."""
     from sklearn.preprocessing import normalize
 
-    from conftest import load_shared, split_per_class
+    from fdlsr._testing import load_shared
+    from fdlsr.core.model_selection import per_class_split
 
     try:
         X, y = load_shared("feret")
-    except BaseException:  # pytest.skip when the data are missing
+    except FileNotFoundError:
         print("FERET: data not found (set FDLSR_DATA_DIR); skipped")
         return None
-    train, test = split_per_class(y, 5, seed=0)
+    train, test = per_class_split(y, 5, 0, 0)
     X = normalize(X)
     return X[train], y[train], X[test], y[test]
 

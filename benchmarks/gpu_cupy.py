@@ -13,16 +13,13 @@ Exits cleanly (one line) without CuPy or a GPU.
 import argparse
 import importlib
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # read when SciPy is first imported
 
 import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
 from fdlsr.common.compat import _convert_to_numpy  # noqa: E402
 from gpu_check import PARAMS, load_feret  # noqa: E402

@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 import scipy.io
 
-from fdlsr.experiments import protocol
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.experiments.datasets import load_dataset
+from fdlsr.experiments.samples import prepare
 from fdlsr.methods.dictionary import LCLE
 from fdlsr.methods.dictionary._classifier import unit_columns
 from fdlsr.methods.dictionary._ksvd import (
@@ -65,9 +66,9 @@ def main():
 
     data_dir = os.environ.get("FDLSR_DATA_DIR", "../shared/data")
     ds = load_dataset(args.dataset, data_dir=data_dir)
-    X, labels = protocol.prepare(ds), np.asarray(ds.y)
+    X, labels = prepare(ds), np.asarray(ds.y)
     classes, y = np.unique(labels, return_inverse=True)
-    train, test = protocol.per_class_split(labels, args.k, 0, args.split)
+    train, test = per_class_split(labels, args.k, 0, args.split)
     Y, y_train, n_classes, atoms = ordered_training_data(
         X[train], y[train], len(classes), args.atoms_per_class
     )

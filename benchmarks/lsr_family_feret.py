@@ -1,7 +1,8 @@
 """The LSR family on FERET: parameter selection, one timed split, the 10-split protocol.
 
-Every fit sees unit-normalised samples (as in the paper) and the splits of
-``tests/conftest.py`` (``k`` random images per person for training, seeds 0..9).
+Every fit sees unit-normalised samples (as in the paper) and the splits of ``fdlsr
+run``: ``per_class_split(y, k, 0, split)``, ``k`` random images per person for
+training, splits 0..9.
 
     python benchmarks/lsr_family_feret.py select    # inner CV on one training set
     python benchmarks/lsr_family_feret.py single    # k=5, seed 0: accuracy, median times
@@ -17,20 +18,18 @@ import argparse
 import csv
 import itertools
 import json
-import platform
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from sklearn.preprocessing import normalize
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
-
-from conftest import load_shared, split_per_class  # noqa: E402
+from fdlsr._testing import load_shared  # noqa: E402
 from fdlsr.common.neighbors import NearestProjection  # noqa: E402
+from fdlsr.core.model_selection import per_class_split  # noqa: E402
+from fdlsr.experiments.store import environment  # noqa: E402
 from fdlsr.methods.relaxed import METHODS  # noqa: E402
 
 # Table III of the FDLSR paper (mean accuracy %, k = 2, 3, 4, 5 images per person).
@@ -53,32 +52,15 @@ def timed(f, repeats=1):
     return out, float(np.median(times))
 
 
-def environment(threads):
-    import scipy
-    import sklearn
-
-    return {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
-        "machine": platform.machine(),
-        "processor": platform.processor(),
-        "blas_threads": threads,
-        "blas": [
-            {k: i.get(k) for k in ("internal_api", "version", "num_threads")}
-            for i in threadpool_info()
-        ],
-    }
-
-
 def write(rows, out, name, threads):
     out.mkdir(parents=True, exist_ok=True)
     with open(out / f"{name}.csv", "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    (out / f"{name}.env.json").write_text(json.dumps(environment(threads), indent=1))
+    (out / f"{name}.env.json").write_text(
+        json.dumps({**environment(), "blas_threads": threads}, indent=1)
+    )
     print(f"wrote {out / name}.csv")
 
 
@@ -88,7 +70,7 @@ def select(X, y, methods, out, threads, name, params=None):
     ``params`` fixes settings outside the grid (e.g. the decision rule).
     """
     params = params or {}
-    train, _ = split_per_class(y, 5, seed=0)
+    train, _ = per_class_split(y, 5, 0, 0)
     Xt, yt = X[train], y[train]
     rng = np.random.default_rng(0)
     folds = np.empty(yt.size, dtype=int)
@@ -132,7 +114,7 @@ def evaluate(
     params = params or {}
     rows = []
     for k, seed in itertools.product(ks, seeds):
-        train, test = split_per_class(y, k, seed)
+        train, test = per_class_split(y, k, 0, seed)
         for method in methods:
             model = method.build(**params)
             model.fit(X[train[:50]], y[train[:50]])  # warm-up

@@ -1,95 +1,45 @@
-"""Shared fixtures: the real benchmark data, found through one environment variable.
+"""Shared fixtures. Helpers shared with the benchmarks live in ``fdlsr._testing``.
 
-``FDLSR_DATA_DIR`` points at a folder laid out like ``../shared/data`` (a
-``MANIFEST.json`` and one sub-folder per dataset). It defaults to ``../shared/data``
-beside the repository, which is where CI has it.
+The real benchmark data are found through ``FDLSR_DATA_DIR`` (see
+``fdlsr._testing.DATA_DIR``); tests that need them skip without them.
 """
 # ruff: noqa: E402
 
-import json
 import os
-from pathlib import Path
 
 # scikit-learn's array API dispatch (tests/test_array_api.py) needs SciPy's, which is
 # read when SciPy is first imported.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
-import numpy as np
 import pytest
-import scipy.io
+from sklearn.preprocessing import normalize
 
-REPO = Path(__file__).resolve().parents[1]
-DATA_DIR = Path(os.environ.get("FDLSR_DATA_DIR", REPO.parent / "shared" / "data"))
-
-
-def load_shared(name):
-    """Samples as rows (float64) and 1-based integer labels of a shared dataset."""
-    manifest_path = DATA_DIR / "MANIFEST.json"
-    if not manifest_path.exists():
-        pytest.skip(f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})")
-    entry = json.loads(manifest_path.read_text())[name]
-    mat = scipy.io.loadmat(DATA_DIR / entry["file"])
-    X = np.asarray(mat[entry["x"]], dtype=np.float64)
-    if entry["samples"] == "columns":
-        X = X.T
-    y = np.asarray(mat[entry["y"]]).ravel().astype(int)
-    return np.ascontiguousarray(X), y
+from fdlsr._testing import load_shared, one_blas_thread
 
 
-def split_per_class(y, k, seed):
-    """k random training samples per class, the rest for testing (the paper's protocol)."""
-    rng = np.random.default_rng(seed)
-    train = np.concatenate(
-        [rng.permutation(np.flatnonzero(y == c))[:k] for c in np.unique(y)]
-    )
-    test = np.setdiff1d(np.arange(y.size), train)
-    return train, test
+def _normalized_shared(name):
+    try:
+        X, y = load_shared(name)
+    except FileNotFoundError as missing:
+        pytest.skip(str(missing))
+    return normalize(X), y
 
 
 @pytest.fixture(scope="session")
 def feret():
-    from sklearn.preprocessing import normalize
-
-    X, y = load_shared("feret")
-    return normalize(X), y
+    return _normalized_shared("feret")
 
 
 @pytest.fixture(scope="session")
 def usps():
-    from sklearn.preprocessing import normalize
-
-    X, y = load_shared("usps")
-    return normalize(X), y
+    return _normalized_shared("usps")
 
 
-def cli(argv):
-    """``(exit status, stdout, stderr)`` of the command line, exit 2 included (for
-    hypothesis tests, where capsys cannot serve every example)."""
-    import contextlib
-    import io
-
-    from fdlsr.experiments.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code
-    return status, out.getvalue(), err.getvalue()
-
-
-def cli_error(capsys, argv):
-    """Run the command line expecting a user error: exit 2 and one line on stderr,
-    which is returned."""
-    from fdlsr.experiments.cli import main
-
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
-    return lines[0]
+@pytest.fixture(scope="module")
+def one_blas_thread_per_module():
+    """BLAS on one thread for a module's tests (``pytest.mark.usefixtures``)."""
+    with one_blas_thread():
+        yield
 
 
 def pytest_collection_modifyitems(config, items):

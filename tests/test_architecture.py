@@ -4,6 +4,7 @@
     fdlsr.common              shared helpers and classifier plumbing
     fdlsr.core                the FDLSR model and its solvers
     fdlsr.methods             the comparison methods and their registry
+    fdlsr.persistence         model files: fdlsr.save, fdlsr.load
     fdlsr.experiments         datasets, deep features, protocol, store, reports,
                               figures, CLI
 
@@ -12,6 +13,8 @@ See docs/architecture.md.
 """
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,13 +29,15 @@ ALLOWED = {
     "common": {"errors"},
     "core": {"errors", "common"},
     "methods": {"errors", "common", "core"},
-    "experiments": {"errors", "common", "core", "methods"},
+    "persistence": {"errors", "common", "core", "methods"},
+    "experiments": {"errors", "common", "core", "methods", "persistence"},
 }
 
 # The command line parses arguments and hands them over; nothing numerical.
 CLI_MAY_IMPORT = {
     "fdlsr.errors",
     "fdlsr.experiments.commands",
+    "fdlsr.experiments.parser",
     "fdlsr.experiments.config",
 }
 NUMERICAL = {
@@ -79,9 +84,10 @@ def layer(module):
     return parts[1] if parts[1] in ALLOWED else None
 
 
-# Top-level modules outside the layers: the entry points and the family packages'
-# short public names (re-exports of fdlsr.methods.*).
-SHORT_NAMES = ["dictionary.py", "relaxed.py", "representation.py"]
+# Top-level modules outside the layers: the entry points, the version, the helpers
+# shared by tests and benchmarks (_testing.py) and the short
+# public names (re-exports of fdlsr.methods.* and fdlsr.experiments.datasets).
+SHORT_NAMES = ["datasets.py", "dictionary.py", "relaxed.py", "representation.py"]
 SOURCES = sorted(
     p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "errors.py"
 )
@@ -102,19 +108,47 @@ def test_imports_follow_the_layers(path):
 
 def test_every_module_is_in_a_layer():
     top = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert top == sorted(["__init__.py", "__main__.py", "errors.py", *SHORT_NAMES])
+    expected = [
+        "__init__.py", "__main__.py", "_testing.py", "_version.py", "errors.py",
+        *SHORT_NAMES,
+    ]  # fmt: skip
+    assert top == sorted(expected)
     folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
     assert folders == sorted(set(ALLOWED) - {"errors"})
 
 
-def test_command_line_holds_no_logic():
-    path = PACKAGE / "experiments" / "cli.py"
+@pytest.mark.parametrize(
+    "path",
+    [
+        PACKAGE / "experiments" / "cli.py",
+        PACKAGE / "experiments" / "parser.py",
+        PACKAGE / "experiments" / "commands" / "__init__.py",
+    ],
+    ids=lambda p: module_name(p),
+)
+def test_command_line_holds_no_logic(path):
     imports = imported_modules(path)
     # "from . import commands" records the package itself too; "from m import n", m.n
     allowed = CLI_MAY_IMPORT | {"fdlsr.experiments"}
     for module in (m for m in imports if m.startswith("fdlsr")):
         assert module in allowed or module.rpartition(".")[0] in allowed, module
     assert not {m.split(".")[0] for m in imports} & NUMERICAL
+
+
+def test_each_sub_command_has_its_handler_module():
+    """``fdlsr NAME`` is handled by ``main`` in ``experiments/commands/NAME.py``."""
+    from fdlsr.experiments.cli import build_parser
+    from fdlsr.experiments.commands import COMMANDS, handler
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if a.dest == "command"]
+    assert sorted(sub.choices) == sorted(COMMANDS)
+    folder = PACKAGE / "experiments" / "commands"
+    for name in COMMANDS:
+        assert (folder / f"{name}.py").is_file(), name
+        assert handler(name).__module__ == f"fdlsr.experiments.commands.{name}"
+    handlers = {p.stem for p in folder.glob("*.py")} - {"__init__", "shared"}
+    assert handlers == set(COMMANDS)
 
 
 @pytest.mark.parametrize(
@@ -126,7 +160,7 @@ def test_command_line_holds_no_logic():
             {"methods"},
         ),
         (
-            "def f():\n    from fdlsr.experiments.results import read_rows",
+            "def f():\n    from fdlsr.experiments.store import read_rows",
             {"experiments"},
         ),
         ("import fdlsr.methods", {"methods"}),
@@ -140,15 +174,36 @@ def test_the_check_sees_a_violation(tmp_path, source, forbidden):
 
 
 def test_old_public_imports_still_work():
-    from fdlsr.datasets import load_dataset  # noqa: F401
-
     from fdlsr import FDLSR, FDLSRCV  # noqa: F401
+    from fdlsr.datasets import load_dataset  # noqa: F401
     from fdlsr.dictionary import FDDL, LRSDL  # noqa: F401
     from fdlsr.relaxed import DLSR, LRDLSR  # noqa: F401
     from fdlsr.representation import CRC, SRC  # noqa: F401
 
     assert fdlsr.relaxed.DLSR is fdlsr.methods.relaxed.DLSR
+    from fdlsr.experiments.persistence import load, save  # noqa: F401
+    from fdlsr.experiments.protocol import PerClassSplit
+    from fdlsr.persistence.encoding import allowed_classes
+
+    assert load is fdlsr.load and save is fdlsr.save
+    # a model file written when PerClassSplit lived in the protocol still loads
+    old = allowed_classes()["fdlsr.experiments.protocol.PerClassSplit"]
+    assert old is PerClassSplit
     assert fdlsr.relaxed.__all__ == fdlsr.methods.relaxed.__all__
+    # modules renamed to say what they hold; the old paths re-export
+    from fdlsr.experiments import (
+        curves,
+        figure_data,
+        fingerprints,
+        identity,
+        results,
+        store,
+    )
+
+    assert curves.convergence is figure_data.convergence
+    assert identity.stored_runs is fingerprints.stored_runs
+    assert results.ResultStore is store.ResultStore
+    assert results.read_rows is store.read_rows
 
 
 def test_short_names_re_export_without_aliasing_internal_modules():
@@ -164,3 +219,36 @@ def test_short_names_re_export_without_aliasing_internal_modules():
             assert getattr(short, name) is getattr(getattr(fdlsr.methods, family), name)
     with pytest.raises(ModuleNotFoundError):
         __import__("fdlsr.relaxed._classifier")
+
+
+def test_import_fdlsr_loads_no_module_of_the_experiments_layer():
+    """``import fdlsr`` (the estimators, save and load) stays below the experiments;
+    ``fdlsr.datasets`` is imported on first use."""
+    code = (
+        "import sys, fdlsr; "
+        "print(sorted(m for m in sys.modules if m.startswith('fdlsr.experiments')))"
+        "; fdlsr.datasets.load_dataset; print('fdlsr.experiments' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[:2] == ["[]", "True"]
+
+
+def test_save_and_load_are_defined_below_the_experiments():
+    for function in (fdlsr.save, fdlsr.load):
+        assert layer(function.__module__) == "persistence", function.__module__
+
+
+def test_model_file_allowlist_names_no_private_class_itself():
+    """The allowlist takes the package's classes from the families' declarations
+    (``MODEL_FILE_CLASSES``), never by importing a private module of a lower layer."""
+    folder = PACKAGE / "persistence"
+    for path in folder.glob("*.py"):
+        for module in imported_modules(path):
+            parts = module.split(".")
+            assert not (
+                parts[0] == "fdlsr"
+                and any(p.startswith("_") for p in parts[1:])
+                and parts[1] != "_version"
+            ), (path.name, module)

@@ -9,14 +9,11 @@ from sklearn.datasets import make_blobs
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
+from fdlsr._testing import relative_error
 from fdlsr.core.blocked import fit_blocked
 from fdlsr.core.dense import fit_fdlsr
 
 PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=8, tol=None, init_ridge=1e-4)
-
-
-def relative_error(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 def to_numpy(a):

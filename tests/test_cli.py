@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
 
 SMALL = [
@@ -175,22 +175,21 @@ def test_entry_point_prints_no_traceback(tmp_path):
 
 
 def test_no_arguments_runs_the_faces_demo(monkeypatch):
-    from fdlsr.experiments import commands
     from fdlsr.experiments.cli import build_parser
+    from fdlsr.experiments.commands import run
+    from fdlsr.experiments.commands.shared import config_from_args
 
     seen = {}
-    monkeypatch.setattr(
-        commands, "run", lambda args: seen.setdefault("args", args) and 0
-    )
+    monkeypatch.setattr(run, "main", lambda args: seen.setdefault("args", args) and 0)
     main([])
     args = seen["args"]
     assert args.command == "run" and args.config == "faces" and args.out is None
-    demo = commands.config_from_args(args).experiment
+    demo = config_from_args(args).experiment
     assert demo.dataset == "faces" and "FDLSR" in demo.methods
     assert demo.params["FDLSR"] == {"alpha": 0.1, "beta": 0.01, "lam": 0.1}
     assert demo.paper_params == ["FDLSR"]
     digits = build_parser().parse_args(["run", "--config", "digits"])
-    assert commands.config_from_args(digits).experiment.dataset == "digits"
+    assert config_from_args(digits).experiment.dataset == "digits"
 
 
 def test_off_a_terminal_each_method_and_k_prints_a_line(tmp_path, capsys):
@@ -296,7 +295,7 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
 
 def test_methods_all_selects_every_registered_method():
     from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands import config_from_args
+    from fdlsr.experiments.commands.shared import config_from_args
     from fdlsr.methods import METHODS
 
     args = build_parser().parse_args(["run", "--config", "digits", "--methods", "ALL"])
@@ -450,7 +449,7 @@ def test_columns_on_other_scales_warn_and_standardize_helps(tmp_path, capsys):
 
 
 def test_standardize_fits_on_the_training_rows_only():
-    from fdlsr.experiments.protocol import standardize_columns
+    from fdlsr.experiments.samples import standardize_columns
 
     X = np.random.default_rng(0).normal(5, [1, 100], (20, 2))
     train = np.arange(0, 20, 2)

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.results import read_rows, row_key
+from fdlsr.experiments.store import read_rows, row_key
 
 # What may differ between two runs of one experiment: times and bookkeeping.
 VOLATILE = {"fit_time", "predict_time", "tune_time", "session", "finished"}

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.config import SCHEMA, load_config, shipped_configs
@@ -56,7 +56,7 @@ def test_missing_dataset_and_booleans_that_are_booleans(tmp_path):
     with pytest.raises(ConfigError, match="dataset"):
         load_config(path)
     ex = load_config(write_config(path, "normalise = false\nk = 2\n")).experiment
-    assert ex.normalise is False and ex.ks == [2]
+    assert ex.normalize is False and ex.ks == [2]
 
 
 def test_every_shipped_config_fits_the_schema():
@@ -179,7 +179,7 @@ def check_loaded_or_one_line(path, key):
     ex = config.experiment
     assert isinstance(ex.splits, int) and not isinstance(ex.splits, bool)
     assert isinstance(ex.seed, int) and not isinstance(ex.seed, bool)
-    assert isinstance(ex.normalise, bool) and isinstance(ex.methods, list)
+    assert isinstance(ex.normalize, bool) and isinstance(ex.methods, list)
     assert all(k == "fixed" or type(k) is int for k in ex.ks)
     assert all(isinstance(m, str) for m in ex.methods + ex.cv)
 
@@ -230,12 +230,12 @@ def test_the_command_runs_or_exits_2_with_one_line(
 ):
     """End to end: any value for any key (or any bytes) either reaches the run or
     is exit status 2 with one line on stderr, never a traceback."""
-    from fdlsr.experiments import commands
+    from fdlsr.experiments.commands import run
 
     def accepted(*args, **kwargs):
         raise Accepted
 
-    monkeypatch.setattr(commands, "run_experiment", accepted)
+    monkeypatch.setattr(run, "run_units", accepted)
     head = "" if key == "dataset" else 'dataset = "digits"\nk = 2\n'
     texts = [f"{head}{key} = {toml_value(value)}\n".encode(), raw]
     for text in texts:

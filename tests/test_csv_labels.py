@@ -4,7 +4,7 @@ file does not say; never a pixel column taken silently, never a row index as a f
 import numpy as np
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.datasets import load_dataset

@@ -9,6 +9,7 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fdlsr import FDLSR, FDLSRCV
+from fdlsr._testing import relative_error
 from fdlsr.common.class_means import one_hot
 from fdlsr.core.dense import fit_fdlsr
 from fdlsr.core.grid import HatOperators, fit_grid
@@ -21,10 +22,6 @@ PARAM_GRID = {
     "lam": GRID["lams"],
     "decision_rule": RULES,
 }
-
-
-def relative_error(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 @pytest.fixture(scope="module")

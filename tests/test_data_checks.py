@@ -8,7 +8,7 @@ import pytest
 import scipy.io
 import scipy.sparse
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
 from npy_headers import npy_bytes
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.io
 
-from conftest import DATA_DIR, load_shared
+from fdlsr._testing import DATA_DIR, load_shared
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.datasets import (
     _checksum,
@@ -85,7 +85,7 @@ def test_shared_files_load_with_the_manifest_shape(name):
     assert (counts.min(), counts.max()) == (m["per_class_min"], m["per_class_max"])
     assert ds.image_shape == tuple(m["image_shape"]) and ds.order == m["order"]
     assert ds.X.dtype == np.float64 and ds.y.dtype == np.int64
-    # The same numbers as the plain scipy transcription of the manifest in conftest,
+    # The same numbers as the plain scipy transcription of the manifest in _testing,
     # and as the file read by path with automatic layout detection.
     X, y = load_shared(name)
     np.testing.assert_array_equal(ds.X, X)

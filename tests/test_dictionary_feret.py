@@ -8,7 +8,7 @@ reach 0.72-0.79 (chance: 0.025), so a broken method fails the 0.6 bar.
 import numpy as np
 import pytest
 
-from conftest import split_per_class
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.methods.dictionary import DPL, DRADPL, LCKSVD2, LCLE
 
 
@@ -26,5 +26,5 @@ def test_faces_of_forty_people(feret, model):
     X, y = feret
     keep = np.isin(y, np.unique(y)[:40])
     X, y = X[keep], y[keep]
-    train, test = split_per_class(y, 3, 0)
+    train, test = per_class_split(y, 3, 0, index=0)
     assert model.fit(X[train], y[train]).score(X[test], y[test]) > 0.6

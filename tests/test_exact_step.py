@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from conftest import split_per_class
 from fdlsr import FDLSR
 from fdlsr.common.class_means import ClassMeans, one_hot
 from fdlsr.core.dense import fit_fdlsr
 from fdlsr.core.iteration import t_step_exact, t_step_paper
+from fdlsr.core.model_selection import per_class_split
 
 FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
 
@@ -83,7 +83,7 @@ def test_paper_gradient_eq13_is_the_gradient_of_eq11():
 
 def test_objective_is_eq10_transcribed(feret):
     X, y = feret
-    train, _ = split_per_class(y, 2, seed=0)
+    train, _ = per_class_split(y, 2, seed=0, index=0)
     codes = np.unique(y[train], return_inverse=True)[1]
     c = codes.max() + 1
     result = fit_fdlsr(
@@ -106,7 +106,7 @@ def test_objective_is_eq10_transcribed(feret):
 
 def test_exact_objective_decreases_monotonically_on_feret(feret):
     X, y = feret
-    train, _ = split_per_class(y, 3, seed=0)
+    train, _ = per_class_split(y, 3, seed=0, index=0)
     exact = FDLSR(**FERET_PARAMS, t_step="exact").fit(X[train], y[train])
     paper = FDLSR(**FERET_PARAMS, t_step="paper").fit(X[train], y[train])
     steps = np.diff(exact.objective_)
@@ -116,7 +116,7 @@ def test_exact_objective_decreases_monotonically_on_feret(feret):
 
 def test_lam_zero_makes_both_steps_identical(feret):
     X, y = feret
-    train, _ = split_per_class(y, 2, seed=1)
+    train, _ = per_class_split(y, 2, seed=1, index=0)
     params = dict(alpha=1e-1, beta=1e-2, lam=0.0)
     exact = FDLSR(**params, t_step="exact").fit(X[train], y[train])
     paper = FDLSR(**params, t_step="paper").fit(X[train], y[train])

@@ -3,13 +3,9 @@
 import numpy as np
 import pytest
 
-from conftest import split_per_class
 from fdlsr import FDLSR
-from reference import fdlsr_transcription
-
-
-def relative_error(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
+from fdlsr._testing import fdlsr_transcription, relative_error
+from fdlsr.core.model_selection import per_class_split
 
 
 def sorted_by_class(X, y):
@@ -27,7 +23,7 @@ def sorted_by_class(X, y):
 )
 def test_same_q_as_transcription(request, case, k, params, shuffle):
     X, y = request.getfixturevalue(case)
-    train, _ = split_per_class(y, k, seed=0)
+    train, _ = per_class_split(y, k, seed=0, index=0)
     Xs, ys = sorted_by_class(X[train], y[train])
     codes = np.unique(ys, return_inverse=True)[1]
     Q_ref = fdlsr_transcription(Xs.T, codes, **params)
@@ -43,7 +39,7 @@ def test_same_q_as_transcription(request, case, k, params, shuffle):
 @pytest.mark.parametrize("case, k", [("feret", 2), ("usps", 30)])
 def test_primal_and_dual_forms_agree(request, case, k):
     X, y = request.getfixturevalue(case)
-    train, _ = split_per_class(y, k, seed=0)
+    train, _ = per_class_split(y, k, seed=0, index=0)
     params = dict(alpha=1e-1, beta=1e-2, lam=1e-1)
     primal = FDLSR(**params, solver="primal").fit(X[train], y[train])
     dual = FDLSR(**params, solver="dual").fit(X[train], y[train])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from image_bytes import image_files, png_declaring
 from image_layouts import cub200, image_folder
 
@@ -77,9 +77,9 @@ def test_python_api_writes_features_labels_files_and_record(folder, extracted):
 
 
 def test_feature_file_runs_through_the_protocol(extracted, tmp_path):
-    from fdlsr.experiments.protocol import Experiment
-    from fdlsr.experiments.results import ResultStore
+    from fdlsr.experiments.planning import Experiment
     from fdlsr.experiments.scheduler import run_experiment
+    from fdlsr.experiments.store import ResultStore
 
     out, _ = extracted
     ds = load_dataset(out)

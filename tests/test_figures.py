@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr import FDLSR
-from fdlsr.experiments import curves, figures
+from fdlsr.experiments import figure_data, figures
 
 
 class Digits:
@@ -22,7 +22,7 @@ PARAMS = {"alpha": 1e-2, "beta": 1e-3, "lam": 1e-1}
 
 @pytest.fixture(scope="module")
 def split():
-    return curves.split_data(Digits(), 4, seed=0)
+    return figure_data.split_data(Digits(), 4, seed=0)
 
 
 def score(params, split, **extra):
@@ -36,7 +36,7 @@ def score(params, split, **extra):
 
 def test_convergence_matches_fits_stopped_at_each_iteration(split):
     X, codes, train, test = split
-    data = curves.convergence(X, codes, train, test, PARAMS, max_iter=12)
+    data = figure_data.convergence(X, codes, train, test, PARAMS, max_iter=12)
     assert data["iteration"] == list(range(1, 13))
     full = FDLSR(**PARAMS, max_iter=12).fit(X[train], codes[train])
     np.testing.assert_allclose(data["objective"], full.objective_)
@@ -48,7 +48,7 @@ def test_convergence_matches_fits_stopped_at_each_iteration(split):
 
 def test_sensitivity_and_lambda_cells_match_plain_fits(split):
     X, codes, train, test = split
-    data = curves.sensitivity(
+    data = figure_data.sensitivity(
         X, codes, train, test, PARAMS, alphas=[1e-3, 1.0], lams=[0.0, 0.5]
     )
     for i, alpha in enumerate([1e-3, 1.0]):
@@ -56,7 +56,7 @@ def test_sensitivity_and_lambda_cells_match_plain_fits(split):
             assert data["accuracy"][i][j] == pytest.approx(
                 score(PARAMS, split, alpha=alpha, lam=lam)
             )
-    curve = curves.lambda_curve(Digits(), 4, PARAMS, lams=[1e-2, 1.0])
+    curve = figure_data.lambda_curve(Digits(), 4, PARAMS, lams=[1e-2, 1.0])
     assert curve["lam"] == [0.0, 1e-2, 1.0]
     expected = [score(PARAMS, split, lam=lam) for lam in curve["lam"]]
     np.testing.assert_allclose(curve["accuracy"][0], expected)
@@ -64,7 +64,7 @@ def test_sensitivity_and_lambda_cells_match_plain_fits(split):
 
 def test_projection_panels_show_the_first_classes(split):
     X, codes, train, test = split
-    panels, y_train, y_test, skipped = curves.projections(
+    panels, y_train, y_test, skipped = figure_data.projections(
         X, codes, train, test, PARAMS, ["1-NN"], 3, most=5
     )
     assert list(panels) == ["Original features", "FDLSR"] and skipped == ["1-NN"]
@@ -83,7 +83,7 @@ def test_figure_files(tmp_path, split):
     data = json.loads((tmp_path / "digits_fig4_lambda.json").read_text())
     assert len(data["accuracy"]) == 2 and data["seeds"] == [0, 1]
     X, codes, train, test = split
-    grid = curves.sensitivity(
+    grid = figure_data.sensitivity(
         X, codes, train, test, PARAMS, alphas=[1e-2, 1.0], lams=[1e-2, 1.0]
     )
     fig = figures.draw_sensitivity(grid, "small grid")

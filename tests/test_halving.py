@@ -79,7 +79,11 @@ def test_schedule_is_scikit_learns(n_candidates, max_iter, factor, min_resources
 
 @pytest.mark.parametrize(
     "halving",
-    [dict(factor=100), dict(factor=2, min_resources=8), dict(min_resources=40)],
+    [
+        dict(factor=100, min_resources=1),
+        dict(factor=2, min_resources=8),
+        dict(min_resources=40),
+    ],
     ids=["factor above the candidates", "min_resources = max_iter", "beyond"],
 )
 @pytest.mark.parametrize("rules", [["nearest_neighbor"], None])
@@ -258,11 +262,12 @@ def test_same_rounds_as_halvinggridsearchcv(digits):
     assert {k: model.best_params_[k] for k in PARAM_GRID} == best
 
 
-def test_refit_false_leaves_no_fitted_model(digits):
+@pytest.mark.parametrize("search", ["grid", "halving"])
+def test_refit_false_leaves_no_fitted_model(digits, search):
     """refit=False chooses what refit=True chooses and fits no model; a model left
     by an earlier fit is removed."""
     X, y = digits
-    kwargs = dict(GRID, cv=3, max_iter=5)
+    kwargs = dict(GRID, cv=3, max_iter=5, search=search, min_resources=1)
     refitted = FDLSRCV(**kwargs).fit(X, y)
     model = FDLSRCV(**kwargs, refit=False).fit(X, y)
     assert model.best_params_ == refitted.best_params_
@@ -273,13 +278,20 @@ def test_refit_false_leaves_no_fitted_model(digits):
     for method in ("predict", "transform", "decision_function"):
         with pytest.raises(NotFittedError, match="refit=False"):
             getattr(model, method)(X)
+    if search == "halving":
+        assert model.n_resources_ == refitted.n_resources_ == [1, 5]
+        np.testing.assert_array_equal(
+            model.cv_results_["continued"], refitted.cv_results_["continued"]
+        )
     refitted.set_params(refit=False).fit(X, y)
     assert not hasattr(refitted, "coef_") and not hasattr(refitted, "neighbors_")
 
 
 def test_halving_refits_its_choice(digits):
     X, y = digits
-    model = FDLSRCV(**GRID, cv=3, max_iter=6, search="halving").fit(X, y)
+    model = FDLSRCV(**GRID, cv=3, max_iter=6, search="halving", min_resources=2)
+    model.fit(X, y)
+    assert model.n_resources_ == [2, 6]
     params = dict(model.best_params_)
     single = FDLSR(**params, max_iter=6).fit(X, y)
     np.testing.assert_allclose(model.coef_, single.coef_, rtol=1e-10)
@@ -308,7 +320,7 @@ def test_halving_in_another_namespace(digits):
     xp = pytest.importorskip("array_api_strict")
     X, y = digits
     grid = dict(alphas=[1e-3, 1.0], betas=[1e-3, 1e-1], lams=[1e-5, 1.0])
-    kwargs = dict(grid, cv=2, max_iter=6, search="halving", factor=2)
+    kwargs = dict(grid, cv=2, max_iter=6, search="halving", factor=2, min_resources=1)
     reference = FDLSRCV(**kwargs).fit(X, y)
     with sklearn.config_context(array_api_dispatch=True):
         model = FDLSRCV(**kwargs).fit(xp.asarray(X), xp.asarray(y))
@@ -342,3 +354,19 @@ def test_stacked_pairs_are_continued_by_subset(monkeypatch, digits):
     assert {s[1] for s in later} == {2, 6}
     assert sum(s[0] for s in later if s[1] == 2) == 2 * 6  # 18 points / 3, 2 folds
     assert sum(s[0] for s in later if s[1] == 6) == 2 * 2
+
+
+def test_default_halving_on_the_papers_grid(digits):
+    """The default halving search on the paper's 216 points and 30 iterations is
+    the documented one: every point runs 10 iterations, the best 72 continue to 30,
+    3,600 point-iterations per fold against the grid's 6,480."""
+    X, y = digits
+    model = FDLSRCV(search="halving", cv=2, decision_rules=["nearest_neighbor"])
+    model.fit(X, y)
+    assert model.n_resources_ == [10, 30] and model.min_resources_ == 10
+    assert model.n_candidates_ == [216, 72] and model.n_iterations_ == 2
+    results = model.cv_results_
+    assert results["continued"].sum() == 72 and len(results["params"]) == 216 + 72
+    assert np.all(results["n_resources"] == np.repeat([10, 30], [216, 72]))
+    steps = np.diff([0] + model.n_resources_)
+    assert int(np.dot(model.n_candidates_, steps)) == 3600  # point-iterations

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.experiments.datasets._image_lists import image_list

@@ -6,9 +6,10 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment, warm_up
-from fdlsr.experiments.results import ResultStore, read_rows, row_key
+from fdlsr.experiments.evaluation import warm_up
+from fdlsr.experiments.planning import Experiment
 from fdlsr.experiments.scheduler import run_experiment
+from fdlsr.experiments.store import ResultStore, read_rows, row_key
 from fdlsr.methods import get_method
 
 # What may differ between two runs of one experiment: times and bookkeeping.
@@ -100,7 +101,7 @@ def test_warm_up_fits_a_few_classes_and_never_fails():
 
 
 def test_cli_jobs(tmp_path, capsys):
-    from conftest import cli_error
+    from fdlsr._testing import cli_error
     from fdlsr.experiments.cli import main
 
     small = ["--dataset", "digits", "--methods", "1-NN", "RidgeClassifier", "-k", "2"]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.io
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.datasets import load_dataset

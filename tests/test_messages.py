@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import scipy.io
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.protocol import per_class_split
 from fdlsr.methods import get_method
 
 

@@ -3,9 +3,9 @@ run: a bad value, a negative one or an unknown name is exit 2 and nothing is sto
 
 import pytest
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment
+from fdlsr.experiments.planning import Experiment
 from fdlsr.methods import METHODS
 
 SMALL = [

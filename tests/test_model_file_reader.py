@@ -8,7 +8,6 @@ keys and class attributes cannot be given twice. The fuzz tests feed ``fdlsr.loa
 and ``fdlsr predict`` any bytes and any damage to valid model files.
 """
 
-import contextlib
 import copy
 import io
 import json
@@ -28,10 +27,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer, StandardScaler
 
 import fdlsr
+from fdlsr._testing import cli
 from fdlsr.errors import ModelFileError
-from fdlsr.experiments import persistence
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.model_tree import allowed_classes
+from fdlsr.persistence import archive as persistence
+from fdlsr.persistence.encoding import allowed_classes
 from model_files import pack, parts, refused, state
 
 
@@ -344,17 +343,6 @@ def test_any_damaged_model_file_loads_a_usable_model_or_one_line(
     assert [p.name for p in tmp_path.iterdir()] == ["model.fdlsr"]  # nothing written
 
 
-def cli(argv):
-    """``(exit status, stderr)`` of the command line, exit 2 included."""
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code
-    return status, err.getvalue()
-
-
 @settings(
     max_examples=150,
     deadline=None,
@@ -372,7 +360,7 @@ def test_fdlsr_predict_with_any_damaged_model_runs_or_exits_2(
     model = folder / "model.fdlsr"
     model.write_bytes(choice.draw(damage(files[name][0])))
     out = folder / "predictions.csv"
-    status, err = cli(["predict", str(model), str(samples), "-o", str(out)])
+    status, _, err = cli(["predict", str(model), str(samples), "-o", str(out)])
     assert "Traceback" not in err
     if status == 0:
         assert len(out.read_text().splitlines()) == len(y) + 1

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.preprocessing import normalize
 
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.protocol import prepare
+from fdlsr.experiments.samples import prepare
 
 # LC-KSVD2 and LCLE refused data that normalisation had turned into zero rows.
 METHODS = ["FDLSR", "LSR", "1-NN", "LC-KSVD2", "LCLE", "LinearSVC"]

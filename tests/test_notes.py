@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._testing import cli
 from fdlsr.experiments.cli import main
 
 SMALL = ["--methods", "FDLSR", "1-NN", "-k", "2", "--splits", "2", "--no-table"]
@@ -24,17 +25,6 @@ NOTE = "Exactly the paper's data and setting."
 def run(*argv):
     with contextlib.redirect_stderr(io.StringIO()):
         assert main(["run", *argv]) == 0
-
-
-def cli(argv):
-    """``(exit status, stdout, stderr)`` of the CLI, exit 2 included."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code
-    return status, out.getvalue(), err.getvalue()
 
 
 def report(capsys, *argv):
@@ -161,9 +151,9 @@ SHIPPED = ["ar_nonoccluded", "coil20", "extended_yaleb", "feret", "orl", "pie_su
 def test_the_shipped_tables_render_as_shipped(name, tmp_path, monkeypatch, capsys):
     """docs/tables/NAME.{md,tex,csv} are what `fdlsr report` renders from
     docs/results/NAME today (with the command line of benchmarks/reproduce.sh)."""
-    from conftest import REPO
-    from fdlsr.experiments import commands
+    REPO = Path(__file__).resolve().parents[1]
     from fdlsr.experiments.cli import build_parser
+    from fdlsr.experiments.commands import report
 
     monkeypatch.chdir(REPO)
     paper = ["--paper"] if name == "feret" else []
@@ -180,7 +170,7 @@ def test_the_shipped_tables_render_as_shipped(name, tmp_path, monkeypatch, capsy
         ]
         args = build_parser().parse_args([*argv[:-1], str(tmp_path / f"t.{ext}")])
         args.argv = argv  # the command the table names
-        assert commands.report(args) == 0
+        assert report.main(args) == 0
         assert (tmp_path / f"t.{ext}").read_text() == (REPO / shipped).read_text()
 
 

@@ -8,7 +8,6 @@ and one line, leaving every input as it was.
 """
 
 import contextlib
-import io
 import os
 import tempfile
 import zipfile
@@ -19,23 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import cli_error
+from fdlsr._testing import cli, cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.cli import main
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "1", "--no-table"]
 FIT = ["fit", "--dataset", "d.npz", "--method", "LSR"]
-
-
-def cli(argv):
-    """``(exit status, stdout, stderr)`` of the CLI, exit 2 included."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            status = main(argv)
-        except SystemExit as stop:
-            status = stop.code
-    return status, out.getvalue(), err.getvalue()
 
 
 @contextlib.contextmanager
@@ -340,7 +328,9 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
         assert status == 0, err
         # a refit writes the same bytes again: a new file (inode, time) counts too
         changed = {n for n in after if after[n] != before.get(n)}
-        changed |= {n for n, stamp in file_stamps(sandbox).items() if stamps.get(n) != stamp}
+        changed |= {
+            n for n, stamp in file_stamps(sandbox).items() if stamps.get(n) != stamp
+        }
         written = {sandbox / n for n in changed}
         assert written, (command, out)
         target = Path(os.path.realpath(work / out))

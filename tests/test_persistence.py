@@ -33,11 +33,11 @@ from sklearn.preprocessing import (
 )
 
 import fdlsr
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.errors import FdlsrError, ModelFileError
-from fdlsr.experiments import persistence
 from fdlsr.experiments.cli import main
 from fdlsr.methods import METHODS
+from fdlsr.persistence import archive as persistence
 
 # Fewer iterations than the defaults where a method iterates: the round trip, not the
 # fit, is under test.

@@ -7,15 +7,11 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import normalize
 
+from fdlsr.core.model_selection import PerClassSplit, per_class_split
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import (
-    Experiment,
-    PerClassSplit,
-    evaluate_split,
-    inner_cv,
-    per_class_split,
-    setting_key,
-)
+from fdlsr.experiments.evaluation import evaluate_split
+from fdlsr.experiments.planning import Experiment, setting_key
+from fdlsr.experiments.splits import inner_cv
 from fdlsr.methods.registry import Method
 
 
@@ -194,8 +190,8 @@ def test_setting_key_distinguishes_fixed_tuned_and_raw():
 
 def test_fixed_split_of_a_dataset(tmp_path, digits):
     from fdlsr.experiments.datasets import Dataset
-    from fdlsr.experiments.results import ResultStore, read_rows
     from fdlsr.experiments.scheduler import run_experiment
+    from fdlsr.experiments.store import ResultStore, read_rows
 
     X, y = digits
     ds = Dataset(

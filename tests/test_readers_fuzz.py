@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 import fdlsr
-from conftest import cli
+from fdlsr._testing import cli
 from fdlsr.errors import DatasetError
 from npy_headers import npy_bytes
 

@@ -13,21 +13,13 @@ import pytest
 from scipy.linalg import cho_factor, cho_solve
 from sklearn.datasets import load_digits
 from sklearn.preprocessing import normalize
-from threadpoolctl import threadpool_limits
 
-from conftest import split_per_class
+from fdlsr._testing import relative_error
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.methods.relaxed import DRR, RLR
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """These problems are small: BLAS threads only add contention (2 shared cores)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
-def rel_err(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
+# Small problems: BLAS threads only add contention on shared cores.
+pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")
 
 
 def _solver(A):
@@ -104,7 +96,7 @@ def feret_subset(feret):
     X, y = feret
     X = normalize(X[:, ::4])
     keep = np.isin(y, np.unique(y)[:15])
-    train, _ = split_per_class(y[keep], 3, seed=2)
+    train, _ = per_class_split(y[keep], 3, seed=2, index=0)
     X, y = X[keep][train], np.unique(y[keep][train], return_inverse=True)[1]
     order = np.random.default_rng(0).permutation(y.size)
     return X[order], y[order]
@@ -121,7 +113,7 @@ def test_rlr_matches_plain_transcription(data, lam, beta):
     Q, n_iter = rlr_transcription(X, y, lam, beta)
     model = RLR(lam=lam, beta=beta).fit(X, y)
     assert model.n_iter_ == n_iter
-    assert rel_err(model.coef_, Q) < 1e-8
+    assert relative_error(model.coef_, Q) < 1e-8
 
 
 @pytest.mark.parametrize("lam, beta", [(0.05, 0.2), (0.1, 3.0)])
@@ -130,8 +122,8 @@ def test_drr_matches_plain_transcription(data, lam, beta):
     Q, P, n_iter = drr_transcription(X, y, lam, beta)
     model = DRR(lam=lam, beta=beta).fit(X, y)
     assert model.n_iter_ == n_iter
-    assert rel_err(model.coef_, Q) < 1e-8
-    assert rel_err(model.graph_coef_, P) < 1e-8
+    assert relative_error(model.coef_, Q) < 1e-8
+    assert relative_error(model.graph_coef_, P) < 1e-8
 
 
 @pytest.mark.parametrize("max_iter", [0, 1, 2])
@@ -139,12 +131,12 @@ def test_first_iterations_match_transcriptions(digits, max_iter):
     """``max_iter=0`` is the graph-regularised fit to ``H``; then one step at a time."""
     X, y = digits
     Q, _ = rlr_transcription(X, y, 0.1, 1.0, max_iter=max_iter, tol=-1)
-    assert rel_err(RLR(max_iter=max_iter, tol=None).fit(X, y).coef_, Q) < 1e-9
+    assert relative_error(RLR(max_iter=max_iter, tol=None).fit(X, y).coef_, Q) < 1e-9
     Q, P, _ = drr_transcription(X, y, 0.1, 1.0, max_iter=max_iter, tol=-1)
     model = DRR(max_iter=max_iter, tol=None).fit(X, y)
-    assert rel_err(model.coef_, Q) < 1e-9
+    assert relative_error(model.coef_, Q) < 1e-9
     if max_iter:
-        assert rel_err(model.graph_coef_, P) < 1e-9
+        assert relative_error(model.graph_coef_, P) < 1e-9
     else:
         assert not model.graph_coef_.any()  # P = 0 before the first iteration
 

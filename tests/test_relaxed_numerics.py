@@ -8,9 +8,9 @@ from scipy.optimize import minimize
 from sklearn.datasets import load_digits
 from sklearn.linear_model import Ridge
 from sklearn.preprocessing import normalize
-from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR
+from fdlsr._testing import relative_error
 from fdlsr.common.class_means import ClassMeans
 from fdlsr.common.linalg import RidgeSystem
 from fdlsr.methods.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
@@ -18,20 +18,12 @@ from fdlsr.methods.relaxed.drr import cross_graph
 from fdlsr.methods.relaxed.rlr import graph_penalty
 from reference_relaxed import dlsr_transcription
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """These problems are small: BLAS threads only add contention (2 shared cores)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+# Small problems: BLAS threads only add contention on shared cores.
+pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")
 
 
 def one_hot_rows(y):
     return (y[:, None] == np.unique(y)).astype(float)
-
-
-def rel_err(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +57,8 @@ def test_ridge_inverse_is_the_symmetric_inverse(dtype):
     assert np.array_equal(inverse, inverse.T)
     expected = np.linalg.inv(G.astype(np.float64) + 0.5 * np.eye(40))
     tol = 1e-12 if dtype == np.float64 else 1e-6
-    assert rel_err(inverse.astype(np.float64), expected) < tol
-    assert rel_err(np.diag(inverse).astype(np.float64), np.diag(expected)) < tol
+    assert relative_error(inverse.astype(np.float64), expected) < tol
+    assert relative_error(np.diag(inverse).astype(np.float64), np.diag(expected)) < tol
 
 
 # --- LSR and DLSR ------------------------------------------------------------------
@@ -101,7 +93,7 @@ def test_dlsr_matches_transcription_of_authors_code(digits, n_samples):
     X, y = X[:n_samples], y[:n_samples]
     W, b = dlsr_transcription(X.T, y, lam=0.05)
     model = DLSR(lam=0.05).fit(X, y)
-    assert rel_err(model.coef_, W.T) < 1e-8
+    assert relative_error(model.coef_, W.T) < 1e-8
     np.testing.assert_allclose(model.intercept_, b, atol=1e-8)
 
 
@@ -129,7 +121,7 @@ def test_fdlsr_without_fisher_term_converges_to_dlsr_without_bias(tiny, alpha, b
     fdlsr.set_params(decision_rule="linear").fit(X, y)
     dlsr = DLSR(lam=beta * (1 + alpha) / alpha, fit_intercept=False, max_iter=2000)
     dlsr.set_params(tol=None).fit(X, y)
-    assert rel_err(fdlsr.coef_, dlsr.coef_) < 1e-6
+    assert relative_error(fdlsr.coef_, dlsr.coef_) < 1e-6
     # FDLSR's objective at the optimal T is alpha/(1+alpha) times DLSR's.
     ratio = fdlsr.objective_[-1] / dlsr.objective_[-1]
     assert ratio == pytest.approx(alpha / (1 + alpha), rel=1e-6)
@@ -137,7 +129,7 @@ def test_fdlsr_without_fisher_term_converges_to_dlsr_without_bias(tiny, alpha, b
     early_f = FDLSR(alpha=alpha, beta=beta, lam=0.0, max_iter=3, init_ridge=beta)
     early_d = DLSR(lam=beta * (1 + alpha) / alpha, fit_intercept=False, max_iter=3)
     early_d.set_params(tol=None)
-    assert rel_err(early_f.fit(X, y).coef_, early_d.fit(X, y).coef_) > 1e-2
+    assert relative_error(early_f.fit(X, y).coef_, early_d.fit(X, y).coef_) > 1e-2
 
 
 # --- the global minimum of each convex model, by a generic optimiser ------------------
@@ -192,7 +184,7 @@ def test_dlsr_reaches_the_global_minimum(tiny, bias):
     best, blocks = _generic_minimum(f, sizes, bounds)
     model = DLSR(lam=0.1, fit_intercept=bias, max_iter=3000, tol=None).fit(X, y)
     assert model.objective_[-1] == pytest.approx(best, rel=1e-7)
-    assert rel_err(model.coef_, blocks[0].reshape(model.coef_.shape)) < 1e-4
+    assert relative_error(model.coef_, blocks[0].reshape(model.coef_.shape)) < 1e-4
 
 
 def test_rlr_reaches_the_global_minimum(tiny):
@@ -201,7 +193,7 @@ def test_rlr_reaches_the_global_minimum(tiny):
     best, blocks = _generic_minimum(f, sizes, bounds)
     model = RLR(lam=0.1, beta=0.05, max_iter=3000, tol=None).fit(X, y)
     assert model.objective_[-1] == pytest.approx(best, rel=1e-7)
-    assert rel_err(model.coef_, blocks[0].reshape(model.coef_.shape)) < 1e-4
+    assert relative_error(model.coef_, blocks[0].reshape(model.coef_.shape)) < 1e-4
 
 
 def test_drr_reaches_the_global_minimum(tiny):
@@ -231,8 +223,8 @@ def test_drr_reaches_the_global_minimum(tiny):
     best, blocks = _generic_minimum(f, sizes, bounds)
     model = DRR(lam=lam, beta=beta, max_iter=2000, tol=None).fit(X, y)
     assert model.objective_[-1] == pytest.approx(best, rel=1e-7)
-    assert rel_err(model.coef_, blocks[0].reshape(c, d)) < 1e-4
-    assert rel_err(model.graph_coef_, blocks[1].reshape(c, d)) < 1e-4
+    assert relative_error(model.coef_, blocks[0].reshape(c, d)) < 1e-4
+    assert relative_error(model.graph_coef_, blocks[1].reshape(c, d)) < 1e-4
 
 
 def test_graph_terms_against_double_sums(tiny):

@@ -6,22 +6,14 @@ Small subsets keep these fast; the full 10-split protocol is
 
 import numpy as np
 import pytest
-from threadpoolctl import threadpool_limits
 
-from conftest import split_per_class
+from fdlsr._testing import relative_error
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.methods.relaxed import DLSR, LRDLSR, METHODS
 from reference_relaxed import dlsr_transcription, lrdlsr_transcription
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """These problems are small: BLAS threads only add contention (2 shared cores)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
-def rel_err(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
+# Small problems: BLAS threads only add contention on shared cores.
+pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +21,7 @@ def feret_subset(feret):
     """20 people x 3 images, class-sorted: d = 1600 > n = 60 (the dual form)."""
     X, y = feret
     keep = np.isin(y, np.unique(y)[:20])
-    train, _ = split_per_class(y[keep], 3, seed=0)
+    train, _ = per_class_split(y[keep], 3, seed=0, index=0)
     X, y = X[keep][train], y[keep][train]
     order = np.argsort(y, kind="stable")
     return X[order], np.unique(y[order], return_inverse=True)[1]
@@ -39,7 +31,7 @@ def test_dlsr_matches_transcription_on_feret(feret_subset):
     X, y = feret_subset
     W, b = dlsr_transcription(X.T, y, lam=1e-2)
     model = DLSR(lam=1e-2).fit(X, y)
-    assert rel_err(model.coef_, W.T) < 1e-8
+    assert relative_error(model.coef_, W.T) < 1e-8
     np.testing.assert_allclose(model.intercept_, b, atol=1e-8)
 
 
@@ -49,7 +41,7 @@ def test_lrdlsr_matches_transcription_on_feret(feret_subset):
     Q_ref, n_iter = lrdlsr_transcription(X.T, 20, np.eye(20)[:, y], 3, **params)
     model = LRDLSR(**params).fit(X, y)
     assert model.n_iter_ == n_iter
-    assert rel_err(model.coef_, Q_ref) < 1e-7
+    assert relative_error(model.coef_, Q_ref) < 1e-7
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +49,7 @@ def feret_k3(feret):
     """100 people, 3 training images each (seed 1), the rest for testing."""
     X, y = feret
     keep = np.isin(y, np.unique(y)[:100])
-    train, test = split_per_class(y[keep], 3, seed=1)
+    train, test = per_class_split(y[keep], 3, seed=1, index=0)
     X, y = X[keep], y[keep]
     return X[train], y[train], X[test], y[test]
 

@@ -8,7 +8,6 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from threadpoolctl import threadpool_limits
 
 from fdlsr.methods.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 
@@ -29,11 +28,8 @@ ESTIMATORS = [
 EXPECTED_FAILED_CHECKS = {}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """These problems are small: BLAS threads only add contention (2 shared cores)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+# Small problems: BLAS threads only add contention on shared cores.
+pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")
 
 
 @parametrize_with_checks(

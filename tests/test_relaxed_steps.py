@@ -10,8 +10,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import minimize
 from sklearn.datasets import load_digits
 from sklearn.preprocessing import normalize
-from threadpoolctl import threadpool_limits
 
+from fdlsr._testing import relative_error
 from fdlsr.methods.relaxed import LRDLSR, GReLSR, ReLSR
 from fdlsr.methods.relaxed.lrdlsr import class_blocks, classwise_svt, svt
 from fdlsr.methods.relaxed.retarget import (
@@ -22,22 +22,14 @@ from fdlsr.methods.relaxed.retarget import (
 )
 from reference_relaxed import lrdlsr_transcription
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_blas_thread():
-    """These problems are small: BLAS threads only add contention (2 shared cores)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
+# Small problems: BLAS threads only add contention on shared cores.
+pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")
 
 
 @pytest.fixture(scope="module")
 def digits():
     X, y = load_digits(return_X_y=True)
     return normalize(X[:300]), y[:300]
-
-
-def rel_err(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 # --- ReLSR's projection and GReLSR's translations ------------------------------------
@@ -141,7 +133,7 @@ def test_grelsr_without_group_penalty_is_relsr(digits):
     np.testing.assert_allclose(grelsr.objective_, relsr.objective_, rtol=1e-10)
     # The general path (regula falsi per class) tends to it continuously.
     near = GReLSR(lam=0.02, group=1e-7).fit(X, y)
-    assert rel_err(near.coef_, relsr.coef_) < 1e-5
+    assert relative_error(near.coef_, relsr.coef_) < 1e-5
 
 
 # --- LRDLSR -----------------------------------------------------------------------------
@@ -190,7 +182,7 @@ def test_lrdlsr_matches_transcription_of_authors_code(digits):
     order = np.random.default_rng(0).permutation(ys.size)
     model = LRDLSR(**params).fit(Xs[order], ys[order])
     assert model.n_iter_ == n_iter
-    assert rel_err(model.coef_, Q_ref) < 1e-7
+    assert relative_error(model.coef_, Q_ref) < 1e-7
     assert model.residual_[-1] < 1e-6
 
 

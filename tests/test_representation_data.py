@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from conftest import split_per_class
+from fdlsr.core.model_selection import per_class_split
 from fdlsr.methods.representation import CRC, NRC, SRC, ProCRC
 
 # Table III, NRC row, k = 2 and 5 training images per person.
@@ -15,7 +15,7 @@ def test_nrc_defaults_reproduce_table_iii_within_3_points(feret, k):
     X, y = feret
     accuracies = []
     for seed in range(3):
-        train, test = split_per_class(y, k, seed)
+        train, test = per_class_split(y, k, seed, index=0)
         model = NRC().fit(X[train], y[train])
         accuracies.append(100 * np.mean(model.predict(X[test]) == y[test]))
     assert abs(np.mean(accuracies) - PAPER_NRC[k]) < 3.0, accuracies
@@ -23,7 +23,7 @@ def test_nrc_defaults_reproduce_table_iii_within_3_points(feret, k):
 
 def test_every_method_on_one_feret_split(feret):
     X, y = feret
-    train, test = split_per_class(y, 5, 0)
+    train, test = per_class_split(y, 5, 0, index=0)
     test = test[::4]  # 100 test images keep SRC's lasso solves short
     accuracy = {}
     for model in [CRC(), ProCRC(), SRC(), NRC(), NRC(solver="nnls")]:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from fdlsr.experiments import protocol
 from fdlsr.experiments.cli import main
+from fdlsr.experiments.splits import run_random_state, seeded
 from fdlsr.methods import METHODS, get_method
 
 # What a run measures rather than computes: allowed to differ between runs.
@@ -49,23 +49,19 @@ def test_same_seeded_command_same_values_for_every_method(digits_file, tmp_path)
         assert first[name] == second[name], name
         assert first[name]["accuracy"] is not None, first[name]
     # the random state came from the command's seed and split, and is stored
-    assert first["LRSDL"]["params"]["random_state"] == protocol.run_random_state(11, 0)
+    assert first["LRSDL"]["params"]["random_state"] == run_random_state(11, 0)
     assert first["DPL"]["params"]["random_state"] == 0  # fixed by its defaults
 
 
 def test_random_state_depends_on_seed_and_split_only():
-    states = {
-        protocol.run_random_state(seed, index)
-        for seed in range(3)
-        for index in range(3)
-    }
+    states = {run_random_state(seed, index) for seed in range(3) for index in range(3)}
     assert len(states) == 9
-    assert protocol.run_random_state(4, 2) == protocol.run_random_state(4, 2)
+    assert run_random_state(4, 2) == run_random_state(4, 2)
     assert all(0 <= s < 2**31 for s in states)
 
 
 def test_a_random_state_the_user_fixes_is_kept():
     lrsdl, one_nn = get_method("LRSDL"), get_method("1-NN")
-    assert protocol.seeded(lrsdl, {}, 5) == {"random_state": 5}
-    assert protocol.seeded(lrsdl, {"random_state": 3}, 5) == {"random_state": 3}
-    assert protocol.seeded(one_nn, {}, 5) == {}  # no random_state to give
+    assert seeded(lrsdl, {}, 5) == {"random_state": 5}
+    assert seeded(lrsdl, {"random_state": 3}, 5) == {"random_state": 3}
+    assert seeded(one_nn, {}, 5) == {}  # no random_state to give

@@ -7,15 +7,15 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.protocol import Experiment
-from fdlsr.experiments.results import (
+from fdlsr.experiments.planning import Experiment
+from fdlsr.experiments.scheduler import run_experiment
+from fdlsr.experiments.store import (
     ResultStore,
     environment,
     read_rows,
     row_key,
     write_atomic,
 )
-from fdlsr.experiments.scheduler import run_experiment
 
 
 class Data:
@@ -49,7 +49,7 @@ def test_rows_survive_reopening_and_a_torn_last_line_is_dropped(tmp_path):
         handle.write('{"dataset": "d", "method": "m", "k"')  # a write cut by kill -9
     assert [r["split"] for r in read_rows(tmp_path)] == [0, 1]
     with ResultStore(tmp_path) as store:
-        assert store.done_keys() == {row_key(row(0)), row_key(row(1))}
+        assert {row_key(r) for r in store.rows} == {row_key(row(0)), row_key(row(1))}
         store.append(row(2))
     lines = (tmp_path / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["split"] for line in lines] == [0, 1, 2]
@@ -109,7 +109,7 @@ def test_same_splits_for_every_method(tmp_path):
 def test_side_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     import os
 
-    from fdlsr.experiments.results import write_atomic
+    from fdlsr.experiments.store import write_atomic
 
     path = tmp_path / "experiment.json"
     write_atomic(path, '{"title": "old"}\n')

@@ -8,13 +8,10 @@ from sklearn.datasets import make_blobs
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
+from fdlsr._testing import relative_error
 from fdlsr.common.neighbors import NearestProjection
 
 PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=8)
-
-
-def relative_error(a, b):
-    return np.linalg.norm(a - b) / np.linalg.norm(b)
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from scipy.stats import spearmanr
 from sklearn.datasets import load_digits
 
 from fdlsr.experiments.datasets import Dataset
-from fdlsr.experiments.protocol import Experiment, experiment_runs, shared_data
-from fdlsr.experiments.results import ResultStore, read_rows
+from fdlsr.experiments.evaluation import shared_data
+from fdlsr.experiments.planning import Experiment, experiment_runs
 from fdlsr.experiments.scheduler import (
     REFERENCE_SECONDS,
     Usage,
@@ -19,6 +19,7 @@ from fdlsr.experiments.scheduler import (
     longest_first,
     run_experiment,
 )
+from fdlsr.experiments.store import ResultStore, read_rows
 
 RESULTS = Path(__file__).parents[1] / "docs" / "results"
 

@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 
-from conftest import cli_error
+from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]

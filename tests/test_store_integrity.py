@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import cli
+from fdlsr._testing import cli
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.results import read_rows, validate_row
+from fdlsr.experiments.store import read_rows, validate_row
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fdlsr.experiments.results import read_rows, row_key
+from fdlsr.experiments.store import read_rows, row_key
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)"

@@ -39,6 +39,10 @@ from .compat import (
 from .neighbors import NearestProjection, centroid_scores, class_centroids
 from .validation import check_fitted_shapes, encode_labels
 
+# The helper objects a fitted classifier of this plumbing keeps, for the model-file
+# allowlist (fdlsr.methods.model_file_classes).
+MODEL_FILE_CLASSES = (NearestProjection,)
+
 #: The decision rules of :class:`ProjectionClassifier`, the paper's first.
 RULES = ("nearest_neighbor", "nearest_mean", "knn", "linear")
 #: The rules that need the training projections (``neighbors_``).

@@ -1,2 +1,11 @@
 """The FDLSR model: the estimator, its solvers (in memory, blocked, Dask, stacked for
-the grid search) and its cross-validation. Imports only :mod:`fdlsr.common`."""
+the grid search), its cross-validation and the paper's per-class split. Imports only
+:mod:`fdlsr.common`."""
+
+from .cv import FDLSRCV
+from .estimator import FDLSR
+from .model_selection import PerClassSplit
+
+# What a model file of this family may hold (fdlsr.methods.model_file_classes): the
+# estimators and the splitter FDLSRCV may keep as its cv.
+MODEL_FILE_CLASSES = (FDLSR, FDLSRCV, PerClassSplit)

@@ -36,11 +36,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..core.model_selection import DEFAULT_SPLITS
 from ..errors import ConfigError
 from ..methods import METHODS
 from .datasets._dataset import one_line
-from .protocol import DEFAULT_CV_FOLDS, DEFAULT_SPLITS, FIXED, Experiment
+from .planning import Experiment
 from .report import PAPER_TABLES
+from .splits import DEFAULT_CV_FOLDS, FIXED
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -251,7 +253,7 @@ def load_config(name_or_path):
         cv=list(raw.get("cv", [])),
         paper_params=list(raw.get("paper_params", [])),
         cv_folds=raw.get("cv_folds", DEFAULT_CV_FOLDS),
-        normalise=raw.get("normalise", True),
+        normalize=raw.get("normalise", True),  # the config file's key
         data_dir=raw.get("data_dir"),
     )
     if methods == "all":  # parameters for a method not (yet) available are kept aside

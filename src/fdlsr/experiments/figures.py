@@ -1,6 +1,6 @@
 """The paper's figures 1-4 drawn with matplotlib (Agg backend), as PNG and PDF.
 
-Each ``make`` call computes its numbers with :mod:`.curves`, saves them as JSON
+Each ``make`` call computes its numbers with :mod:`.figure_data`, saves them as JSON
 next to the figure (so a figure can be redrawn or checked without recomputing), and
 returns the paths written. The files are named after the data set, without the
 extension of the file it was read from (``pie10_fig1_convergence.png`` for
@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 
 from ..errors import ConfigError  # noqa: E402
 from ..methods import METHODS  # noqa: E402
-from . import curves  # noqa: E402
+from . import figure_data  # noqa: E402
 from .datasets import CSV, MAT, NPZ  # noqa: E402
 from .outputs import replaced_atomically, write_atomic  # noqa: E402
 
@@ -224,7 +224,7 @@ def make(
     seed=0,
     n_classes=20,
     methods=None,
-    normalise=True,
+    normalize=True,
     sensitivity_beta=1e-2,
     lambda_splits=1,
     progress=None,
@@ -239,9 +239,9 @@ def make(
     name = dataset.name
     stem = f"{file_stem(name)}_{STEMS[kind]}"
     title = f"{name}, k={k} per class"
-    X, codes, train, test = curves.split_data(dataset, k, seed, normalise)
+    X, codes, train, test = figure_data.split_data(dataset, k, seed, normalize)
     if kind == "convergence":
-        data = curves.convergence(
+        data = figure_data.convergence(
             X, codes, train, test, params, progress=_steps(progress, "iterations")
         )
         return _save(
@@ -253,7 +253,7 @@ def make(
     if kind == "tsne":
         if methods is None:
             methods = [m for m in PAPER_TSNE_METHODS if m in METHODS]
-        panels, y_train, y_test, skipped = curves.projections(
+        panels, y_train, y_test, skipped = figure_data.projections(
             X, codes, train, test, params, methods, n_classes, seed=seed,
             progress=_steps(progress, "fits"),
         )  # fmt: skip
@@ -274,7 +274,7 @@ def make(
         }
         return _save(fig, out, stem, data)
     if kind == "sensitivity":
-        data = curves.sensitivity(
+        data = figure_data.sensitivity(
             X, codes, train, test, {**params, "beta": sensitivity_beta},
             progress=_steps(progress, "fits"),
         )  # fmt: skip
@@ -285,12 +285,12 @@ def make(
             data,
         )
     if kind == "lambda":
-        data = curves.lambda_curve(
+        data = figure_data.lambda_curve(
             dataset,
             k,
             params,
             seeds=range(seed, seed + lambda_splits),
-            normalise=normalise,
+            normalize=normalize,
             progress=_steps(progress, "fits"),
         )
         return _save(
@@ -303,7 +303,7 @@ def make(
 
 
 def _steps(progress, what):
-    """``progress`` as :mod:`.curves` calls it, ``(done, total)``, naming the steps."""
+    """``progress`` as :mod:`.figure_data` calls it, ``(done, total)``, naming the steps."""
     if progress is None:
         return None
     return lambda done, total: progress(done, total, what)

@@ -1,92 +1,13 @@
-"""What identifies a run: a fingerprint of everything that determines its result.
+"""Old import path of :mod:`fdlsr.experiments.fingerprints` (what identifies a run).
 
-The dataset's name says what was asked for; the fingerprint says what was computed.
-Two files with one base name, another variable of a file (``--x``/``--y``), a file
-fixed in place or another preprocessing give other fingerprints, so the results store
-can refuse to take one for the other (``ResultStore.stored_runs``).
+Kept so that imports written before the rename still work; new code imports
+``fdlsr.experiments.fingerprints``.
 """
 
-import hashlib
-import json
-
-import numpy as np
-
-
-def data_fingerprint(dataset):
-    """SHA-256 (hex) of the arrays a run uses: the samples as loaded (after the choice
-    of variables and orientation, before normalisation), the labels and any fixed
-    train/test split; with their dtypes and shapes."""
-    y = np.asarray(dataset.y)
-    parts = [
-        ("X", np.asarray(dataset.X, dtype=np.float64)),
-        ("y", y.astype(str) if y.dtype.kind == "O" else y),
-    ]
-    fixed = getattr(dataset, "fixed_split", None)
-    if fixed is not None:
-        parts += [
-            (name, np.asarray(part, dtype=np.int64))
-            for name, part in zip(("train", "test"), fixed, strict=True)
-        ]
-    digest = hashlib.sha256()
-    for name, array in parts:
-        array = np.ascontiguousarray(array)
-        digest.update(f"{name} {array.dtype.str} {array.shape}\n".encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
-
-
-def data_facts(dataset):
-    """What a row records of its data (checked against rows without a fingerprint)."""
-    X = np.asarray(dataset.X)
-    return {
-        "n_samples": int(X.shape[0]),
-        "n_features": int(X.shape[1]),
-        "n_classes": int(np.unique(np.asarray(dataset.y)).size),
-    }
-
-
-def run_fingerprints(experiment, dataset, units):
-    """``(data_sha256, {key: fingerprint})`` for the units of ``experiment_runs``.
-
-    A run's fingerprint is the SHA-256 of everything that determines its result: the
-    data (:func:`data_fingerprint`), the preprocessing, the method with every parameter
-    of its estimator (defaults included, so a changed default shows), the setting (the
-    grid and folds when tuned), ``k``, the split and the seed.
-    """
-    data = data_fingerprint(dataset)
-    estimators = {}
-    out = {}
-    for unit in units:
-        name = unit.method.name
-        if (name, unit.setting) not in estimators:
-            built = unit.method.build(**{**unit.method.params, **unit.params})
-            estimators[name, unit.setting] = built.get_params()
-        spec = {
-            "data": data,
-            "preprocessing": {"normalise": experiment.normalise},
-            "method": name,
-            "estimator": estimators[name, unit.setting],
-            "setting": unit.setting,
-            "k": unit.k,
-            "split": unit.split,
-            "seed": experiment.seed,
-        }
-        text = json.dumps(spec, sort_keys=True, default=_plain_repr)
-        out[unit.key] = hashlib.sha256(text.encode()).hexdigest()
-    return data, out
-
-
-def _plain_repr(value):
-    return value.item() if isinstance(value, np.generic) else repr(value)
-
-
-def stored_runs(experiment, dataset, units, store):
-    """``(done, data_sha256, fingerprints)``: the keys of ``units`` already in ``store``.
-
-    Raises :class:`ConfigError` when the store holds rows of other data under the
-    dataset's name, or one of these runs computed differently (see
-    ``ResultStore.stored_runs``).
-    """
-    data, fingerprints = run_fingerprints(experiment, dataset, units)
-    done = store.stored_runs(dataset.name, data, fingerprints, data_facts(dataset))
-    return done, data, fingerprints
+from .fingerprints import (  # noqa: F401
+    StoredRuns,
+    data_facts,
+    data_fingerprint,
+    run_fingerprints,
+    stored_runs,
+)

@@ -13,9 +13,9 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .protocol import FIXED, POOLED
+from .splits import FIXED, POOLED
 from .variants import (
-    is_normalised,
+    is_normalized,
     k_order,
     row_labels,
     setting_spec,
@@ -113,7 +113,7 @@ def _protocol(rows, labels):
     if len(drawn) < len(rows):
         how.append("on the dataset's own train/test split (column k=fixed, one run)")
     measure = "as mean ± sample std " if n > 1 else ""
-    kinds = {is_normalised(r) for r in rows}
+    kinds = {is_normalized(r) for r in rows}
     if kinds == {True}:
         samples = "unit-normalised samples"
     elif kinds == {False}:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..persistence.archive import MANIFEST
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,6 @@ class FileKind:
 
 
 def _is_model_file(path):
-    from .persistence import MANIFEST
-
     try:
         with zipfile.ZipFile(path) as archive:
             return MANIFEST in archive.namelist()
@@ -76,7 +75,7 @@ FEATURES_FILE = FileKind(
 def is_store(folder):
     """Whether ``folder`` is a results store: it holds ``results.jsonl`` or
     ``experiment.json``."""
-    from .results import INFO, RESULTS  # here: results writes through this module
+    from .store import INFO, RESULTS  # here: the store writes through this module
 
     return any((Path(folder) / name).exists() for name in (RESULTS, INFO))
 

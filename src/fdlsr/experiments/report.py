@@ -23,7 +23,7 @@ from ..methods import METHODS, family_rank
 from .variants import (
     best_cells,
     fairness_note,
-    is_normalised,
+    is_normalized,
     k_order,
     row_labels,
     splits_of,
@@ -138,7 +138,7 @@ def summarise(rows):
             "method": method,
             "label": labels[method, setting, seed],
             "seed": seed,
-            "normalise": is_normalised(all_runs[0]),
+            "normalized": is_normalized(all_runs[0]),
             "draws": splits_of(group, k),
         }
         if not group:  # the method could not run in this setting (see the rows' error)

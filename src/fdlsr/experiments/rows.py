@@ -10,18 +10,32 @@ it, or repeats a run already read, is skipped and counted, never used.
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from ..errors import ConfigError
 
 RESULTS = "results.jsonl"
-KEY_FIELDS = ("dataset", "method", "k", "split", "seed", "setting")
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """The name of a run: what was asked for, not what it gave (one row per key)."""
+
+    dataset: str
+    method: str
+    k: int | str
+    split: int
+    seed: int
+    setting: str
+
+
+KEY_FIELDS = tuple(f.name for f in fields(RunKey))
 
 
 def row_key(row):
-    """The name of a row's run: what was asked for, not what it gave."""
-    return tuple(row[name] for name in KEY_FIELDS)
+    """The :class:`RunKey` of a row."""
+    return RunKey(**{name: row[name] for name in KEY_FIELDS})
 
 
 # -- the schema of a row ------------------------------------------------------------

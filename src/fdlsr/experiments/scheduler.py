@@ -1,7 +1,7 @@
 """The scheduler of ``fdlsr run``: which unit runs when and where; each row stored as it
 arrives.
 
-The units of an experiment (:class:`.protocol.Unit`: a method at one ``k`` on one
+The units of an experiment (:class:`.planning.Unit`: a method at one ``k`` on one
 split) run in this process one after the other (``--jobs 1``), in N local worker
 processes (``--jobs N``, :class:`.workers.Workers`) or on a ``dask.distributed``
 cluster (``--scheduler``, :class:`.cluster.Cluster`). Whatever computes them, this
@@ -29,16 +29,11 @@ from threadpoolctl import threadpool_limits
 
 from ..errors import ConfigError
 from .cluster import Cluster
-from .identity import stored_runs
-from .protocol import (
-    POOLED,
-    compute_unit,
-    experiment_runs,
-    pools_fixed_split,
-    shared_data,
-    zero_samples,
-    zero_warning,
-)
+from .evaluation import compute_unit, shared_data
+from .fingerprints import stored_runs
+from .planning import experiment_runs
+from .samples import zero_samples, zero_warning
+from .splits import POOLED, pools_fixed_split
 from .workers import Workers, blas_threads_per_run
 
 ORDERS = ("longest", "plan")
@@ -157,18 +152,65 @@ def run_experiment(
     *,
     scheduler=None,
     order="longest",
-    units=None,
 ):
     """Run every unit of ``experiment`` not yet in ``store``; the number computed.
 
-    Rows are appended to ``store`` one by one as they finish, so an interrupted run
-    resumes where it stopped. ``progress(n_done, n_total, label, eta=...)`` is called
-    after each row (and once at the start; ``eta``: expected seconds left); after
-    the row that completes a method at one ``k`` (its last split computed here) it
-    gets ``finished=(method_name, k, accuracies)`` too, the accuracies of that
-    method and ``k`` computed in this call (``None`` for a run that failed). With
-    several workers it is called once more at the end with ``usage=``
-    (:class:`Usage`).
+    Plans the experiment (:func:`.planning.experiment_runs`), finds what ``store``
+    holds of it (:func:`.fingerprints.stored_runs`) and runs the rest
+    (:func:`run_units`, which describes ``progress``, ``n_jobs``, ``scheduler`` and
+    ``order``).
+    """
+    _check_options(n_jobs, order)
+    units = experiment_runs(experiment, dataset)
+    stored = stored_runs(experiment, dataset, units, store)
+    return run_units(
+        experiment,
+        dataset,
+        store,
+        units,
+        stored,
+        progress,
+        n_jobs,
+        scheduler=scheduler,
+        order=order,
+    )
+
+
+def _check_options(n_jobs, order):
+    if (
+        not isinstance(n_jobs, (int, np.integer))
+        or isinstance(n_jobs, bool)
+        or n_jobs < 1
+    ):
+        raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
+    if order not in ORDERS:
+        raise ConfigError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+
+
+def run_units(
+    experiment,
+    dataset,
+    store,
+    units,
+    stored,
+    progress=None,
+    n_jobs=1,
+    *,
+    scheduler=None,
+    order="longest",
+):
+    """Run the ``units`` of ``experiment`` not yet in ``store``; the number computed.
+
+    ``units`` is the plan (:func:`.planning.experiment_runs`) and ``stored`` what
+    ``store`` holds of it (:class:`.fingerprints.StoredRuns`), both made once by the
+    caller. Rows are appended to ``store`` one by one as they finish, so an
+    interrupted run resumes where it stopped. ``progress(n_done, n_total, label,
+    eta=...)`` is called after each row (and once at the start; ``eta``: expected
+    seconds left); after the row that completes a method at one ``k`` (its last
+    split computed here) it gets ``finished=(method_name, k, accuracies)`` too, the
+    accuracies of that method and ``k`` computed in this call (``None`` for a run
+    that failed). With several workers it is called once more at the end with
+    ``usage=`` (:class:`Usage`).
 
     ``n_jobs > 1`` computes that many units at once in worker processes
     (:class:`.workers.Workers`, which end with this call and die with this process),
@@ -180,8 +222,7 @@ def run_experiment(
 
     ``order``: ``"longest"`` starts the units with several at once longest first
     (:func:`longest_first`), ``"plan"`` in the plan's order; one at a time they run
-    in the plan's order. ``units``: the plan, when the caller has made it already
-    (:func:`.protocol.experiment_runs`).
+    in the plan's order.
 
     Splits and random states depend only on the seed and the split, so the rows are
     those of ``n_jobs = 1`` but for their times (those of a process sharing the
@@ -190,33 +231,26 @@ def run_experiment(
     near-tied choice (LC-KSVD2's atom selection, a cross-validated parameter);
     docs/reproduction.md measures it.
     """
-    if (
-        not isinstance(n_jobs, (int, np.integer))
-        or isinstance(n_jobs, bool)
-        or n_jobs < 1
-    ):
-        raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
-    if order not in ORDERS:
-        raise ConfigError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+    _check_options(n_jobs, order)
     if isinstance(scheduler, str):
         with Cluster(scheduler) as cluster:
-            return run_experiment(
+            return run_units(
                 experiment,
                 dataset,
                 store,
+                units,
+                stored,
                 progress,
                 scheduler=cluster,
                 order=order,
-                units=units,
             )
-    units = experiment_runs(experiment, dataset) if units is None else units
-    done, data_sha256, fingerprints = stored_runs(experiment, dataset, units, store)
-    todo = [unit for unit in units if unit.key not in done]
+    todo = [unit for unit in units if unit.key not in stored.done]
     data = shared_data(experiment, dataset, todo)
     same_data = [
         row
         for row in store.rows
-        if row["dataset"] == dataset.name and row.get("data_sha256") == data_sha256
+        if row["dataset"] == dataset.name
+        and row.get("data_sha256") == stored.data_sha256
     ]
     estimates = expected_costs(todo, data, same_data)
     costs = dict(zip((unit.key for unit in todo), estimates, strict=True))
@@ -247,8 +281,8 @@ def run_experiment(
                 row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
             row["n_classes"] = n_classes
             row["n_features"] = int(data.X.shape[1])
-            row["data_sha256"] = data_sha256
-            row["fingerprint"] = fingerprints[unit.key]
+            row["data_sha256"] = stored.data_sha256
+            row["fingerprint"] = stored.fingerprints[unit.key]
             store.append(row)
             n_done += 1
             group = (unit.method.name, unit.k)
@@ -264,8 +298,13 @@ def run_experiment(
             if left[group]:
                 progress(n_done, total, label, eta=eta)
             else:
+                method, k = group
                 progress(
-                    n_done, total, label, eta=eta, finished=(*group, accuracies[group])
+                    n_done,
+                    total,
+                    label,
+                    eta=eta,
+                    finished=(method, k, accuracies[group]),
                 )
         wall = time.perf_counter() - start
     if progress and workers > 1:

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 
-from .protocol import FIXED
+from .splits import FIXED
 
 
 def k_order(k):
@@ -28,7 +28,7 @@ def setting_spec(setting):
     return spec if isinstance(spec, dict) else {"params": {}}
 
 
-def is_normalised(row):
+def is_normalized(row):
     """Whether a row's samples were unit-normalised (its setting says when not)."""
     return setting_spec(row.get("setting")).get("normalise", True) is not False
 
@@ -58,7 +58,7 @@ def row_labels(rows):
     settings = defaultdict(lambda: defaultdict(set))
     for r in rows:
         settings[r["method"]][r["setting"]].add(r["seed"])
-    mixed = len({is_normalised(r) for r in rows}) > 1
+    mixed = len({is_normalized(r) for r in rows}) > 1
     usual = table_seed(rows)
     labels = {}
     for method, by_setting in settings.items():
@@ -93,10 +93,10 @@ def row_labels(rows):
                     f"{method} ({', '.join(shown)})" if shown else method
                 )
     counts = Counter(labels.values())
-    for key, label in labels.items():  # still alike (e.g. two grids): by setting
+    for (method, setting, seed), label in labels.items():  # still alike: by setting
         if counts[label] > 1:
-            digest = hashlib.sha256(key[1].encode()).hexdigest()[:6]
-            labels[key] = f"{label} [setting {digest}]"
+            digest = hashlib.sha256(setting.encode()).hexdigest()[:6]
+            labels[method, setting, seed] = f"{label} [setting {digest}]"
     return labels
 
 
@@ -127,32 +127,32 @@ def best_cells(summary):
     columns = defaultdict(lambda: defaultdict(list))
     for s in summary:
         if s["mean"] is not None:
-            columns[s["k"]][s["draws"], s["normalise"]].append(s)
+            columns[s["k"]][s["draws"], s["normalized"]].append(s)
     for k in sorted(columns, key=k_order):
         groups = columns[k]
-        draws, normalise = max(groups, key=lambda key: _rank(key, groups[key]))
-        competing = groups[draws, normalise]
+        draws, normalize = max(groups, key=lambda key: _rank(key, groups[key]))
+        competing = groups[draws, normalize]
         if len(competing) > 1:
             top = round(max(s["mean"] for s in competing), 2)
             best[k] = {s["label"] for s in competing if round(s["mean"], 2) == top}
         for key, cells in groups.items():
-            for s in cells if key != (draws, normalise) else ():
-                left_out[s["label"], _why_apart(s, draws, normalise)].append(k)
+            for s in cells if key != (draws, normalize) else ():
+                left_out[s["label"], _why_apart(s, draws, normalize)].append(k)
     return best, left_out
 
 
 def _rank(key, cells):
     """The order of the groups of a column (see :func:`best_cells`); last, the smaller
     seed, so that the choice never depends on the order of the rows."""
-    draws, normalise = key
-    return len(draws), len(cells), normalise, -min(seed for seed, _ in draws)
+    draws, normalize = key
+    return len(draws), len(cells), normalize, -min(seed for seed, _ in draws)
 
 
-def _why_apart(cell, draws, normalise):
+def _why_apart(cell, draws, normalize):
     """Why ``cell`` was not compared with cells over ``draws`` normalised as
-    ``normalise``, in a few words."""
-    if cell["normalise"] != normalise:
-        return "raw samples" if normalise else "unit-normalised samples, the rest raw"
+    ``normalize`` says, in a few words."""
+    if cell["normalized"] != normalize:
+        return "raw samples" if normalize else "unit-normalised samples, the rest raw"
     if len(cell["draws"]) < len(draws):
         return f"{len(cell['draws'])} of {len(draws)} splits"
     seeds = sorted({seed for seed, _ in cell["draws"]})

@@ -7,6 +7,8 @@ baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method`.
 
 from sklearn.model_selection import GridSearchCV
 
+from .. import core
+from ..common import classifiers
 from ..common.classifiers import RULES
 from ..core.cv import FDLSRCV
 from ..core.estimator import FDLSR
@@ -14,7 +16,15 @@ from ..errors import ConfigError
 from . import baselines, dictionary, relaxed, representation
 from .registry import PAPER_GRID, Method
 
-__all__ = ["FAMILIES", "METHODS", "PAPER_GRID", "Method", "family_rank", "get_method"]
+__all__ = [
+    "FAMILIES",
+    "METHODS",
+    "PAPER_GRID",
+    "Method",
+    "family_rank",
+    "get_method",
+    "model_file_classes",
+]
 
 # Row groups of the paper's tables, in their order; the baselines come last.
 FAMILIES = ["representation", "dictionary", "relaxed", "proposed", "scikit-learn"]
@@ -92,3 +102,20 @@ def get_method(name):
 def family_rank(family):
     """Position of a family in the paper's row order (unknown families last)."""
     return FAMILIES.index(family) if family in FAMILIES else len(FAMILIES)
+
+
+def model_file_classes():
+    """The classes of this package that a model file may hold (the allowlist of
+    :mod:`fdlsr.persistence`): every registered method's estimator and the classes
+    that each family declares in its ``MODEL_FILE_CLASSES`` (the helper objects its
+    fitted estimators keep), FDLSR's and the shared classifier plumbing's included."""
+    classes = {type(method.build()) for method in METHODS.values()}
+    for declared in (
+        classifiers.MODEL_FILE_CLASSES,
+        core.MODEL_FILE_CLASSES,
+        relaxed.MODEL_FILE_CLASSES,
+        representation.MODEL_FILE_CLASSES,
+        dictionary.MODEL_FILE_CLASSES,
+    ):
+        classes.update(declared)
+    return classes

@@ -9,6 +9,8 @@ See docs/methods-dictionary.md.
 """
 
 from ..registry import Method
+from ._class_blocks import ClassBlocks
+from ._padded_classes import PaddedClasses
 from .dpl import DPL
 from .dradpl import DRADPL
 from .fddl import FDDL
@@ -17,6 +19,10 @@ from .lcle import LCLE
 from .lrsdl import LRSDL
 
 __all__ = ["DPL", "DRADPL", "FDDL", "LCKSVD2", "LCLE", "LRSDL", "METHODS"]
+
+# The helper objects the fitted estimators keep, for the model-file allowlist
+# (fdlsr.methods.model_file_classes).
+MODEL_FILE_CLASSES = (ClassBlocks, PaddedClasses)
 
 _VU_MONGA = "T. H. Vu and V. Monga, Fast low-rank shared dictionary learning, TIP 2017"
 

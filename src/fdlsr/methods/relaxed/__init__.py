@@ -16,6 +16,10 @@ from .rlr import RLR
 
 __all__ = ["DLSR", "DRR", "GReLSR", "LRDLSR", "LSR", "METHODS", "RLR", "ReLSR"]
 
+# The helper objects the fitted estimators keep, for the model-file allowlist
+# (fdlsr.methods.model_file_classes): none besides the shared plumbing's.
+MODEL_FILE_CLASSES = ()
+
 _RIDGE_GRID = [1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0]
 _SMALL_GRID = [1e-3, 1e-2, 1e-1, 1.0]
 

@@ -8,9 +8,14 @@ class-wise rule. See docs/methods-representation.md.
 from ..registry import Method
 from .crc import CRC, ProCRC
 from .nrc import NRC
+from .residuals import ClassResiduals
 from .src import SRC
 
 __all__ = ["CRC", "NRC", "SRC", "ProCRC", "METHODS"]
+
+# The helper objects the fitted estimators keep, for the model-file allowlist
+# (fdlsr.methods.model_file_classes).
+MODEL_FILE_CLASSES = (ClassResiduals,)
 
 # Values cross-validation may try. The methods run at their estimators' defaults,
 # the authors' settings (SRC: see its Notes).

@@ -1,6 +1,6 @@
 """What a model file must hold: a fitted classifier whose arrays agree.
 
-:mod:`.model_tree` decodes only data, but data can contradict itself: a ``coef_`` of
+:mod:`.encoding` decodes only data, but data can contradict itself: a ``coef_`` of
 the wrong shape, labels of one length and scores of another, a ``Pipeline`` whose
 inner step is a classifier. Such a model fails at ``predict`` or, worse, predicts
 quietly wrong, so :func:`check_model` refuses it when it is loaded:

@@ -1,6 +1,6 @@
 """A model as a tree of plain JSON values plus NumPy arrays, and back.
 
-The format of the files of :mod:`.persistence`. :class:`Encoder` walks a model's
+The format of the files of :mod:`.archive`. :class:`Encoder` walks a model's
 objects (their ``__getstate__`` dictionaries) and :class:`Decoder` rebuilds them from an
 allowlist of classes (:func:`allowed_classes`): no name in a tree is ever imported, and
 only data (numbers, strings, arrays, allowlisted objects) comes out, never a callable.
@@ -20,7 +20,7 @@ the member holds, each member is read at most once, and trees nest at most
 :data:`MAX_DEPTH` deep. Arrays hold numbers, or text only where labels and names are
 kept (:data:`TEXT_ATTRIBUTES`), and no attribute replaces one of its class's (a method,
 a property, a class setting). Whether the objects make a usable model is
-:mod:`.model_checks`' question.
+:mod:`.checks`' question.
 """
 
 import math
@@ -28,8 +28,21 @@ from functools import cache
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.decomposition import PCA
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.neighbors import BallTree, KDTree, KNeighborsClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import (
+    LabelBinarizer,
+    LabelEncoder,
+    MaxAbsScaler,
+    MinMaxScaler,
+    Normalizer,
+    StandardScaler,
+)
 
 from ..errors import ModelFileError
+from ..methods import model_file_classes
 
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
 #: Deepest nesting of a tree (the models of fdlsr nest about ten deep).
@@ -38,39 +51,26 @@ MAX_DEPTH = 64
 TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_"}
 
 
+# Classes that model files written by earlier versions name by an older path.
+RENAMED = {
+    "fdlsr.experiments.protocol.PerClassSplit": "fdlsr.core.model_selection.PerClassSplit",
+}
+
+
 @cache
 def allowed_classes():
-    """The classes a model file may name, by dotted name: every registered method,
-    FDLSR and FDLSRCV, the helper objects they keep, and scikit-learn's pipeline
-    and simple preprocessing steps."""
-    from sklearn.decomposition import PCA
-    from sklearn.model_selection import KFold, StratifiedKFold
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import (
-        LabelBinarizer,
-        LabelEncoder,
-        MaxAbsScaler,
-        MinMaxScaler,
-        Normalizer,
-        StandardScaler,
-    )
-
-    from ..common.neighbors import NearestProjection
-    from ..core.cv import FDLSRCV
-    from ..core.estimator import FDLSR
-    from ..methods import METHODS
-    from ..methods.dictionary._class_blocks import ClassBlocks
-    from ..methods.dictionary._padded_classes import PaddedClasses
-    from ..methods.representation.residuals import ClassResiduals
-    from .protocol import PerClassSplit
-
-    classes = {type(method.build()) for method in METHODS.values()}
-    classes |= {FDLSR, FDLSRCV, NearestProjection, ClassBlocks, ClassResiduals}
-    classes |= {PaddedClasses, KNeighborsClassifier, Pipeline, LabelBinarizer}
-    classes |= {LabelEncoder, MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
-    classes |= {PCA, KFold, StratifiedKFold, PerClassSplit}  # FDLSRCV's cv
-    return {_dotted(cls): cls for cls in classes}
+    """The classes a model file may name, by dotted name: those that the estimator
+    families declare (``fdlsr.methods.model_file_classes``: every registered method,
+    FDLSR and FDLSRCV, the helper objects they keep), and scikit-learn's pipeline,
+    simple preprocessing steps and splitters; with the older names of
+    :data:`RENAMED`."""
+    classes = set(model_file_classes())
+    classes |= {KNeighborsClassifier, Pipeline, LabelBinarizer, LabelEncoder}
+    classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
+    classes |= {PCA, KFold, StratifiedKFold}  # FDLSRCV's cv
+    allowed = {_dotted(cls): cls for cls in classes}
+    allowed.update({old: allowed[new] for old, new in RENAMED.items()})
+    return allowed
 
 
 class Encoder:
@@ -300,8 +300,6 @@ def _restore(obj):
     k-d or ball tree, from its training samples, as its ``fit`` builds it."""
     _refuse_cache(obj, "the model file holds")
     if getattr(obj, "_tree", None) is _TREE:
-        from sklearn.neighbors import BallTree, KDTree
-
         tree = {"kd_tree": KDTree, "ball_tree": BallTree}[obj._fit_method]
         obj._tree = tree(
             obj._fit_X,
@@ -355,8 +353,6 @@ def _refuse_text(value, where):
 
 
 def _is_neighbor_tree(value):
-    from sklearn.neighbors import BallTree, KDTree
-
     return type(value) in (KDTree, BallTree)
 
 

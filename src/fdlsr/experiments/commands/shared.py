@@ -1,6 +1,7 @@
 """What the ``fdlsr`` sub-command handlers share: the experiment and the data that
-the parsed arguments ask for, and the few ways a handler speaks (a data warning, an
-``OSError`` in words, the command line being run, output to ``-o FILE`` or stdout).
+the parsed arguments ask for, the paper's rows for a table, and the few ways a handler
+speaks (a data warning, an ``OSError`` in words, the command line being run, output to
+``-o FILE`` or stdout).
 """
 
 import shlex
@@ -10,10 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, FdlsrError, one_line
-from .config import Config, all_methods, load_config, shipped_configs
-from .outputs import write_atomic
-from .protocol import Experiment
+from ...errors import ConfigError, FdlsrError, one_line
+from ..config import Config, all_methods, load_config, shipped_configs
+from ..datasets import check_classes, dataset_info, load_dataset
+from ..outputs import write_atomic
+from ..planning import Experiment
+from ..report import paper_results
 
 
 def _split_params(pairs, methods):
@@ -71,7 +74,7 @@ def config_from_args(args):
     if getattr(args, "cv", None) is not None:
         ex.cv = list(args.cv) if args.cv else list(ex.methods)
     if getattr(args, "raw", False):
-        ex.normalise = False
+        ex.normalize = False
     if getattr(args, "standardize", False):
         ex.standardize = True
     return config
@@ -86,8 +89,6 @@ def config_file(args):
 def dataset_file(name, data_dir=None):
     """The file or folder that a dataset name or path reads, or None when there is
     none (yet): a name the registry does not know, a missing file, scikit-learn's."""
-    from .datasets import dataset_info
-
     path = Path(name).expanduser()
     if path.exists():
         return path
@@ -116,8 +117,6 @@ def config_speaks_of(args, dataset):
 def load(args, experiment):
     """The dataset of the experiment, with the file-layout overrides of the flags;
     data of fewer than two classes is refused."""
-    from .datasets import check_classes, load_dataset
-
     overrides = {
         name: value
         for name, value in (
@@ -179,3 +178,18 @@ def method_refusals(what):
             f"{what}: {one_line(error).rstrip('.')}; choose other --params, another "
             "method or more data"
         ) from None
+
+
+def paper_rows(option, info):
+    """The paper's rows of ``--paper [TABLE]`` (``"auto"``: the table ``info`` names),
+    or None without the option; ``info`` holds ``paper_table`` and ``dataset``."""
+    if option is None:
+        return None
+    table = info.get("paper_table") if option == "auto" else option
+    if not table:
+        raise ConfigError(
+            f"the paper has no table for {info.get('dataset')!r}; name one with --paper I "
+            "(AR), II (PIE), III (FERET), IV (LFW), V (COIL-100) or VI (deep features "
+            "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
+        )
+    return paper_results(table, info.get("dataset"))

@@ -1,0 +1,150 @@
+"""Helpers shared by the test suite and the benchmarks (private; not a public API).
+
+Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` and
+``benchmarks/``, so neither keeps its own copy and neither puts the other on
+``sys.path``. Benchmarks split with the library's own
+:func:`fdlsr.core.model_selection.per_class_split`, the one ``fdlsr run`` uses.
+
+* :func:`relative_error`: ``||a - b|| / ||b||``.
+* :func:`one_blas_thread`: BLAS on one thread inside a ``with`` block.
+* :func:`load_shared`: a dataset of the shared benchmark data (``FDLSR_DATA_DIR``).
+* :func:`cli`, :func:`cli_error`: the command line in process, its exit status and
+  output.
+* :func:`fdlsr_transcription`: the authors' MATLAB code transcribed, as a reference.
+"""
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.io
+from threadpoolctl import threadpool_limits
+
+from .experiments.cli import main
+
+#: The shared benchmark data: ``FDLSR_DATA_DIR``, else ``../shared/data`` beside the
+#: repository (a ``MANIFEST.json`` and one sub-folder per dataset).
+DATA_DIR = Path(
+    os.environ.get(
+        "FDLSR_DATA_DIR", Path(__file__).resolve().parents[3] / "shared" / "data"
+    )
+)
+
+
+def relative_error(a, b):
+    """``||a - b|| / ||b||`` in the Frobenius norm."""
+    return np.linalg.norm(a - b) / np.linalg.norm(b)
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """BLAS on one thread: small problems gain nothing from more on shared cores."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def load_shared(name):
+    """Samples as rows (float64, C order) and integer labels of a shared dataset.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``DATA_DIR`` holds no ``MANIFEST.json`` (tests skip on it).
+    """
+    manifest_path = DATA_DIR / "MANIFEST.json"
+    if not manifest_path.exists():
+        raise FileNotFoundError(
+            f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})"
+        )
+    entry = json.loads(manifest_path.read_text())[name]
+    mat = scipy.io.loadmat(DATA_DIR / entry["file"])
+    X = np.asarray(mat[entry["x"]], dtype=np.float64)
+    if entry["samples"] == "columns":
+        X = X.T
+    y = np.asarray(mat[entry["y"]]).ravel().astype(int)
+    return np.ascontiguousarray(X), y
+
+
+def cli(argv):
+    """``(exit status, stdout, stderr)`` of the command line, exit 2 included (for
+    hypothesis tests, where pytest's capsys cannot serve every example)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as stop:
+            status = stop.code
+    return status, out.getvalue(), err.getvalue()
+
+
+def cli_error(capsys, argv):
+    """Run the command line expecting a user error: exit 2 and one line on stderr,
+    which is returned (``capsys`` is pytest's fixture)."""
+    import pytest  # a test dependency, not a library one
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
+    return lines[0]
+
+
+def fdlsr_transcription(X, labels, alpha, beta, lam, max_iter=30, init_ridge=1e-4):
+    """The authors' FDLSR.m, transcribed line by line; returns Q (c x d).
+
+    Written to be read against ``FDLSR.m``, not to be fast: samples are columns, the
+    d x d systems are inverted explicitly, the class means come from slicing
+    class-sorted columns, and the loop always runs ``max_iter`` times.
+
+    Parameters
+    ----------
+    X : ndarray of shape (d, n)
+        Training samples as columns, sorted by class.
+    labels : ndarray of shape (n,)
+        Integer class codes 0..c-1, non-decreasing.
+    alpha, beta, lam : float
+        The paper's parameters.
+    max_iter : int, default=30
+        Iterations, all run.
+    init_ridge : float, default=1e-4
+        Ridge of the initial least-squares ``Q``.
+
+    Returns
+    -------
+    Q : ndarray of shape (c, d)
+    """
+    d, n = X.shape
+    classes, train_num = np.unique(labels, return_counts=True)
+    c = classes.size
+    assert np.all(np.diff(labels) >= 0), "the transcription needs class-sorted columns"
+    H = np.zeros((c, n))
+    H[labels, np.arange(n)] = 1
+    Q = H @ X.T @ np.linalg.inv(X @ X.T + init_ridge * np.eye(d))
+    S = np.zeros((c, n))
+    B = 2 * H - np.ones((c, n))
+    T = H + B * S
+    temp = X.T @ np.linalg.inv(X @ X.T + beta * np.eye(d))
+    bounds = np.concatenate(([0], np.cumsum(train_num)))
+    for _ in range(max_iter):
+        Tk, Qk, Sk = T, Q, S
+        M_hat = np.hstack(
+            [
+                np.tile(
+                    Tk[:, bounds[i] : bounds[i + 1]].sum(axis=1, keepdims=True)
+                    / train_num[i],
+                    (1, train_num[i]),
+                )
+                for i in range(c)
+            ]
+        )
+        M = np.tile(Tk.sum(axis=1, keepdims=True) / n, (1, n))
+        T = (Qk @ X + alpha * (H + B * Sk) - lam * M + lam * 2 * M_hat) / (
+            1 + alpha + 2 * lam
+        )
+        Q = T @ temp
+        S = np.maximum((T - H) * B, 0)
+    return Q

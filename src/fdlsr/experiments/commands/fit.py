@@ -1,0 +1,89 @@
+"""``fdlsr fit``: one method trained on every sample of a data set, then saved."""
+
+import sys
+import time
+from pathlib import Path
+
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import Normalizer
+
+from ...errors import ConfigError
+from ..outputs import MODEL_FILE, check_output
+from ..persistence import save
+from ..samples import data_warnings
+from ..splits import run_random_state, seeded
+from .shared import (
+    config_file,
+    config_from_args,
+    load,
+    method_refusals,
+    warn,
+)
+
+
+def main(args):
+    """``fdlsr fit``: one method trained on every sample of a dataset, then saved."""
+    args.methods = [args.method]
+    ex = config_from_args(args).experiment
+    (chosen,) = ex.resolved()  # name and parameters, checked first
+    method, params = chosen.method, chosen.params
+    out = _model_path(args.out)
+    dataset = load(args, ex)
+    check_output(
+        out,
+        inputs=[dataset.path, config_file(args)],
+        kind=MODEL_FILE,
+        force=args.force,
+    )
+    warn(data_warnings(dataset, []), dataset)
+    if chosen.tuned:
+        print(
+            f"fdlsr: note: fit does not cross-validate; {method.name} is fitted with "
+            "its fixed settings (choose others with --params)",
+            file=sys.stderr,
+        )
+    estimator = method.build(**seeded(method, params, run_random_state(ex.seed, 0)))
+    # The protocol's unit normalisation goes into the model, so that it takes raw
+    # samples (scikit-learn's Normalizer: the same up to rounding as samples.unit_rows).
+    model = (
+        Pipeline([("normalizer", Normalizer()), ("classifier", estimator)])
+        if ex.normalize
+        else estimator
+    )
+    started = time.perf_counter()
+    with method_refusals(f"{method.name} cannot be fitted on {dataset.name}"):
+        model.fit(dataset.X, dataset.y)
+    elapsed = time.perf_counter() - started
+    save(model, out)
+    settings = estimator.get_params(deep=False)
+    shown = ", ".join(f"{k}={settings[k]}" for k in {**method.params, **params})
+    print(
+        f"wrote {out}: {method.name}"
+        + (f" ({shown})" if shown else "")
+        + f" fitted in {elapsed:.1f} s on all {len(dataset.y)} samples of "
+        f"{dataset.name} ({len(set(dataset.y.tolist()))} classes, "
+        f"{dataset.X.shape[1]} features"
+        + (", unit-normalised by the model)" if ex.normalize else ", raw)"),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _model_path(path):
+    """``-o MODEL`` of ``fdlsr fit``, refused before any work if it cannot be written."""
+    out = Path(path)
+    if out.is_dir():
+        raise ConfigError(
+            f"-o {out} is a folder; give the path of the model file to write, e.g. "
+            f"{out / 'model.fdlsr'}"
+        )
+    if out.exists() and not out.is_file():
+        raise ConfigError(
+            f"-o {out} exists and is not a regular file; give the path of a model file"
+        )
+    if not out.parent.is_dir():
+        raise ConfigError(
+            f"cannot write the model to {out}: the folder {out.parent} does not exist; "
+            "create it or choose another -o"
+        )
+    return out

@@ -1,0 +1,180 @@
+"""The numbers behind the paper's figures, computed on one random split.
+
+* Fig. 1: objective (Eq. 10) and test accuracy after every iteration, from one run of
+  :func:`fdlsr.core.dense.fit_fdlsr` with a callback (no refitting per iteration).
+* Fig. 2: raw and projected features (training and test) of the first classes, for
+  t-SNE.
+* Fig. 3: accuracy over an alpha x lambda grid with beta fixed.
+* Fig. 4: accuracy against lambda with alpha and beta fixed.
+
+Every function returns plain lists and dicts (saved as JSON beside the figures), and
+reports its progress, if given ``progress``, as ``progress(done, total)`` steps (fits,
+iterations or embeddings).
+"""
+
+import inspect
+
+import numpy as np
+from sklearn.preprocessing import LabelEncoder
+
+from ..common.neighbors import NearestProjection
+from ..core.dense import fit_fdlsr
+from ..core.estimator import FDLSR
+from ..core.model_selection import per_class_split
+from ..methods import get_method
+from .samples import prepare
+
+# The paper's sensitivity grid {1e-5, 5e-5, ..., 1e-1, 5e-1, 1} (Sec. IV-D).
+SENSITIVITY_GRID = [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 5e-1, 1.0]
+SOLVER_ARGS = set(inspect.signature(fit_fdlsr).parameters) - {
+    "X",
+    "y",
+    "n_classes",
+    "callback",
+}
+
+
+def split_data(dataset, k, seed, normalize=True):
+    """Unit-normalised samples, integer labels and split 0 of ``seed`` with ``k`` per class."""
+    X = prepare(dataset, normalize)
+    codes = LabelEncoder().fit_transform(dataset.y)
+    train, test = per_class_split(codes, k, seed, 0)
+    return X, codes, train, test
+
+
+def _solver_params(params):
+    merged = {**FDLSR().get_params(), **params}
+    return {key: value for key, value in merged.items() if key in SOLVER_ARGS}
+
+
+def nn_accuracy(Q, X, codes, train, test, n_classes):
+    """The paper's 1-NN accuracy of projection ``Q`` on the split."""
+    reference = NearestProjection(X[train] @ Q.T, codes[train], n_classes)
+    predicted = np.argmax(reference.scores(X[test] @ Q.T), axis=1)
+    return float(np.mean(predicted == codes[test]))
+
+
+def convergence(X, codes, train, test, params, max_iter=30, progress=None):
+    """Objective and test accuracy after each iteration of one FDLSR fit (Fig. 1)."""
+    n_classes = int(codes.max()) + 1
+    accuracy = []
+
+    def record(iteration, coef):
+        accuracy.append(nn_accuracy(coef(), X, codes, train, test, n_classes))
+        _tell(progress, len(accuracy), max_iter)
+
+    solver = {**_solver_params(params), "max_iter": max_iter}
+    result = fit_fdlsr(X[train], codes[train], n_classes, callback=record, **solver)
+    return {
+        "iteration": list(range(1, result.n_iter + 1)),
+        "objective": result.objective.tolist(),
+        "accuracy": accuracy,
+        "params": solver,
+    }
+
+
+def _first_of_each_class(indices, codes, n_show, most, seed):
+    """Indices of the first ``n_show`` classes, at most ``most`` random ones per class."""
+    rng = np.random.default_rng(seed)
+    keep = []
+    for c in range(n_show):
+        members = indices[codes[indices] == c]
+        if members.size > most:
+            members = np.sort(rng.choice(members, most, replace=False))
+        keep.append(members)
+    return np.concatenate(keep)
+
+
+def projections(
+    X, codes, train, test, params, methods=(), n_show=20, most=30, seed=0, progress=None
+):
+    """Raw and projected features of the first ``n_show`` classes (Fig. 2).
+
+    Every model is trained on the whole training split; only the display is limited to
+    the first classes, as in the paper, and to at most ``most`` random samples per class
+    and part (t-SNE's cost grows fast; the paper's sets have at most 12 test samples
+    per class). Methods without ``transform`` are skipped.
+    """
+    show_train = _first_of_each_class(train, codes, n_show, most, seed)
+    show_test = _first_of_each_class(test, codes, n_show, most, seed)
+    panels = {"Original features": (X[show_train], X[show_test])}
+    models = {"FDLSR": FDLSR(**{k: v for k, v in params.items()})}
+    for name in methods:
+        method = get_method(name)
+        models[method.name] = method.build()
+    skipped = []
+    for done, (name, model) in enumerate(models.items(), 1):
+        if not hasattr(model, "transform"):
+            skipped.append(name)
+            continue
+        model.fit(X[train], codes[train])
+        panels[name] = (model.transform(X[show_train]), model.transform(X[show_test]))
+        _tell(progress, done, len(models))
+    return panels, codes[show_train], codes[show_test], skipped
+
+
+def sensitivity(
+    X,
+    codes,
+    train,
+    test,
+    params,
+    alphas=SENSITIVITY_GRID,
+    lams=SENSITIVITY_GRID,
+    progress=None,
+):
+    """Test accuracy for every (alpha, lambda) with the other parameters fixed (Fig. 3)."""
+    n_classes = int(codes.max()) + 1
+    base = _solver_params(params)
+    grid = np.empty((len(alphas), len(lams)))
+    for i, alpha in enumerate(alphas):
+        for j, lam in enumerate(lams):
+            fitted = fit_fdlsr(
+                X[train],
+                codes[train],
+                n_classes,
+                **{**base, "alpha": alpha, "lam": lam},
+            )
+            grid[i, j] = nn_accuracy(fitted.coef, X, codes, train, test, n_classes)
+            _tell(progress, i * len(lams) + j + 1, grid.size)
+    return {
+        "alpha": list(alphas),
+        "lam": list(lams),
+        "accuracy": grid.tolist(),
+        "params": base,
+    }
+
+
+def lambda_curve(
+    dataset,
+    k,
+    params,
+    lams=SENSITIVITY_GRID,
+    seeds=(0,),
+    normalize=True,
+    progress=None,
+):
+    """Test accuracy against lambda, and at lambda = 0, over the splits of ``seeds`` (Fig. 4)."""
+    base = _solver_params(params)
+    values = [0.0, *lams]
+    acc = np.empty((len(seeds), len(values)))
+    for s, seed in enumerate(seeds):
+        X, codes, train, test = split_data(dataset, k, seed, normalize)
+        n_classes = int(codes.max()) + 1
+        for j, lam in enumerate(values):
+            fitted = fit_fdlsr(
+                X[train], codes[train], n_classes, **{**base, "lam": lam}
+            )
+            acc[s, j] = nn_accuracy(fitted.coef, X, codes, train, test, n_classes)
+            _tell(progress, s * len(values) + j + 1, acc.size)
+    return {
+        "lam": values,
+        "accuracy": acc.tolist(),
+        "seeds": list(seeds),
+        "params": base,
+    }
+
+
+def _tell(progress, done, total):
+    if progress is not None:
+        progress(done, total)

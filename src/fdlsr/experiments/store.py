@@ -1,0 +1,462 @@
+"""The results store: one JSON line per finished run, with its side files beside it.
+
+A results directory holds
+
+* ``results.jsonl``: one row per method x dataset x k x split x setting, appended and
+  flushed to disk (``fsync``) as each run finishes;
+* ``environment.json``: one entry per session that wrote rows (package versions, BLAS
+  and its threads, CPU, Python, platform, date, command line); each row names its
+  session;
+* ``experiment.json``: what the reports need besides the rows (title, notes, the
+  commands that wrote the store).
+
+Why JSON Lines rather than CSV: a row carries nested data (the chosen parameters, the
+warnings raised) without an escaping scheme or a fixed set of columns, each line stands
+alone, and a line cut short by ``kill -9`` is recognisable (no final newline, not valid
+JSON) and dropped on the next start. That row was not finished, so it is computed again;
+nothing finished is lost or computed twice.
+
+Rows are read through one schema (``fdlsr.experiments.rows``): a line that fails it is
+skipped and counted. A store never holds two data sets under one name
+(:meth:`ResultStore.stored_runs` refuses the second), and side files are replaced whole
+(a temporary file renamed over the old one).
+"""
+
+import datetime
+import fcntl
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError
+from .outputs import write_atomic
+from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
+    KEY_FIELDS,
+    RESULTS,
+    StoreRows,
+    by_data,
+    n_rows,
+    read_rows,
+    read_store,
+    results_path,
+    row_key,
+    validate_row,
+)
+
+ENVIRONMENT = "environment.json"
+INFO = "experiment.json"
+LOCK = ".lock"
+# Every file `fdlsr run` writes into a store.
+STORE_FILES = (RESULTS, ENVIRONMENT, ENVIRONMENT + ".unreadable", INFO, LOCK)
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# -- side files ---------------------------------------------------------------------
+
+
+def _optional_text(value):
+    return value is None or isinstance(value, str)
+
+
+def _texts(value):
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# What experiment.json says of the table of one data set (``tables[name]``):
+# ``configured`` lists, per method, the settings run as the config gives them (no
+# --params, --raw or --cv), the rows that the config's note speaks of.
+TABLE_FIELDS = {
+    "title": _optional_text,
+    "paper_table": _optional_text,
+    "note": _optional_text,
+    "source": _optional_text,
+    "commands": _texts,
+    "methods": _texts,
+    "configured": lambda value: (
+        isinstance(value, dict) and all(_texts(v) for v in value.values())
+    ),
+}
+INFO_FIELDS = {
+    "tables": lambda value: isinstance(value, dict),
+    "commands": _texts,
+    # the fields of stores written before experiment.json had a part per data set:
+    # they describe the data set named in "dataset"
+    **TABLE_FIELDS,
+    "dataset": lambda value: isinstance(value, str),
+    "splits": _whole,
+    "params": lambda value: (
+        isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
+    ),
+    "command": lambda value: isinstance(value, str),
+}
+
+
+def _read_json(path):
+    """The JSON object in ``path``, or ``(None, why not)``."""
+    try:
+        value = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as error:
+        return None, f"cannot be read ({error.strerror})"
+    except (ValueError, RecursionError):
+        return None, "is empty or not valid JSON"
+    if not isinstance(value, dict):
+        return None, "is not a JSON object"
+    return value, None
+
+
+def read_info(directory):
+    """``(info, notice)``: the store's ``experiment.json`` with its fields checked.
+
+    A file that cannot be read gives ``{}``; a field of the wrong type is left out; the
+    notice (one line, or None) says which.
+    """
+    path = Path(directory) / INFO
+    if not path.exists():
+        return {}, None
+    info, problem = _read_json(path)
+    if info is None:
+        return {}, f"{path} {problem}: ignored (a run rewrites it)"
+    wrong = _drop_wrong(info, INFO_FIELDS)
+    for name, table in list(info.get("tables", {}).items()):
+        if not isinstance(table, dict):
+            del info["tables"][name]
+            wrong.append(f"tables.{name}")
+        else:
+            wrong += [
+                f"tables.{name}.{key}" for key in _drop_wrong(table, TABLE_FIELDS)
+            ]
+    if not wrong:
+        return info, None
+    names = ", ".join(f"'{name}'" for name in wrong)
+    return info, f"{path}: ignored {names} (of the wrong type)"
+
+
+def _drop_wrong(values, fields):
+    """Delete the entries of ``values`` that fail their check in ``fields``; their names."""
+    wrong = [
+        name for name, ok in fields.items() if name in values and not ok(values[name])
+    ]
+    for name in wrong:
+        del values[name]
+    return wrong
+
+
+def write_info(directory, info):
+    write_atomic(Path(directory) / INFO, json.dumps(info, indent=1) + "\n")
+
+
+def table_info(info, dataset):
+    """What a store's ``experiment.json`` (``info``) says of the table of the data
+    set named ``dataset``: the fields of :data:`TABLE_FIELDS` that are known.
+
+    A store written before experiment.json had a part per data set describes one data
+    set, the one its ``dataset`` names, and nothing of the others.
+    """
+    if "tables" in info:
+        return dict(info["tables"].get(dataset, {}))
+    if info.get("dataset", dataset) != dataset:
+        return {}
+    table = {key: info[key] for key in TABLE_FIELDS if key in info}
+    if "command" in info and "commands" not in info:
+        table["commands"] = [info["command"]]
+    return table
+
+
+def record_run(info, dataset, command, *, settings, configured, stored=(), **config):
+    """``info`` (a store's experiment.json) with a run on ``dataset`` added.
+
+    ``settings`` maps each method the run asked for to the settings of its runs;
+    ``configured`` names the methods whose settings are the config's own (not changed
+    by --params, --raw or --cv). ``config`` holds the title, paper_table, note and source of the run's
+    config: an empty value leaves the one recorded. ``stored`` lists the rows already
+    in the store: the rows of an ``info`` written before it had a part per data set
+    are taken to be its config's.
+    """
+    tables = dict(info.get("tables") or {})
+    if "tables" not in info and "dataset" in info:  # the one data set of an old store
+        old = info["dataset"]
+        tables[old] = table_info(info, old)
+        tables[old]["configured"] = _settings(r for r in stored if r["dataset"] == old)
+    table = dict(tables.get(dataset, {}))
+    table.update({key: value for key, value in config.items() if value})
+    table.setdefault("title", dataset)
+    table["commands"] = _added(table.get("commands", []), [command])
+    table["methods"] = _added(table.get("methods", []), list(settings))
+    known = dict(table.get("configured", {}))
+    for method in configured:
+        known[method] = _added(known.get(method, []), settings[method])
+    table["configured"] = known
+    tables[dataset] = table
+    commands = info.get("commands") or ([info["command"]] if "command" in info else [])
+    return {"commands": _added(commands, [command]), "tables": tables}
+
+
+def _settings(rows):
+    """``{method: [setting, ...]}`` of ``rows``."""
+    out = {}
+    for row in rows:
+        out[row["method"]] = _added(out.get(row["method"], []), [row["setting"]])
+    return out
+
+
+def _added(old, new):
+    """``old`` followed by what of ``new`` it does not hold, in order."""
+    out = list(old)
+    out += [item for item in dict.fromkeys(new) if item not in out]
+    return out
+
+
+# -- the store ----------------------------------------------------------------------
+
+
+class ResultStore:
+    """Append-only results of one experiment folder; safe to interrupt at any point.
+
+    Opening the store takes an exclusive lock on the folder (released when the process
+    ends, even by ``kill -9``), so two runs cannot interleave rows in one file.
+    ``notices`` collects one line per problem found in the store (skipped lines, rows
+    without a fingerprint, a side file that could not be read).
+    """
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot create the results folder {self.directory}: "
+                f"{error.strerror}; choose another with --out DIR"
+            ) from None
+        self.path = self.directory / RESULTS
+        self._lock = open(self.directory / LOCK, "w")  # noqa: SIM115 (held open)
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise ConfigError(
+                f"another fdlsr run is writing to {self.directory}; wait for it or "
+                "choose another folder with --out DIR"
+            ) from None
+        try:
+            self._drop_torn_line()
+            contents = read_store(self.path) if self.path.exists() else None
+        except BaseException:
+            self._lock.close()
+            raise
+        self.rows = contents.rows if contents else []
+        self.notices = contents.notices() if contents else []
+        self.session = None
+
+    def _drop_torn_line(self):
+        """Truncate a last line without its newline (a write cut by a kill)."""
+        if not self.path.exists():
+            return
+        try:
+            with open(self.path, "rb+") as handle:
+                data = handle.read()
+                if data and not data.endswith(b"\n"):
+                    handle.truncate(data.rfind(b"\n") + 1)
+        except OSError as error:
+            raise ConfigError(
+                f"cannot write to {self.path}: {error.strerror}; "
+                "choose another folder with --out DIR"
+            ) from None
+
+    def stored_runs(self, name, data, fingerprints, facts):
+        """Which of the runs ``fingerprints`` (``{row_key: fingerprint}``) are stored.
+
+        ``name`` and ``data`` are the dataset's name and ``data_sha256``; ``facts``
+        its ``n_samples``, ``n_features`` and ``n_classes``. A run is stored when a row
+        of its name has its fingerprint, or has none (a row from before fingerprints)
+        and nothing in it contradicts ``facts``.
+
+        Raises :class:`ConfigError` when the store holds rows of other data under
+        ``name``, or one of these runs computed differently: its rows are never mixed
+        with these.
+        """
+        same_name = [row for row in self.rows if row["dataset"] == name]
+        other = [r for r in same_name if r.get("data_sha256", data) != data]
+        if other:
+            theirs = other[0]["data_sha256"][:12]
+            raise ConfigError(
+                f"{self.directory} holds {n_rows(len(other))} of other data named "
+                f"{name!r} (arrays with sha256 {theirs}..., these "
+                f"have {data[:12]}...: another file of that name, another --x/--y, or "
+                "the file changed since); give this run its own folder with --out DIR"
+            )
+        for row in same_name:
+            if "data_sha256" not in row:
+                clash = _contradiction(row, facts)
+                if clash:
+                    raise ConfigError(
+                        f"{self.directory} holds rows of other data named {name!r} "
+                        f"(a row written before fingerprints has {clash}); give this "
+                        "run its own folder with --out DIR"
+                    )
+        stored = {row_key(row): row for row in same_name}
+        done, differ = set(), []
+        for key, fingerprint in fingerprints.items():
+            row = stored.get(key)
+            if row is None:
+                continue
+            if row.get("fingerprint", fingerprint) != fingerprint:
+                differ.append(row)
+            else:
+                done.add(key)
+        if differ:
+            row = differ[0]
+            raise ConfigError(
+                f"{self.directory} holds {n_rows(len(differ))} of these runs computed "
+                f"differently (e.g. {row['method']} k={row['k']} split {row['split']}: "
+                "same data and setting, other parameters or preprocessing, as after an "
+                "upgrade that changed a default); give this run its own folder with "
+                "--out DIR"
+            )
+        return done
+
+    def start_session(self, command=None, blas_threads=None):
+        """Record the environment of this process; later rows point to it.
+
+        ``blas_threads``: the BLAS threads each run computes with (``--jobs`` shares
+        the cores out among worker processes), recorded as ``blas_threads_per_run``.
+
+        An ``environment.json`` that cannot be read is kept as
+        ``environment.json.unreadable`` (with a notice) and a new one is started;
+        session numbers continue after those the rows name.
+        """
+        env = environment(command)
+        if blas_threads is not None:
+            env["blas_threads_per_run"] = blas_threads
+        path = self.directory / ENVIRONMENT
+        sessions = []
+        if path.exists():
+            stored, problem = _read_json(path)
+            if stored is not None and not isinstance(stored.get("sessions"), list):
+                stored, problem = None, "has no list of sessions"
+            if stored is None:
+                os.replace(path, path.with_name(ENVIRONMENT + ".unreadable"))
+                self.notices.append(
+                    f"{path} {problem}: kept as {ENVIRONMENT}.unreadable, a new one "
+                    "started"
+                )
+            else:
+                sessions = stored["sessions"]
+        used = [s.get("session") for s in sessions if isinstance(s, dict)]
+        used += [row.get("session") for row in self.rows]
+        env["session"] = 1 + max(
+            [len(sessions) - 1, *(n for n in used if _whole(n))], default=-1
+        )
+        sessions.append(env)
+        write_atomic(path, json.dumps({"sessions": sessions}, indent=1) + "\n")
+        self.session = env["session"]
+        return env
+
+    def append(self, row):
+        """Write one finished row and force it to disk before returning."""
+        if self.session is None:
+            self.start_session()
+        row = {**row, "session": self.session, "finished": _now()}
+        line = (json.dumps(row, default=str) + "\n").encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self.rows.append(row)
+
+    def close(self):
+        self._lock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _contradiction(row, facts):
+    """What in a row without fingerprint shows other data than ``facts``, or ``""``."""
+    for name in ("n_features", "n_classes"):
+        if name in row and row[name] != facts[name]:
+            return f"{name}={row[name]} where these data have {facts[name]}"
+    if row["k"] != "fixed" and "n_train" in row and "n_test" in row:
+        n = row["n_train"] + row["n_test"]
+        if n != facts["n_samples"]:
+            return f"{n} samples where these data have {facts['n_samples']}"
+    return ""
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment(command=None):
+    """Versions, BLAS, threads, CPU and platform of this process, as a dict."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from threadpoolctl import threadpool_info
+
+    packages = {}
+    for name in (
+        "fdlsr",
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "threadpoolctl",
+        "matplotlib",
+    ):
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = None
+    blas = [
+        {
+            key: info.get(key)
+            for key in (
+                "user_api",
+                "internal_api",
+                "version",
+                "num_threads",
+                "architecture",
+                "filepath",
+            )
+        }
+        for info in threadpool_info()
+    ]
+    threads = {
+        name: os.environ[name]
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+        if name in os.environ
+    }
+    try:
+        load = list(os.getloadavg())  # other jobs on a shared machine skew the timings
+    except OSError:
+        load = None
+    return {
+        "date": _now(),
+        "load_average": load,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "packages": packages,
+        "threadpools": blas,
+        "thread_variables": threads,
+        "command": command if command is not None else sys.argv,
+    }
