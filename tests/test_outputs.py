@@ -208,6 +208,8 @@ def test_the_issues_two_cases_are_refused_and_nothing_is_lost(tmp_path, assets, 
         ([*FIT, "-o", "notes.txt"], "is not a model file"),
         ([*FIT, "-o", "store/m.fdlsr"], "inside the results store"),
         ([*FIT, "--force", "-o", "hard.npz"], "is the input"),
+        ([*FIT, "-o", "missing/../m.fdlsr"], "does not exist"),
+        ([*RUN, "--dataset", "d.npz", "--out", "results.jsonl/.."], "does not exist"),
         (
             ["plot", "convergence", "--dataset", "d.npz", "-k", "2", "--out", "store"],
             "inside the results store",

@@ -126,6 +126,17 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
     def refuse(why, fix):
         raise ConfigError(f"{option} {path} {why}; nothing was written: {fix}")
 
+    # "missing/.." names one place to this check (resolved lexically) and another to
+    # a writer that creates the missing folders first
+    prefix = Path(given.anchor)
+    for part in given.parts[1:] if given.anchor else given.parts:
+        if part == ".." and not os.path.lexists(prefix):
+            refuse(
+                f"goes back (..) out of the folder {prefix}, which does not exist",
+                "give the path without it",
+            )
+        prefix = prefix / part
+
     inputs = [
         Path(item).expanduser()
         for item in inputs
