@@ -57,6 +57,23 @@ def per_class_split(y, k, seed, index):
     """Training and test indices (sorted) of split ``index``: ``k`` per class for training.
 
     Raises :class:`ConfigError` when a class has fewer than ``k + 1`` samples.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The labels.
+    k : int
+        Training samples per class.
+    seed : int
+        The seed of the series of splits.
+    index : int
+        Which split of the series; split ``index`` draws from
+        ``numpy.random.default_rng([seed, index])``.
+
+    Returns
+    -------
+    train, test : ndarray of int
+        The indices of the training and the test samples, sorted.
     """
     y = np.asarray(y)
     classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
@@ -156,9 +173,36 @@ class PerClassSplit:
         self.random_state = random_state
 
     def get_n_splits(self, X=None, y=None, groups=None):
+        """The number of splits, ``n_splits``.
+
+        Parameters
+        ----------
+        X, y, groups : object
+            Ignored; there for scikit-learn's splitter API.
+
+        Returns
+        -------
+        n_splits : int
+        """
         return self.n_splits
 
     def split(self, X, y, groups=None):
+        """Yield the training and test indices of each split.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (only their number matters).
+        y : array-like of shape (n_samples,)
+            The labels: ``k`` samples of each class are drawn for training.
+        groups : object
+            Ignored; there for scikit-learn's splitter API.
+
+        Yields
+        ------
+        train, test : ndarray of int
+            The indices of the training and the test samples, sorted.
+        """
         for index in range(self.n_splits):
             yield per_class_split(y, self.k, self.random_state, index)
 

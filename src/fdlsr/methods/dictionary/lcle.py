@@ -297,7 +297,7 @@ class LCLE(DictionaryClassifier):
         Objective after each iteration, with that iteration's atom graph.
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
