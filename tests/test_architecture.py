@@ -140,9 +140,8 @@ def test_the_check_sees_a_violation(tmp_path, source, forbidden):
 
 
 def test_old_public_imports_still_work():
-    from fdlsr.datasets import load_dataset  # noqa: F401
-
     from fdlsr import FDLSR, FDLSRCV  # noqa: F401
+    from fdlsr.datasets import load_dataset  # noqa: F401
     from fdlsr.dictionary import FDDL, LRSDL  # noqa: F401
     from fdlsr.relaxed import DLSR, LRDLSR  # noqa: F401
     from fdlsr.representation import CRC, SRC  # noqa: F401
