@@ -23,6 +23,7 @@ from PIL import Image
 from sklearn.decomposition import PCA
 
 from fdlsr.datasets import load_dataset
+from fdlsr.errors import ConfigError
 
 faces = load_dataset("faces")
 images = faces.images()
@@ -49,7 +50,7 @@ try:
     stored = load_dataset(output)
     features, labels = stored.X, stored.y
     print(features.shape, stored.n_classes)
-except ImportError as error:
+except ConfigError as error:  # no PyTorch or torchvision here
     print("features skipped:", error)
     features = None
 
