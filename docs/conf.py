@@ -60,7 +60,9 @@ myst_heading_anchors = 3  # "page.md#a-heading" links, as GitHub renders them
 with open(HERE.parent / "pyproject.toml", "rb") as f:
     repository_url = tomllib.load(f)["project"]["urls"]["Source"]
 
-# -- API reference ---------------------------------------------------------------
+# -- API reference
+# The page's contents list methods as "fit()", not "FDLSR.fit()" (narrow column).
+toc_object_entries_show_parents = "hide" ---------------------------------------------------------------
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": True}
 autodoc_typehints = "none"
@@ -86,7 +88,7 @@ sphinx_gallery_conf = {
     "filename_pattern": r"/plot_",
     "download_all_examples": False,
     "remove_config_comments": True,
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "gallery_order.ReadingOrder",
     "reference_url": {"fdlsr": None},
     "doc_module": ("fdlsr",),
     "backreferences_dir": "gen_modules/backreferences",
@@ -101,7 +103,7 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "secondary_sidebar_items": ["page-toc"],
+    "secondary_sidebar_items": {"**": ["page-toc"], "index": []},
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }

@@ -66,7 +66,6 @@ left.set_ylim(min(means) - 10, 100)
 left.set_ylabel("test accuracy (%)")
 left.set_title("3 training images per person, 5 splits")
 right.bar(names, [seconds[n] for n in names], color=colors)
-right.set_yscale("log")
 right.set_ylabel("seconds per split (fit + predict)")
 for ax in (left, right):
     ax.tick_params(axis="x", rotation=45)

@@ -47,7 +47,7 @@ for a, alpha in enumerate(grid):
         )
         surface[a, lam_index] = 100 * results["mean_test_score"][row][0]
 
-fig, ax = plt.subplots(figsize=(5.5, 4.5))
+fig, ax = plt.subplots(figsize=(6.5, 5))
 image = ax.imshow(surface, origin="lower", cmap="viridis")
 ax.set_xticks(range(len(grid)), [f"{v:g}" for v in grid])
 ax.set_yticks(range(len(grid)), [f"{v:g}" for v in grid])
@@ -55,7 +55,9 @@ ax.set_xlabel("lambda")
 ax.set_ylabel("alpha")
 for a in range(len(grid)):
     for j in range(len(grid)):
-        ax.text(j, a, f"{surface[a, j]:.0f}", ha="center", va="center", fontsize=7)
+        dark = surface[a, j] < surface.min() + 0.6 * np.ptp(surface)
+        color = "white" if dark else "black"
+        ax.text(j, a, f"{surface[a, j]:.1f}", ha="center", va="center", color=color)
 fig.colorbar(image, label="validation accuracy (%)")
 ax.set_title(f"FDLSRCV on the faces, beta = {search.best_params_['beta']:g}")
 fig.tight_layout()
