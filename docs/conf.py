@@ -60,9 +60,9 @@ myst_heading_anchors = 3  # "page.md#a-heading" links, as GitHub renders them
 with open(HERE.parent / "pyproject.toml", "rb") as f:
     repository_url = tomllib.load(f)["project"]["urls"]["Source"]
 
-# -- API reference
+# -- API reference ---------------------------------------------------------------
 # The page's contents list methods as "fit()", not "FDLSR.fit()" (narrow column).
-toc_object_entries_show_parents = "hide" ---------------------------------------------------------------
+toc_object_entries_show_parents = "hide"
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": True}
 autodoc_typehints = "none"

@@ -23,7 +23,9 @@ class ReadingOrder:
         self.src_dir = src_dir
 
     def __call__(self, filename):
-        return (ORDER.index(filename), "") if filename in ORDER else (len(ORDER), filename)
+        return (
+            (ORDER.index(filename), "") if filename in ORDER else (len(ORDER), filename)
+        )
 
     def __repr__(self):  # sphinx-gallery compares configurations by their repr
         return f"{type(self).__name__}()"
