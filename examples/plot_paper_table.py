@@ -21,6 +21,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from fdlsr.experiments.report import paper_results
 
@@ -58,6 +59,7 @@ for method in methods:
 left.set_title("fdlsr run on the shipped faces (3 splits)")
 right.set_title("the paper's Table III (FERET), as printed")
 for ax in (left, right):
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("training samples per class (k)")
     ax.set_ylabel("accuracy (%)")
     ax.legend()
