@@ -51,6 +51,8 @@ exclude_patterns = [
     "auto_examples/*.md5",
 ]
 templates_path = ["_templates"]
+# Option names stay as typed: "--help", not an en dash.
+smartquotes = False
 
 # -- Markdown pages (MyST) -------------------------------------------------------
 myst_enable_extensions = ["colon_fence"]

@@ -36,7 +36,7 @@ def _paragraphs(text):
     for block in text.strip().split("\n\n"):
         lines = block.splitlines()
         if any(line.startswith(" ") for line in lines) or block.endswith(":"):
-            out.append(nodes.literal_block(block, block))
+            out.append(nodes.literal_block(block, block, language="none"))
         else:
             out.append(nodes.paragraph(text=" ".join(line.strip() for line in lines)))
     return out
