@@ -69,5 +69,9 @@ if features is not None:
     ax.set_title(f"PCA of {features.shape[1]} ResNet-18 features (random weights)")
     ax.set_xticks([])
     ax.set_yticks([])
+else:
+    fig.text(
+        0.75, 0.5, "no features: PyTorch or torchvision\nis not installed", ha="center"
+    )
 fig.tight_layout()
 plt.show()
