@@ -124,6 +124,11 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
         For two classes the difference of the two scores is returned (positive
         means ``classes_[1]``), as in scikit-learn.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
@@ -135,6 +140,11 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Predict class labels: the class of largest score (the first on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------
@@ -249,6 +259,11 @@ class ProjectionClassifier(
     def transform(self, X):
         """Project ``X``: the regression features, one per class.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_classes)
@@ -266,6 +281,11 @@ class ProjectionClassifier(
         within ``sqrt(eps)`` of the best are reported equal to it, so ties go to the
         first class. For two classes, the second score minus the first (positive
         means ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------

@@ -97,10 +97,10 @@ class FDLSR(ProjectionClassifier):
         ``"nearest_mean"``; always kept (c x c numbers).
     n_iter_ : int
         Number of iterations run.
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         Value of Eq. (10) after each iteration, with the Fisher term weighted by ``lam``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined only when ``X`` has feature names that are all strings.
 
     See Also
@@ -317,6 +317,11 @@ class FDLSR(ProjectionClassifier):
     def transform(self, X):
         """Project ``X`` with ``Q``: the regression features ``Q x``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_classes)
@@ -334,6 +339,11 @@ class FDLSR(ProjectionClassifier):
         count as tied and the first of them wins (``decision_function`` reports them
         equal), so that rounding noise does not decide exact ties (duplicate images
         filed under two people, say).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------

@@ -118,9 +118,37 @@ class PerClassSplit:
         self.random_state = random_state
 
     def get_n_splits(self, X=None, y=None, groups=None):
+        """The number of splits, ``n_splits``.
+
+        Parameters
+        ----------
+        X, y, groups : object
+            Ignored; there for scikit-learn's splitter API.
+
+        Returns
+        -------
+        n_splits : int
+            The number of splits.
+        """
         return self.n_splits
 
     def split(self, X, y, groups=None):
+        """Yield the training and test indices of each split.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (only their number matters).
+        y : array-like of shape (n_samples,)
+            The labels: ``k`` samples of each class are drawn for training.
+        groups : object
+            Ignored; there for scikit-learn's splitter API.
+
+        Yields
+        ------
+        train, test : ndarray of int
+            The indices of the training and the test samples, sorted.
+        """
         for index in range(self.n_splits):
             yield per_class_split(y, self.k, self.random_state, index)
 

@@ -54,6 +54,24 @@ def load_backbone(model=DEFAULT_MODEL, weights="default", layer=None, seed=0):
     ``weights``: ``"default"`` (the model's recommended pretrained weights, from the
     local cache), a torchvision weights name (``IMAGENET1K_V1``), ``"none"`` (random,
     drawn with ``seed``) or the path of a state-dict file.
+
+    Parameters
+    ----------
+    model : str, default=DEFAULT_MODEL
+        A torchvision model name (``"vgg19"``, ``"resnet50"``, ...) or ``"timm:NAME"``.
+    weights : str or path-like, default="default"
+        As described above.
+    layer : str, optional
+        The module whose output (or input) is the feature; default: the input of the
+        last layer (the penultimate layer's features).
+    seed : int, default=0
+        Seed of the random weights of ``weights="none"``.
+
+    Returns
+    -------
+    backbone : Backbone
+        The network in evaluation mode, its preprocessing and the record of what
+        was loaded.
     """
     torch, torchvision = torch_modules()
     weights = str(weights)

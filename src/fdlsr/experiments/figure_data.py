@@ -35,7 +35,28 @@ SOLVER_ARGS = set(inspect.signature(fit_fdlsr).parameters) - {
 
 
 def split_data(dataset, k, seed, normalize=True):
-    """Unit-normalised samples, integer labels and split 0 of ``seed`` with ``k`` per class."""
+    """Unit-normalised samples, integer labels and split 0 of ``seed`` with ``k`` per class.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A data set from :func:`fdlsr.datasets.load_dataset`.
+    k : int
+        Training samples per class.
+    seed : int
+        The seed of the series of splits (as ``fdlsr run --seed``).
+    normalize : bool, default=True
+        Unit-normalise every sample, as the paper does.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The samples.
+    codes : ndarray of shape (n_samples,)
+        The labels as integers ``0 .. n_classes - 1``.
+    train, test : ndarray of int
+        Indices of the training and the test samples.
+    """
     X = prepare(dataset, normalize)
     codes = LabelEncoder().fit_transform(dataset.y)
     train, test = per_class_split(codes, k, seed, 0)
@@ -55,7 +76,29 @@ def nn_accuracy(Q, X, codes, train, test, n_classes):
 
 
 def convergence(X, codes, train, test, params, max_iter=30, progress=None):
-    """Objective and test accuracy after each iteration of one FDLSR fit (Fig. 1)."""
+    """Objective and test accuracy after each iteration of one FDLSR fit (Fig. 1).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The samples (unit-normalised, as :func:`split_data` gives them).
+    codes : ndarray of shape (n_samples,)
+        Integer labels ``0 .. n_classes - 1``.
+    train, test : ndarray of int
+        Indices of the training and the test samples.
+    params : dict
+        FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+    max_iter : int, default=30
+        Iterations to run.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each step (a progress bar).
+
+    Returns
+    -------
+    curve : dict
+        ``iteration``, ``objective`` (Eq. 10) and ``accuracy`` (1-NN test accuracy)
+        as lists, one entry per iteration, and the solver's ``params``.
+    """
     n_classes = int(codes.max()) + 1
     accuracy = []
 
@@ -94,6 +137,37 @@ def projections(
     the first classes, as in the paper, and to at most ``most`` random samples per class
     and part (t-SNE's cost grows fast; the paper's sets have at most 12 test samples
     per class). Methods without ``transform`` are skipped.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The samples (unit-normalised, as :func:`split_data` gives them).
+    codes : ndarray of shape (n_samples,)
+        Integer labels ``0 .. n_classes - 1``.
+    train, test : ndarray of int
+        Indices of the training and the test samples.
+    params : dict
+        FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+    methods : sequence of str, default=()
+        Other methods (names of ``fdlsr methods``) whose ``transform`` is shown too.
+    n_show : int, default=20
+        Classes shown.
+    most : int, default=30
+        Samples shown at most per class, in each of the training and test parts.
+    seed : int, default=0
+        Seed of the choice of the samples shown.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each step (a progress bar).
+
+    Returns
+    -------
+    panels : dict
+        Per panel title (``"Original features"``, ``"FDLSR"``, ...), the shown
+        training and test features.
+    y_train, y_test : ndarray
+        The labels of the shown training and test samples.
+    skipped : list of str
+        The methods left out for having no ``transform``.
     """
     show_train = _first_of_each_class(train, codes, n_show, most, seed)
     show_test = _first_of_each_class(test, codes, n_show, most, seed)
@@ -123,7 +197,30 @@ def sensitivity(
     lams=SENSITIVITY_GRID,
     progress=None,
 ):
-    """Test accuracy for every (alpha, lambda) with the other parameters fixed (Fig. 3)."""
+    """Test accuracy for every (alpha, lambda) with the other parameters fixed (Fig. 3).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The samples (unit-normalised, as :func:`split_data` gives them).
+    codes : ndarray of shape (n_samples,)
+        Integer labels ``0 .. n_classes - 1``.
+    train, test : ndarray of int
+        Indices of the training and the test samples.
+    params : dict
+        FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+    alphas, lams : sequence of float, default=SENSITIVITY_GRID
+        The values of alpha and lambda; the paper's grid {1e-5, 5e-5, ..., 1} by
+        default.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each step (a progress bar).
+
+    Returns
+    -------
+    surface : dict
+        ``alpha``, ``lam``, ``accuracy`` (a ``len(alphas) x len(lams)`` nested list)
+        and the solver's ``params``.
+    """
     n_classes = int(codes.max()) + 1
     base = _solver_params(params)
     grid = np.empty((len(alphas), len(lams)))
@@ -154,7 +251,31 @@ def lambda_curve(
     normalize=True,
     progress=None,
 ):
-    """Test accuracy against lambda, and at lambda = 0, over the splits of ``seeds`` (Fig. 4)."""
+    """Test accuracy against lambda, and at lambda = 0, over the splits of ``seeds`` (Fig. 4).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A data set from :func:`fdlsr.datasets.load_dataset`.
+    k : int
+        Training samples per class.
+    params : dict
+        FDLSR's parameters (``alpha``, ``beta``, ...); ``lam`` is varied.
+    lams : sequence of float, default=SENSITIVITY_GRID
+        The values of lambda besides 0.
+    seeds : sequence of int, default=(0,)
+        One split (the first) of each seed's series.
+    normalize : bool, default=True
+        Unit-normalise every sample, as the paper does.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each step (a progress bar).
+
+    Returns
+    -------
+    curve : dict
+        ``lam`` (0 then ``lams``), ``accuracy`` (one list per seed), ``seeds`` and
+        the solver's ``params``.
+    """
     base = _solver_params(params)
     values = [0.0, *lams]
     acc = np.empty((len(seeds), len(values)))

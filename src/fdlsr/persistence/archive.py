@@ -53,6 +53,18 @@ def save(model, path):
     classifier (or a ``Pipeline`` of transformers ending in one), and for a part of
     the model that has no safe representation (e.g. a class outside the allowlist, a
     callable).
+
+    Parameters
+    ----------
+    model : estimator
+        A fitted classifier of this package, or a ``Pipeline`` ending in one.
+    path : str or path-like
+        The model file to write (conventionally ``*.fdlsr``).
+
+    Returns
+    -------
+    path : pathlib.Path
+        The file written.
     """
     path = Path(path)
     if path.exists() and not path.is_file():
@@ -101,6 +113,16 @@ def load(path):
     arrays contradict each other (:func:`~.checks.check_model`). Warns when the
     file was written by another fdlsr version (scikit-learn warns likewise for its
     own version).
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file written by :func:`save` (or ``fdlsr fit``).
+
+    Returns
+    -------
+    model : estimator
+        The fitted model, ready to ``predict``.
     """
     path = Path(path)
     if not path.exists():

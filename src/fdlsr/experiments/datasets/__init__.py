@@ -155,7 +155,13 @@ def load_dataset(
 
 def list_datasets():
     """The registry: one dict per data set (name, file, description, n_samples,
-    n_features, n_classes, image_shape, sha256, paper, obtain, ...)."""
+    n_features, n_classes, image_shape, sha256, paper, obtain, ...).
+
+    Returns
+    -------
+    entries : list of dict
+        The registry's entries, in its order.
+    """
     return _registry.entries()
 
 
@@ -167,6 +173,21 @@ def dataset_info(name, data_dir=None, resize=None):
     For the path of a file or folder (a name the registry does not know) what
     :func:`load_dataset` reads from it (an image folder resized to ``resize``, if
     given): sizes, classes, layout and any fixed split.
+
+    Parameters
+    ----------
+    name : str or path-like
+        A registry name or the path of a file or folder.
+    data_dir : str or path-like, optional
+        The folder of the registry's files, as in :func:`load_dataset`.
+    resize : tuple of int, optional
+        Image folders only: resize every image to ``(h, w)``, as in
+        :func:`load_dataset`.
+
+    Returns
+    -------
+    info : dict
+        What is known of the data set, as described above.
     """
     if _registry.lookup(name) is not None or not (
         Path(name).expanduser().exists() or _looks_like_path(str(name))

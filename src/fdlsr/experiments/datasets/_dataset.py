@@ -107,7 +107,13 @@ class Dataset:
         return self.classes.size
 
     def images(self):
-        """The samples as an array of images, ``(n_samples, *image_shape)``."""
+        """The samples as an array of images, ``(n_samples, *image_shape)``.
+
+        Returns
+        -------
+        images : ndarray of shape (n_samples, ...), the image shape last
+            A view of ``X`` where the layout allows it.
+        """
         if self.image_shape is None:
             raise DatasetError(
                 f"{self.name} has no image shape; pass image_shape=(h, w) when loading"

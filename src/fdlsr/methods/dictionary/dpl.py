@@ -201,7 +201,7 @@ class DPL(ClassResidualClassifier):
         Objective (Eq. 5 plus ``gamma ||P||^2``) after each iteration.
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

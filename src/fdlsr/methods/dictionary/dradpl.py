@@ -173,7 +173,7 @@ class DRADPL(ClassResidualClassifier):
         The authors' objective value (``objectfunvalue.m``) after each iteration.
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

@@ -175,7 +175,7 @@ class LCKSVD2(DictionaryClassifier):
         Stacked reconstruction error after each K-SVD iteration.
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

@@ -297,7 +297,7 @@ class LCLE(DictionaryClassifier):
         Objective after each iteration, with that iteration's atom graph.
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
@@ -338,7 +338,7 @@ class LCLE(DictionaryClassifier):
     >>> from fdlsr.dictionary import LCLE
     >>> X, y = load_digits(return_X_y=True)
     >>> X = normalize(X)
-    >>> model = LCLE(n_atoms=10, n_nonzero_coefs=10, n_neighbors=5)
+    >>> model = LCLE(n_atoms=6, n_nonzero_coefs=6, n_neighbors=5)
     >>> model.fit(X[:500], y[:500]).score(X[500:800], y[500:800]) > 0.7
     True
     """

@@ -74,7 +74,7 @@ class LRSDL(FisherDictionaryClassifier):
         Cost after the initialisation and after every iteration (never increases).
     n_iter_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined only when ``X`` has feature names that are all strings.
 
     See Also

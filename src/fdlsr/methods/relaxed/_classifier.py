@@ -33,10 +33,10 @@ OTHER_RULES_DOC = """
 #: The fitted attributes of every iterative family member, for ``%(iterated)s``.
 ITERATED_DOC = """
     n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         The objective after each iteration; it never increases.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 """
 
 

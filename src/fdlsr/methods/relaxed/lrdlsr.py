@@ -204,13 +204,13 @@ class LRDLSR(RelaxedRegressionClassifier):
         Unit class centroids of the normalised training projections, for the
         nearest-mean rule.
     n_iter_ : int
-    objective_ : ndarray of shape (n_iter_,)
+    objective_ : ndarray of shape (`n_iter_`,)
         The objective of the authors' code after each iteration (not monotone: the
         ALM iterates are infeasible until ``T = P``).
-    residual_ : ndarray of shape (n_iter_,)
+    residual_ : ndarray of shape (`n_iter_`,)
         ``max |T - P|`` after each iteration.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

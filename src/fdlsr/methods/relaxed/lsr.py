@@ -63,7 +63,7 @@ class LSR(RelaxedRegressionClassifier):
     intercept_ : ndarray of shape (n_classes,)
         Zeros: Eq. (1) has no intercept.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

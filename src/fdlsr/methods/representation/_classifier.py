@@ -83,6 +83,11 @@ class RepresentationClassifier(ScoreClassifier):
     def encode(self, X):
         """Code each sample of ``X`` over the dictionary (the training samples).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
         Returns
         -------
         codes : ndarray of shape (n_samples, n_training_samples)
@@ -93,6 +98,11 @@ class RepresentationClassifier(ScoreClassifier):
 
     def class_residuals(self, X):
         """The class-wise residuals the rule compares (smaller is closer).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------

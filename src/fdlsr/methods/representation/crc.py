@@ -80,7 +80,7 @@ class CRC(RepresentationClassifier):
     projection_ : ndarray of shape (n_features, n_samples)
         ``P^T``: the codes of samples ``Y`` are ``Y @ projection_``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
@@ -165,7 +165,7 @@ class ProCRC(RepresentationClassifier):
     gram_ : ndarray of shape (n_samples, n_samples)
         ``D D^T``, used by the rule.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
@@ -236,6 +236,11 @@ class ProCRC(RepresentationClassifier):
 
     def predict_proba(self, X):
         """The paper's class probabilities, normalised over the classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
 
         Returns
         -------

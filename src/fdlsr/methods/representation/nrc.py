@@ -92,7 +92,7 @@ class NRC(RepresentationClassifier):
     dictionary_ : ndarray of shape (n_samples, n_features)
     dictionary_labels_ : ndarray of int of shape (n_samples,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------

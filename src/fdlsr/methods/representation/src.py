@@ -205,7 +205,7 @@ class SRC(RepresentationClassifier):
     gram_ : ndarray of shape (n_samples, n_samples)
         ``D D^T``, shared by the lasso of every test sample.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
 
     See Also
     --------
