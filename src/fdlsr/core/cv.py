@@ -1,7 +1,6 @@
 """FDLSR with its parameters and decision rule chosen by cross-validation, sharing work
 across the grid: exhaustively, or by successive halving over the iterations."""
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -22,7 +21,7 @@ from ..common.compat import (
 from ..common.validation import encode_labels
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
-from .search import FoldSearch, search_rounds
+from .search import FoldSearch, SearchLog, params_text, search_rounds
 
 #: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
 PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
@@ -330,7 +329,7 @@ class FDLSRCV(FDLSR):
             shape,
             (self.max_iter,) if schedule is None else schedule.n_resources,
             select,
-            _SearchLog(grid, len(folds), schedule, self.verbose)
+            SearchLog(grid, len(folds), schedule, self.verbose)
             if self.verbose > 0
             else None,
         )
@@ -347,7 +346,7 @@ class FDLSRCV(FDLSR):
         if self.verbose > 0:
             print(
                 f"Refitting on all {X.shape[0]} samples: "
-                f"{_params_text(self.best_params_)}",
+                f"{params_text(self.best_params_)}",
                 flush=True,
             )
         best.fit(X, y)
@@ -439,56 +438,6 @@ class FDLSRCV(FDLSR):
         self.cv_results_ = results
         self.best_params_ = results["params"][self.best_index_]
         self.best_score_ = float(mean[self.best_index_])
-
-
-class _SearchLog:
-    """The progress lines of ``FDLSRCV(verbose=...)``, given to
-    :func:`~fdlsr.core.search.search_rounds`."""
-
-    def __init__(self, grid, n_folds, schedule, verbose=1):
-        self.grid, self.n_folds, self.schedule = grid, n_folds, schedule
-        self.verbose = verbose
-        self.started = time.perf_counter()
-
-    def round(self, i, candidates):
-        n = candidates.size
-        if self.schedule is not None:
-            print(
-                f"----------\niter: {i}\nn_candidates: {n}\n"
-                f"n_resources: {self.schedule.n_resources[i]}"
-            )
-        print(
-            f"Fitting {self.n_folds} folds for each of {n} candidates, totalling "
-            f"{self.n_folds * n} fits",
-            flush=True,
-        )
-        self.started = time.perf_counter()
-
-    def scored(self, i, f, b, scores):
-        grid, fold = self.grid, f"[CV {f + 1}/{self.n_folds}]"
-        beta = float(grid["betas"][b])
-        scored = np.argwhere(~np.isnan(scores))  # (alpha, rule, lam) in grid order
-        now = time.perf_counter()
-        if self.verbose > 1:
-            for a, r, v in scored:
-                params = dict(
-                    alpha=float(grid["alphas"][a]),
-                    beta=beta,
-                    decision_rule=grid["rules"][r],
-                    lam=float(grid["lams"][v]),
-                )
-                print(f"{fold} END {_params_text(params)}; score={scores[a, r, v]:.3f}")
-        print(
-            f"{fold} beta={beta:g} ({b + 1}/{len(grid['betas'])}): {len(scored)} "
-            f"candidates, best score {np.nanmax(scores):.3f}; "
-            f"{now - self.started:.1f} s",
-            flush=True,
-        )
-        self.started = now
-
-
-def _params_text(params):
-    return ", ".join(f"{key}={value}" for key, value in sorted(params.items()))
 
 
 def _to_numpy(a):

@@ -18,6 +18,8 @@ the beta being iterated.
 Nothing here knows about the estimator's parameters' validation or its results.
 """
 
+import time
+
 import numpy as np
 
 from ..common.class_means import one_hot
@@ -248,3 +250,53 @@ def _take_classes(classes, codes):
         return classes[codes]
     xp, _ = get_namespace(classes)
     return xp.take(classes, xp.asarray(codes, device=device(classes)), axis=0)
+
+
+class SearchLog:
+    """The progress lines of ``FDLSRCV(verbose=...)``, given to
+    :func:`search_rounds`."""
+
+    def __init__(self, grid, n_folds, schedule, verbose=1):
+        self.grid, self.n_folds, self.schedule = grid, n_folds, schedule
+        self.verbose = verbose
+        self.started = time.perf_counter()
+
+    def round(self, i, candidates):
+        n = candidates.size
+        if self.schedule is not None:
+            print(
+                f"----------\niter: {i}\nn_candidates: {n}\n"
+                f"n_resources: {self.schedule.n_resources[i]}"
+            )
+        print(
+            f"Fitting {self.n_folds} folds for each of {n} candidates, totalling "
+            f"{self.n_folds * n} fits",
+            flush=True,
+        )
+        self.started = time.perf_counter()
+
+    def scored(self, i, f, b, scores):
+        grid, fold = self.grid, f"[CV {f + 1}/{self.n_folds}]"
+        beta = float(grid["betas"][b])
+        scored = np.argwhere(~np.isnan(scores))  # (alpha, rule, lam) in grid order
+        now = time.perf_counter()
+        if self.verbose > 1:
+            for a, r, v in scored:
+                params = dict(
+                    alpha=float(grid["alphas"][a]),
+                    beta=beta,
+                    decision_rule=grid["rules"][r],
+                    lam=float(grid["lams"][v]),
+                )
+                print(f"{fold} END {params_text(params)}; score={scores[a, r, v]:.3f}")
+        print(
+            f"{fold} beta={beta:g} ({b + 1}/{len(grid['betas'])}): {len(scored)} "
+            f"candidates, best score {np.nanmax(scores):.3f}; "
+            f"{now - self.started:.1f} s",
+            flush=True,
+        )
+        self.started = now
+
+
+def params_text(params):
+    return ", ".join(f"{key}={value}" for key, value in sorted(params.items()))

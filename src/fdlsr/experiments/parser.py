@@ -118,6 +118,10 @@ def _dataset_args(parser):
     )
 
 
+def _paper_option(parser, text):
+    parser.add_argument("--paper", nargs="?", const="auto", metavar="TABLE", help=text)
+
+
 def build_parser():
     """The complete ``fdlsr`` argument parser, with every sub-command."""
     parser = _Parser(
@@ -224,13 +228,7 @@ def build_parser():
     )
     group = run.add_argument_group("output")
     group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")
-    group.add_argument(
-        "--paper",
-        nargs="?",
-        const="auto",
-        metavar="TABLE",
-        help="print the paper's numbers beside ours",
-    )
+    _paper_option(group, "print the paper's numbers beside ours")
     group.add_argument(
         "--no-table", action="store_true", help="do not print the table at the end"
     )
@@ -244,12 +242,8 @@ def build_parser():
         "results", nargs="+", help="results folder(s) written by `fdlsr run`"
     )
     report.add_argument("--format", choices=["md", "latex", "csv"], default="md")
-    report.add_argument(
-        "--paper",
-        nargs="?",
-        const="auto",
-        metavar="TABLE",
-        help="add the paper's numbers (its Table I-VI; default: the config's table)",
+    _paper_option(
+        report, "add the paper's numbers (its Table I-VI; default: the config's table)"
     )
     report.add_argument(
         "-o", "--output", help="write to this file instead of the screen"
