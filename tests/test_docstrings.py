@@ -18,7 +18,7 @@ import pytest
 import fdlsr
 
 PACKAGE = Path(fdlsr.__file__).parent
-ROOT = PACKAGE.parent.parent
+ROOT = Path(__file__).resolve().parents[1]  # the repository: docs/ and src/
 DOCS = sorted((ROOT / "docs").glob("*.md")) if (ROOT / "docs").is_dir() else []
 
 DOTTED = re.compile(r"(?<![\w./-])fdlsr(?:\.[A-Za-z_]\w*)+")
@@ -57,7 +57,7 @@ def dotted_paths():
     for path in sorted(PACKAGE.rglob("*.py")):
         for doc in docstrings(path):
             for match in DOTTED.findall(doc):
-                found.setdefault(match, path.relative_to(ROOT).as_posix())
+                found.setdefault(match, path.relative_to(PACKAGE.parent).as_posix())
     for path in DOCS:
         for match in DOTTED.findall(path.read_text()):
             found.setdefault(match, path.relative_to(ROOT).as_posix())
@@ -105,7 +105,7 @@ def test_the_cores_are_found():
     assert len(names) == 19
 
 
-@pytest.mark.skipif(not DOCS, reason="docs/ is not beside the package")
+@pytest.mark.skipif(not DOCS, reason="docs/ is not beside the tests")
 def test_source_file_paths_in_docs_exist():
     missing = [
         f"{doc.name}: {match}"
