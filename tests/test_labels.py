@@ -238,6 +238,9 @@ def test_a_first_line_that_may_be_a_sample_is_refused(tmp_path):
         load_dataset(path, y=0)
     path.write_text("label,0.1,0.2\n" + path.read_text().split("\n", 1)[1])
     assert load_dataset(path, y=0).n_samples == 4  # a label column's name: a header
+    path.write_text("Y,0.1,0.2\n1,0.3,0.4\n01,0.5,0.6\n")  # class Y, or a name?
+    with pytest.raises(DatasetError, match="header or a sample"):
+        load_dataset(path, y=0)
 
 
 def test_cub200_names_and_ids_stay_one_per_class_and_image(tmp_path):

@@ -19,6 +19,7 @@ IMAGE_SUFFIXES = {
 
 ENCODING = "utf-8-sig"  # UTF-8, without the byte-order mark some editors put first
 LABEL_NAMES = ("label", "labels", "class", "target", "y")
+LABEL_WORDS = LABEL_NAMES[:-1]  # "y" may as well be a class (letter data sets)
 INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
 ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
 
@@ -152,9 +153,11 @@ def _is_header(path, first, second):
     A sample has numbers in every column but the label's, so a first line with text
     in two columns is a header, and one with text in none is a sample. Text in one
     column is a header when it is a label column's name beside the names 0, 1, 2,
-    ... that pandas gives unnamed columns, or above a number; it is a sample when the
-    next line has text there too; otherwise it could be a column's name or a sample's
-    label, and the file is refused rather than lose a sample or read a name as one.
+    ... that pandas gives unnamed columns (or 1, 2, ...), or a word such as ``label``
+    above a number; it is a sample when the next line has text there too; otherwise
+    (e.g. ``y``, also a class of letter data sets) it could be a column's name or a
+    sample's label, and the file is refused rather than lose a sample or read a name
+    as one.
     """
     text = [i for i, v in enumerate(first) if not _is_number(v)]
     if len(text) != 1:
@@ -162,12 +165,14 @@ def _is_header(path, first, second):
     (i,) = text
     label = first[i].strip().lower() in LABEL_NAMES
     others = [v.strip() for j, v in enumerate(first) if j != i]
-    if label and others == [str(j) for j in range(len(others))]:
-        return True  # pandas's names
+    numbered = [[str(j + start) for j in range(len(others))] for start in (0, 1)]
+    if label and others in numbered:
+        return True  # a label column's name beside pandas's (or R's) column numbers
     if i >= len(second) or not _is_number(second[i]):
         return False  # text in this column on both lines: a text label
-    if label:
-        return True
+    if first[i].strip().lower() in LABEL_WORDS:
+        return True  # a word no class is named: the label column's name
+    # "y" above a number: a column's name, or a sample of class Y (letter data)?
     raise DatasetError(
         f"cannot tell whether the first line of {path} is a header or a sample: "
         f"column {i} holds {quote(first[i])} there and the number "
