@@ -17,6 +17,7 @@ import inspect
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
 
+from ..common.docstrings import fill_doc
 from ..common.neighbors import NearestProjection
 from ..core.dense import fit_fdlsr
 from ..core.estimator import FDLSR
@@ -32,6 +33,18 @@ SOLVER_ARGS = set(inspect.signature(fit_fdlsr).parameters) - {
     "n_classes",
     "callback",
 }
+
+# The parameters of one split, shared by the figures computed on it.
+SPLIT_PARAMETERS = """
+X : ndarray of shape (n_samples, n_features)
+    The samples (unit-normalised, as :func:`split_data` gives them).
+codes : ndarray of shape (n_samples,)
+    Integer labels ``0 .. n_classes - 1``.
+train, test : ndarray of int
+    Indices of the training and the test samples.
+params : dict
+    FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+"""
 
 
 def split_data(dataset, k, seed, normalize=True):
@@ -75,19 +88,13 @@ def nn_accuracy(Q, X, codes, train, test, n_classes):
     return float(np.mean(predicted == codes[test]))
 
 
+@fill_doc(split_parameters=SPLIT_PARAMETERS)
 def convergence(X, codes, train, test, params, max_iter=30, progress=None):
     """Objective and test accuracy after each iteration of one FDLSR fit (Fig. 1).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        The samples (unit-normalised, as :func:`split_data` gives them).
-    codes : ndarray of shape (n_samples,)
-        Integer labels ``0 .. n_classes - 1``.
-    train, test : ndarray of int
-        Indices of the training and the test samples.
-    params : dict
-        FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+    %(split_parameters)s
     max_iter : int, default=30
         Iterations to run.
     progress : callable, optional
@@ -128,6 +135,7 @@ def _first_of_each_class(indices, codes, n_show, most, seed):
     return np.concatenate(keep)
 
 
+@fill_doc(split_parameters=SPLIT_PARAMETERS)
 def projections(
     X, codes, train, test, params, methods=(), n_show=20, most=30, seed=0, progress=None
 ):
@@ -140,14 +148,7 @@ def projections(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        The samples (unit-normalised, as :func:`split_data` gives them).
-    codes : ndarray of shape (n_samples,)
-        Integer labels ``0 .. n_classes - 1``.
-    train, test : ndarray of int
-        Indices of the training and the test samples.
-    params : dict
-        FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+    %(split_parameters)s
     methods : sequence of str, default=()
         Other methods (names of ``fdlsr methods``) whose ``transform`` is shown too.
     n_show : int, default=20
@@ -187,6 +188,7 @@ def projections(
     return panels, codes[show_train], codes[show_test], skipped
 
 
+@fill_doc(split_parameters=SPLIT_PARAMETERS)
 def sensitivity(
     X,
     codes,
@@ -201,14 +203,7 @@ def sensitivity(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        The samples (unit-normalised, as :func:`split_data` gives them).
-    codes : ndarray of shape (n_samples,)
-        Integer labels ``0 .. n_classes - 1``.
-    train, test : ndarray of int
-        Indices of the training and the test samples.
-    params : dict
-        FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
+    %(split_parameters)s
     alphas, lams : sequence of float, default=SENSITIVITY_GRID
         The values of alpha and lambda; the paper's grid {1e-5, 5e-5, ..., 1} by
         default.
