@@ -30,7 +30,7 @@ from fdlsr._testing import load_shared  # noqa: E402
 from fdlsr.common.neighbors import NearestProjection  # noqa: E402
 from fdlsr.core.model_selection import per_class_split  # noqa: E402
 from fdlsr.experiments.store import environment  # noqa: E402
-from fdlsr.methods.relaxed import METHODS  # noqa: E402
+from fdlsr.methods import METHODS  # noqa: E402
 
 # Table III of the FDLSR paper (mean accuracy %, k = 2, 3, 4, 5 images per person).
 PAPER = {
@@ -195,7 +195,11 @@ def main():
     args = parser.parse_args()
     X, y = load_shared("feret")
     X = normalize(X)
-    methods = [m for m in METHODS if args.methods is None or m.name in args.methods]
+    methods = [
+        m
+        for m in METHODS.values()
+        if m.family == "relaxed" and (args.methods is None or m.name in args.methods)
+    ]
     with threadpool_limits(limits=args.threads, user_api="blas"):
         if args.mode == "select":
             select(

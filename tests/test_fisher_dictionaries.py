@@ -6,7 +6,8 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr.methods.dictionary import FDDL, LRSDL, METHODS
+from fdlsr.methods import METHODS
+from fdlsr.methods.dictionary import FDDL, LRSDL
 
 # Small budgets keep the checks fast; the algorithm is the same.
 FAST = dict(max_iter=2, init_iter=2, coding_iter=10, predict_iter=50)
@@ -169,7 +170,7 @@ def test_solving_in_the_span_of_the_samples_changes_nothing(monkeypatch):
 
 
 def test_registered_with_dictol_defaults():
-    by_name = {m.name: m for m in METHODS}
+    by_name = METHODS
     assert by_name["FDDL"].family == by_name["LRSDL"].family == "dictionary"
     fddl, lrsdl = by_name["FDDL"].build(), by_name["LRSDL"].build()
     assert isinstance(fddl, FDDL) and isinstance(lrsdl, LRSDL)

@@ -18,7 +18,7 @@ from ..common.compat import (
     _fit_context,
     get_namespace,
 )
-from ..common.validation import encode_labels
+from ..common.validation import encode_labels, store_init_params
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
 from .search import FoldSearch, SearchLog, params_text, search_rounds
@@ -256,23 +256,7 @@ class FDLSRCV(FDLSR):
         weights="uniform",
         solver="auto",
     ):
-        self.alphas = alphas
-        self.betas = betas
-        self.lams = lams
-        self.decision_rules = decision_rules
-        self.cv = cv
-        self.scoring = scoring
-        self.search = search
-        self.factor = factor
-        self.min_resources = min_resources
-        self.refit = refit
-        self.verbose = verbose
-        self.max_iter = max_iter
-        self.init_ridge = init_ridge
-        self.t_step = t_step
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())
 
     def _fixed_params(self):
         return {name: getattr(self, name) for name in _FIXED}

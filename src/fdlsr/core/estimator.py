@@ -19,7 +19,13 @@ from ..common.compat import (
     get_namespace_and_device,
 )
 from ..common.neighbors import NearestProjection, centroids_from_features
-from ..common.validation import NON_NEGATIVE, POSITIVE, encode_labels, is_dask_array
+from ..common.validation import (
+    NON_NEGATIVE,
+    POSITIVE,
+    encode_labels,
+    is_dask_array,
+    store_init_params,
+)
 from .blocked import fit_blocked
 from .dense import fit_fdlsr
 
@@ -212,17 +218,7 @@ class FDLSR(ProjectionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.alpha = alpha
-        self.beta = beta
-        self.lam = lam
-        self.max_iter = max_iter
-        self.tol = tol
-        self.init_ridge = init_ridge
-        self.t_step = t_step
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):

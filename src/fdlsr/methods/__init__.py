@@ -2,18 +2,15 @@
 
 FDLSR itself, the comparison methods of the paper's tables in their three families
 (:mod:`.relaxed`, :mod:`.representation`, :mod:`.dictionary`) and the scikit-learn
-baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method`.
+baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method` in
+:mod:`.catalog`.
 """
-
-from sklearn.model_selection import GridSearchCV
 
 from .. import core
 from ..common import classifiers
-from ..common.classifiers import RULES
-from ..core.cv import FDLSRCV
-from ..core.estimator import FDLSR
 from ..errors import ConfigError
-from . import baselines, dictionary, relaxed, representation
+from . import dictionary, relaxed, representation
+from .catalog import FAMILIES, METHODS
 from .registry import PAPER_GRID, Method
 
 __all__ = [
@@ -25,67 +22,6 @@ __all__ = [
     "get_method",
     "model_file_classes",
 ]
-
-# Row groups of the paper's tables, in their order; the baselines come last.
-FAMILIES = ["representation", "dictionary", "relaxed", "proposed", "scikit-learn"]
-
-# FDLSR's parameters and their FDLSRCV grid arguments.
-_SEARCHED = {
-    "alpha": "alphas",
-    "beta": "betas",
-    "lam": "lams",
-    "decision_rule": "decision_rules",
-}
-
-
-def fdlsr_search(*, grid, cv, **fixed):
-    """The search behind ``fdlsr run --cv FDLSR``: :class:`~fdlsr.FDLSRCV` over
-    ``grid`` (one factorisation per fold and beta; the decision rules share each
-    fitted projection), choosing what ``GridSearchCV`` would. A fixed parameter that
-    FDLSRCV does not take (``tol``) falls back to ``GridSearchCV``."""
-    known = FDLSRCV().get_params()
-    extra = {k: v for k, v in fixed.items() if k not in _SEARCHED and k not in known}
-    if any(v is not None for v in extra.values()):
-        base = FDLSR(**{k: v for k, v in fixed.items() if k not in grid})
-        return GridSearchCV(base, grid, cv=cv, scoring="accuracy", refit=False)
-    defaults = FDLSR().get_params()
-    lists = {
-        name: list(grid[key]) if key in grid else [fixed.get(key, defaults[key])]
-        for key, name in _SEARCHED.items()
-    }
-    rest = {k: v for k, v in fixed.items() if k in known and k not in _SEARCHED}
-    return FDLSRCV(**lists, cv=cv, **rest)
-
-
-PROPOSED = [
-    Method(
-        "FDLSR",
-        FDLSR,
-        family="proposed",
-        summary="Fisher discriminative LSR, paper's T-step, 1-NN on projections",
-        reference="Chen, Wu & Kittler, Fisher Discriminative Least Squares Regression",
-        settings=("alpha", "beta", "lam"),
-        # --cv FDLSR also chooses the decision rule (the paper's 1-NN on ties).
-        grid=dict(
-            alpha=PAPER_GRID,
-            beta=PAPER_GRID,
-            lam=PAPER_GRID,
-            decision_rule=list(RULES),
-        ),
-        cv_factory=fdlsr_search,
-        rule="1-NN on L2-normalised projections (--cv: chosen among 1-NN, k-NN, "
-        "nearest class centroid and argmax)",
-    ),
-]
-
-METHODS = {
-    m.name: m
-    for m in PROPOSED
-    + relaxed.METHODS
-    + representation.METHODS
-    + dictionary.METHODS
-    + baselines.METHODS
-}
 
 
 def get_method(name):

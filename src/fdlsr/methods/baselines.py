@@ -50,12 +50,7 @@ paper, fixed by us, or by cross-validation).
 
 import numpy as np
 from sklearn import linear_model, svm
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from sklearn.linear_model import RidgeClassifier
-from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils import check_array
-
-from .registry import PAPER_GRID, Method
 
 
 class _InSpan:
@@ -79,51 +74,3 @@ class LinearSVC(_InSpan, svm.LinearSVC):
 
 class LogisticRegression(_InSpan, linear_model.LogisticRegression):
     """scikit-learn's ``LogisticRegression``, fitted in the samples' span when n < d."""
-
-
-METHODS = [
-    Method(
-        "RidgeClassifier",
-        RidgeClassifier,
-        family="scikit-learn",
-        summary="ridge regression to {-1, 1} targets, argmax",
-        params=dict(alpha=1e-2),
-        grid=dict(alpha=PAPER_GRID),
-        rule="argmax of the regression outputs",
-    ),
-    Method(
-        "LDA",
-        LinearDiscriminantAnalysis,
-        family="scikit-learn",
-        summary="linear discriminant analysis, shrunk pooled covariance",
-        params=dict(solver="lsqr", shrinkage=0.5),
-        grid=dict(shrinkage=[0.01, 0.1, 0.3, 0.5, 0.7, 0.9]),
-        rule="largest discriminant score",
-    ),
-    Method(
-        "LinearSVC",
-        LinearSVC,
-        family="scikit-learn",
-        summary="one-vs-rest linear SVM (squared hinge)",
-        params=dict(C=10.0, dual=False),
-        grid=dict(C=[1.0, 10.0, 100.0, 1e3]),
-        rule="largest one-vs-rest margin",
-    ),
-    Method(
-        "LogisticRegression",
-        LogisticRegression,
-        family="scikit-learn",
-        summary="multinomial logistic regression, L2 penalty",
-        params=dict(C=1e3, max_iter=1000),
-        grid=dict(C=[10.0, 100.0, 1e3, 1e4]),
-        rule="largest class probability",
-    ),
-    Method(
-        "1-NN",
-        KNeighborsClassifier,
-        family="scikit-learn",
-        summary="nearest neighbour on the (normalised) raw features",
-        params=dict(n_neighbors=1),
-        rule="1-NN on the unit-normalised samples",
-    ),
-]

@@ -1,8 +1,7 @@
 """The description of a classifier the experiments can run by name.
 
-Each family package (:mod:`.relaxed`, :mod:`.representation`, :mod:`.dictionary`) and
-:mod:`.baselines` list their methods as ``METHODS = [Method(...), ...]``;
-:mod:`fdlsr.methods` gathers them.
+:mod:`.catalog` lists every method as a ``Method(...)`` entry, in the paper's row
+order; :mod:`fdlsr.methods` looks them up by name.
 """
 
 import inspect

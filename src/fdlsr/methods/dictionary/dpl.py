@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.linalg import single_threaded_lapack
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import N_ATOMS, ClassResidualClassifier, unit_columns
 from ._padded_classes import PaddedClasses, sample_space_solve
 
@@ -264,12 +264,7 @@ class DPL(ClassResidualClassifier):
         max_iter=20,
         random_state=None,
     ):
-        self.n_atoms = n_atoms
-        self.tau = tau
-        self.lam = lam
-        self.gamma = gamma
-        self.max_iter = max_iter
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     def _fit_core(self, X, codes, n_classes):
         atoms = self._atoms_per_class(codes)

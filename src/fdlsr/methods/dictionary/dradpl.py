@@ -7,7 +7,7 @@ from sklearn.utils import check_random_state
 
 from ...common.compat import StrOptions
 from ...common.linalg import single_threaded_lapack
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import N_ATOMS, ClassResidualClassifier, unit_columns
 from ._dradpl_steps import (
     adaptive_weights,
@@ -258,15 +258,7 @@ class DRADPL(ClassResidualClassifier):
         code_update="multiplicative",
         random_state=None,
     ):
-        self.n_atoms = n_atoms
-        self.tau = tau
-        self.alpha = alpha
-        self.beta = beta
-        self.lam = lam
-        self.max_iter = max_iter
-        self.analysis_penalty = analysis_penalty
-        self.code_update = code_update
-        self.random_state = random_state
+        store_init_params(self, locals())
 
     def _fit_core(self, X, codes, n_classes):
         atoms = self._atoms_per_class(codes)

@@ -1,5 +1,6 @@
 """Fisher discrimination dictionary learning (FDDL) as a scikit-learn classifier."""
 
+from ...common.validation import store_init_params
 from ._fisher_classifier import FisherDictionaryClassifier, fisher_doc
 
 
@@ -150,16 +151,4 @@ class FDDL(FisherDictionaryClassifier):
         weight=0.1,
         random_state=None,
     ):
-        self.n_atoms_per_class = n_atoms_per_class
-        self.lambda1 = lambda1
-        self.lambda2 = lambda2
-        self.max_iter = max_iter
-        self.init_iter = init_iter
-        self.coding_iter = coding_iter
-        self.final_coding_iter = final_coding_iter
-        self.predict_iter = predict_iter
-        self.tol = tol
-        self.decision_rule = decision_rule
-        self.gamma = gamma
-        self.weight = weight
-        self.random_state = random_state
+        store_init_params(self, locals())

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import normalize_rows, single_threaded_lapack
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import N_ATOMS, DictionaryClassifier
 from ._ksvd import (
     ksvd,
@@ -251,14 +251,7 @@ class LCKSVD2(DictionaryClassifier):
         atom_update="approximate",
         clear_dictionary=False,
     ):
-        self.n_atoms = n_atoms
-        self.alpha = alpha
-        self.beta = beta
-        self.n_nonzero_coefs = n_nonzero_coefs
-        self.max_iter = max_iter
-        self.init_iter = init_iter
-        self.atom_update = atom_update
-        self.clear_dictionary = clear_dictionary
+        store_init_params(self, locals())
 
     _result_fields = (
         "dictionary",

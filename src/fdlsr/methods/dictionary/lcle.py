@@ -11,7 +11,7 @@ from scipy.linalg import lapack
 
 from ...common.compat import Interval
 from ...common.linalg import single_threaded_lapack
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ...errors import UnreliableResultWarning
 from ._classifier import N_ATOMS, DictionaryClassifier, unit_columns
 from ._ksvd import (
@@ -368,15 +368,7 @@ class LCLE(DictionaryClassifier):
         init_iter=1,
         clear_dictionary=False,
     ):
-        self.n_atoms = n_atoms
-        self.alpha = alpha
-        self.beta = beta
-        self.gamma = gamma
-        self.n_neighbors = n_neighbors
-        self.n_nonzero_coefs = n_nonzero_coefs
-        self.max_iter = max_iter
-        self.init_iter = init_iter
-        self.clear_dictionary = clear_dictionary
+        store_init_params(self, locals())
 
     _result_fields = (
         "dictionary",

@@ -1,5 +1,6 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
+from ...common.validation import store_init_params
 from ._alternating import fit_alternating
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
@@ -140,11 +141,4 @@ class DLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.lam = lam
-        self.max_iter = max_iter
-        self.tol = tol
-        self.fit_intercept = fit_intercept
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())

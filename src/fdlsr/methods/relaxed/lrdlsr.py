@@ -8,7 +8,7 @@ import numpy as np
 from ...common.class_means import one_hot
 from ...common.compat import Interval
 from ...common.linalg import make_ridge
-from ...common.validation import NON_NEGATIVE, POSITIVE
+from ...common.validation import NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 
 
@@ -291,16 +291,4 @@ class LRDLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.alpha = alpha
-        self.beta = beta
-        self.gamma = gamma
-        self.lam = lam
-        self.max_iter = max_iter
-        self.tol = tol
-        self.mu = mu
-        self.rho = rho
-        self.max_mu = max_mu
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...common.class_means import one_hot
 from ...common.linalg import make_ridge
+from ...common.validation import store_init_params
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 
 
@@ -104,8 +105,4 @@ class LSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.lam = lam
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...common.validation import NON_NEGATIVE
+from ...common.validation import NON_NEGATIVE, store_init_params
 from ._alternating import AlternatingResult, fit_alternating
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
@@ -178,13 +178,7 @@ class ReLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.lam = lam
-        self.max_iter = max_iter
-        self.tol = tol
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())
 
 
 @relaxed_doc
@@ -277,11 +271,4 @@ class GReLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.lam = lam
-        self.group = group
-        self.max_iter = max_iter
-        self.tol = tol
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())

@@ -6,7 +6,7 @@ import numpy as np
 
 from ...common.class_means import ClassMeans, one_hot
 from ...common.linalg import make_ridge
-from ...common.validation import NON_NEGATIVE
+from ...common.validation import NON_NEGATIVE, store_init_params
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
     RelaxedRegressionClassifier,
@@ -127,14 +127,7 @@ class DraggedGraphClassifier(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        self.lam = lam
-        self.beta = beta
-        self.max_iter = max_iter
-        self.tol = tol
-        self.decision_rule = decision_rule
-        self.n_neighbors = n_neighbors
-        self.weights = weights
-        self.solver = solver
+        store_init_params(self, locals())
 
 
 @relaxed_doc

@@ -10,7 +10,7 @@ from scipy.special import softmax
 
 from ...common.compat import StrOptions
 from ...common.linalg import RidgeSystem, gram
-from ...common.validation import NON_NEGATIVE, POSITIVE
+from ...common.validation import NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import RepresentationClassifier
 
 
@@ -119,9 +119,7 @@ class CRC(RepresentationClassifier):
     }
 
     def __init__(self, lam=1e-3, *, solver="auto", normalize=True):
-        self.lam = lam
-        self.solver = solver
-        self.normalize = normalize
+        store_init_params(self, locals())
 
     def _prepare(self, dictionary, y):
         self.projection_ = collaborative_projection(dictionary, self.lam, self.solver)
@@ -213,9 +211,7 @@ class ProCRC(RepresentationClassifier):
     }
 
     def __init__(self, lam=1.0, gamma=1e-2, *, normalize=True):
-        self.lam = lam
-        self.gamma = gamma
-        self.normalize = normalize
+        store_init_params(self, locals())
 
     def _prepare(self, dictionary, y):
         self.gram_ = gram(dictionary, samples=True)

@@ -8,7 +8,7 @@ from scipy.optimize import nnls
 
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import RidgeSystem, gram
-from ...common.validation import POSITIVE
+from ...common.validation import POSITIVE, store_init_params
 from ._classifier import RepresentationClassifier
 
 
@@ -144,10 +144,7 @@ class NRC(RepresentationClassifier):
     }
 
     def __init__(self, rho=0.1, *, max_iter=5, solver="admm", normalize=True):
-        self.rho = rho
-        self.max_iter = max_iter
-        self.solver = solver
-        self.normalize = normalize
+        store_init_params(self, locals())
 
     def _prepare(self, dictionary, y):
         if self.solver == "admm":

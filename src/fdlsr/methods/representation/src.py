@@ -9,7 +9,7 @@ from sklearn.linear_model import Lasso
 
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import gram, single_threaded_lapack
-from ...common.validation import POSITIVE
+from ...common.validation import POSITIVE, store_init_params
 from ._classifier import RepresentationClassifier
 
 
@@ -279,11 +279,7 @@ class SRC(RepresentationClassifier):
         solver="feature_sign",
         normalize=True,
     ):
-        self.lam = lam
-        self.tol = tol
-        self.max_iter = max_iter
-        self.solver = solver
-        self.normalize = normalize
+        store_init_params(self, locals())
 
     def _prepare(self, dictionary, y):
         self.gram_ = gram(dictionary, samples=True)
