@@ -127,11 +127,12 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The samples.
+            The samples to score.
 
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+            One score per class (or their difference for two classes).
         """
         scores = self._class_scores(self._test_data(X, "decision_function"))
         if scores.shape[1] == 2:
@@ -144,11 +145,12 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The samples.
+            The samples to label.
 
         Returns
         -------
         y_pred : ndarray of shape (n_samples,)
+            A label of ``classes_`` for each sample.
         """
         scores = self._class_scores(self._test_data(X, "predict"))
         if isinstance(scores, np.ndarray):
@@ -262,11 +264,12 @@ class ProjectionClassifier(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The samples.
+            The samples to project.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_classes)
+            ``Q x + b`` for each sample ``x``.
         """
         return self._project(self._test_data(X, "transform"))
 
@@ -285,11 +288,12 @@ class ProjectionClassifier(
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The samples.
+            The samples to score, projected by ``Q`` first.
 
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+            One score per class (or their difference for two classes).
         """
         return super().decision_function(X)
 

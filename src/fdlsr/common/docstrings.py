@@ -26,3 +26,17 @@ def fill_doc(**parts):
         return obj
 
     return decorate
+
+
+#: The data arguments of a classifier's numerical core ``fit_<name>(X, y, n_classes,
+#: ...)``, the first entry of its Parameters (``%(training_data)s``).
+TRAINING_DATA = """
+X, y, n_classes
+    The training samples (n_samples x n_features), their class codes in
+    ``[0, n_classes)`` and the number of classes.
+"""
+
+
+def core_doc(func):
+    """Fill ``%(training_data)s`` in the docstring of a numerical core."""
+    return fill_doc(training_data=TRAINING_DATA)(func)

@@ -315,12 +315,13 @@ class FDLSR(ProjectionClassifier):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            The samples.
+        X : array-like or dask array of shape (n_samples, n_features)
+            The samples; a Dask array is projected block by block, lazily.
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_classes)
+        X_new : ndarray or dask array of shape (n_samples, n_classes)
+            ``Q x`` for each sample ``x``.
         """
         if is_dask_array(X):
             X = X.rechunk({1: -1})
@@ -338,12 +339,13 @@ class FDLSR(ProjectionClassifier):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            The samples.
+        X : array-like or dask array of shape (n_samples, n_features)
+            The samples; a Dask array is labelled block by block on its workers.
 
         Returns
         -------
-        y_pred : ndarray of shape (n_samples,)
+        y_pred : ndarray or dask array of shape (n_samples,)
+            A label of ``classes_`` for each sample.
         """
         if is_dask_array(X):  # chunk by chunk, on the workers
             X = X.rechunk({1: -1})

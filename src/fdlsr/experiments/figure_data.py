@@ -46,16 +46,22 @@ params : dict
     FDLSR's parameters (``alpha``, ``beta``, ``lam``, ...).
 """
 
+# The data set and the size of its split, for the figures that draw a split.
+DATASET_K = """
+dataset : Dataset
+    A data set from :func:`fdlsr.datasets.load_dataset`.
+k : int
+    Training samples per class.
+"""
 
+
+@fill_doc(dataset_k=DATASET_K)
 def split_data(dataset, k, seed, normalize=True):
     """Unit-normalised samples, integer labels and split 0 of ``seed`` with ``k`` per class.
 
     Parameters
     ----------
-    dataset : Dataset
-        A data set from :func:`fdlsr.datasets.load_dataset`.
-    k : int
-        Training samples per class.
+    %(dataset_k)s
     seed : int
         The seed of the series of splits (as ``fdlsr run --seed``).
     normalize : bool, default=True
@@ -237,6 +243,7 @@ def sensitivity(
     }
 
 
+@fill_doc(dataset_k=DATASET_K)
 def lambda_curve(
     dataset,
     k,
@@ -250,10 +257,7 @@ def lambda_curve(
 
     Parameters
     ----------
-    dataset : Dataset
-        A data set from :func:`fdlsr.datasets.load_dataset`.
-    k : int
-        Training samples per class.
+    %(dataset_k)s
     params : dict
         FDLSR's parameters (``alpha``, ``beta``, ...); ``lam`` is varied.
     lams : sequence of float, default=SENSITIVITY_GRID

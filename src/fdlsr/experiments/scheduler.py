@@ -232,85 +232,79 @@ def run_units(
     docs/reproduction.md measures it.
     """
     _check_options(n_jobs, order)
-    if isinstance(scheduler, str):
-        with Cluster(scheduler) as cluster:
-            return run_units(
-                experiment,
-                dataset,
-                store,
-                units,
-                stored,
-                progress,
-                scheduler=cluster,
-                order=order,
-            )
-    todo = [unit for unit in units if unit.key not in stored.done]
-    data = shared_data(experiment, dataset, todo)
-    same_data = [
-        row
-        for row in store.rows
-        if row["dataset"] == dataset.name
-        and row.get("data_sha256") == stored.data_sha256
-    ]
-    estimates = expected_costs(todo, data, same_data)
-    costs = dict(zip((unit.key for unit in todo), estimates, strict=True))
-    if order == "longest" and (n_jobs > 1 or scheduler is not None):
-        todo = longest_first(todo, estimates)
-    n_done, total = len(units) - len(todo), len(units)
-    if progress:
-        progress(n_done, total, "")
-    if not todo:
-        return 0
-    zero = zero_samples(data.X)
-    n_classes = int(np.unique(data.y).size)
-    left = Counter((unit.method.name, unit.k) for unit in todo)
-    accuracies = defaultdict(list)
-    took = defaultdict(list)  # seconds of the units of each method and k done here
-    cost_done = 0.0
-    workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
-    start = time.perf_counter()
-    busy = 0.0
-    # closed on the way out, however it is left: no worker outlives this call
-    with contextlib.closing(_computed(todo, data, n_jobs, scheduler)) as computed:
-        for unit, row, seconds in computed:
-            busy += seconds
-            train, test = data.splits[unit.k, unit.split]
-            if zero.size:
-                row.setdefault("warnings", []).append(zero_warning(zero, train, test))
-            if pools_fixed_split(dataset, unit.k):
-                row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
-            row["n_classes"] = n_classes
-            row["n_features"] = int(data.X.shape[1])
-            row["data_sha256"] = stored.data_sha256
-            row["fingerprint"] = stored.fingerprints[unit.key]
-            store.append(row)
-            n_done += 1
-            group = (unit.method.name, unit.k)
-            took[group].append(seconds)
-            cost_done += costs.pop(unit.key)
-            if not progress:
-                continue
-            scale = busy / cost_done if cost_done > 0 else 1.0
-            eta = _time_left(todo, costs, took, scale, workers)
-            accuracies[group].append(row.get("accuracy"))
-            left[group] -= 1
-            label = f"{unit.method.name} k={unit.k} split {unit.split + 1}"
-            if left[group]:
-                progress(n_done, total, label, eta=eta)
-            else:
-                method, k = group
-                progress(
-                    n_done,
-                    total,
-                    label,
-                    eta=eta,
-                    finished=(method, k, accuracies[group]),
-                )
-        wall = time.perf_counter() - start
-    if progress and workers > 1:
-        retried = scheduler.retried if scheduler is not None else 0
-        progress(n_done, total, "", usage=Usage(workers, wall, busy, retried))
-    return len(todo)
+    # an address: a cluster made for this call, closed when it ends
+    with contextlib.ExitStack() as stack:
+        if isinstance(scheduler, str):
+            scheduler = stack.enter_context(Cluster(scheduler))
+        todo = [unit for unit in units if unit.key not in stored.done]
+        data = shared_data(experiment, dataset, todo)
+        same_data = [
+            row
+            for row in store.rows
+            if row["dataset"] == dataset.name
+            and row.get("data_sha256") == stored.data_sha256
+        ]
+        estimates = expected_costs(todo, data, same_data)
+        costs = dict(zip((unit.key for unit in todo), estimates, strict=True))
+        if order == "longest" and (n_jobs > 1 or scheduler is not None):
+            todo = longest_first(todo, estimates)
+        n_done, total = len(units) - len(todo), len(units)
+        if progress:
+            progress(n_done, total, "")
+        if not todo:
+            return 0
+        zero = zero_samples(data.X)
+        n_classes = int(np.unique(data.y).size)
+        left = Counter((unit.method.name, unit.k) for unit in todo)
+        accuracies = defaultdict(list)
+        took = defaultdict(list)  # seconds of the units of each method and k done here
+        cost_done = 0.0
+        workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
+        start = time.perf_counter()
+        busy = 0.0
+        # closed on the way out, however it is left: no worker outlives this call
+        with contextlib.closing(_computed(todo, data, n_jobs, scheduler)) as computed:
+            for unit, row, seconds in computed:
+                busy += seconds
+                train, test = data.splits[unit.k, unit.split]
+                if zero.size:
+                    row.setdefault("warnings", []).append(
+                        zero_warning(zero, train, test)
+                    )
+                if pools_fixed_split(dataset, unit.k):
+                    row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
+                row["n_classes"] = n_classes
+                row["n_features"] = int(data.X.shape[1])
+                row["data_sha256"] = stored.data_sha256
+                row["fingerprint"] = stored.fingerprints[unit.key]
+                store.append(row)
+                n_done += 1
+                group = (unit.method.name, unit.k)
+                took[group].append(seconds)
+                cost_done += costs.pop(unit.key)
+                if not progress:
+                    continue
+                scale = busy / cost_done if cost_done > 0 else 1.0
+                eta = _time_left(todo, costs, took, scale, workers)
+                accuracies[group].append(row.get("accuracy"))
+                left[group] -= 1
+                label = f"{unit.method.name} k={unit.k} split {unit.split + 1}"
+                if left[group]:
+                    progress(n_done, total, label, eta=eta)
+                else:
+                    method, k = group
+                    progress(
+                        n_done,
+                        total,
+                        label,
+                        eta=eta,
+                        finished=(method, k, accuracies[group]),
+                    )
+            wall = time.perf_counter() - start
+        if progress and workers > 1:
+            retried = scheduler.retried if scheduler is not None else 0
+            progress(n_done, total, "", usage=Usage(workers, wall, busy, retried))
+        return len(todo)
 
 
 def _time_left(units, costs, took, scale, workers):

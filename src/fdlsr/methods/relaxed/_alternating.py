@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.class_means import one_hot
+from ...common.docstrings import core_doc
 from ...common.linalg import CenteredRidge, make_ridge
 from ._targets import sq_dist
 
@@ -66,6 +67,7 @@ class _Ridge:
         return self.inner.sq_norm(diff, fitted - prev_fitted) + float(db @ db)
 
 
+@core_doc
 def fit_alternating(
     X, y, n_classes, *, lam, update_targets, max_iter, tol, fit_intercept, solver
 ):
@@ -73,9 +75,7 @@ def fit_alternating(
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam : float
         Ridge penalty on ``Q``, > 0.
     update_targets : callable

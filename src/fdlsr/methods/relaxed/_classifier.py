@@ -16,8 +16,8 @@ from ...common.compat import StrOptions
 from ...common.docstrings import fill_doc
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 
-#: The end of every family member's ``decision_rule`` entry and the two parameters of
-#: the k-NN rule, for :func:`fill_doc` (``%(other_rules)s``).
+#: The end of every family member's ``decision_rule`` entry, the two parameters of the
+#: k-NN rule and the solver, for :func:`fill_doc` (``%(other_rules)s``).
 OTHER_RULES_DOC = """
         ``"knn"`` (a vote of the ``n_neighbors`` nearest normalised training
         projections) and ``"nearest_mean"`` (the nearest class centroid of the
@@ -29,6 +29,17 @@ OTHER_RULES_DOC = """
     weights : {"uniform", "distance"}, default="uniform"
         Votes under ``decision_rule="knn"``: one per neighbour or the inverse of its
         distance.
+    solver : {"auto", "primal", "dual"}, default="auto"
+        Form of the ridge solves: the d x d (primal) or n x n (dual) system;
+        ``"auto"`` takes the smaller. Both give the same solution.
+"""
+#: The fitted projection of every family member, for ``%(projection)s``.
+PROJECTION_DOC = """
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_classes, n_features)
+        The projection ``Q`` (``W^T`` in the DLSR and ReLSR papers).
+    intercept_ : ndarray of shape (n_classes,)
+        The bias ``b``; zeros for the models without one.
 """
 #: The fitted attributes of every iterative family member, for ``%(iterated)s``.
 ITERATED_DOC = """
@@ -42,8 +53,10 @@ ITERATED_DOC = """
 
 def relaxed_doc(cls):
     """Fill the shared parts of a family member's docstring (``%(other_rules)s``,
-    ``%(iterated)s``)."""
-    return fill_doc(other_rules=OTHER_RULES_DOC, iterated=ITERATED_DOC)(cls)
+    ``%(projection)s``, ``%(iterated)s``)."""
+    return fill_doc(
+        other_rules=OTHER_RULES_DOC, projection=PROJECTION_DOC, iterated=ITERATED_DOC
+    )(cls)
 
 
 class RelaxedRegressionClassifier(ProjectionClassifier):

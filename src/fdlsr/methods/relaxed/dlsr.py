@@ -1,5 +1,6 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
+from ...common.docstrings import core_doc
 from ...common.validation import store_init_params
 from ._alternating import fit_alternating
 from ._classifier import (
@@ -10,14 +11,13 @@ from ._classifier import (
 from ._targets import dragged_targets
 
 
+@core_doc
 def fit_dlsr(X, y, n_classes, *, lam, max_iter, tol, fit_intercept, solver):
     """DLSR by alternating ridge fits and the closed-form epsilon-draggings.
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam, max_iter, tol, fit_intercept, solver
         As in :class:`DLSR`.
 
@@ -64,16 +64,10 @@ class DLSR(RelaxedRegressionClassifier):
             default="linear"
         ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solves; both give the same solution.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-        The projection ``W^T``.
-    intercept_ : ndarray of shape (n_classes,)
-        The bias ``b``.
+    %(projection)s
     %(iterated)s
 
     See Also

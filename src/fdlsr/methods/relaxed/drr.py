@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.class_means import ClassMeans, one_hot
+from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
 from ._classifier import relaxed_doc
 from ._targets import dragged_targets, sq_dist
@@ -39,6 +40,7 @@ def cross_graph(F, G, means):
     )
 
 
+@core_doc
 def fit_drr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     """DRR by block coordinate descent over ``Q``, ``P`` and the draggings ``M``.
 
@@ -53,9 +55,7 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam, beta, max_iter, tol, solver
         As in :class:`DRR`.
 
@@ -140,18 +140,12 @@ class DRR(DraggedGraphClassifier):
         ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
         L2-normalised projections ``Q x``.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solves.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-        The regression projection ``Q``, used for classification.
+    %(projection)s
     graph_coef_ : ndarray of shape (n_classes, n_features)
-        The second projection ``P``.
-    intercept_ : ndarray of shape (n_classes,)
-        Zeros.
+        The second projection ``P`` (only ``Q`` classifies).
     %(iterated)s
 
     See Also
@@ -201,13 +195,18 @@ class DRR(DraggedGraphClassifier):
 
     Examples
     --------
+    In a pipeline that unit-normalises the samples, as the experiments do:
+
     >>> from sklearn.datasets import load_digits
-    >>> from sklearn.preprocessing import normalize
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import Normalizer
     >>> from fdlsr.relaxed import DRR
     >>> X, y = load_digits(return_X_y=True)
-    >>> X = normalize(X)
-    >>> DRR().fit(X[:1000], y[:1000]).score(X[1000:], y[1000:]) > 0.85
+    >>> model = make_pipeline(Normalizer(), DRR()).fit(X[:1000], y[:1000])
+    >>> model.score(X[1000:], y[1000:]) > 0.85
     True
+    >>> model[-1].graph_coef_.shape
+    (10, 64)
     """
 
     _core = staticmethod(fit_drr)

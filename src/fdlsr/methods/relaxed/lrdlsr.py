@@ -7,6 +7,7 @@ import numpy as np
 
 from ...common.class_means import one_hot
 from ...common.compat import Interval
+from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
 from ...common.validation import NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
@@ -71,6 +72,7 @@ class LRDLSRResult:
     n_iter: int
 
 
+@core_doc
 def fit_lrdlsr(
     X,
     y,
@@ -95,9 +97,7 @@ def fit_lrdlsr(
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     alpha, beta, gamma, lam, max_iter, tol, mu, rho, max_mu, solver
         As in :class:`LRDLSR`.
 
@@ -187,16 +187,10 @@ class LRDLSR(RelaxedRegressionClassifier):
         ``"nearest_neighbor"`` (the paper's rule) is the 1-NN on L2-normalised
         projections; ``"linear"`` predicts ``argmax(Q x)``.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solves.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-        The projection ``Q``.
-    intercept_ : ndarray of shape (n_classes,)
-        Zeros (no bias in the model).
+    %(projection)s
     neighbors_ : NearestProjection
         Normalised training projections, for the 1-NN and k-NN rules (kept only
         when fitted with one of them).

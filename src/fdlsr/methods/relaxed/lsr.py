@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.class_means import one_hot
+from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
 from ...common.validation import store_init_params
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
@@ -17,14 +18,13 @@ class LSRResult:
     coef: np.ndarray  # Q, n_classes x n_features
 
 
+@core_doc
 def fit_lsr(X, y, n_classes, *, lam, solver):
     """``Q = argmin ||Q X^T - H||^2 + lam ||Q||^2``, one Cholesky solve.
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam : float
         Ridge penalty, > 0.
     solver : {"auto", "primal", "dual"}
@@ -53,16 +53,10 @@ class LSR(RelaxedRegressionClassifier):
         ``"linear"`` predicts ``argmax(Q x)``; ``"nearest_neighbor"`` is the 1-NN rule
         on L2-normalised projections used by FDLSR.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solve (d x d or n x n system); both give the same ``Q``.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-        The projection ``Q``.
-    intercept_ : ndarray of shape (n_classes,)
-        Zeros: Eq. (1) has no intercept.
+    %(projection)s
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 

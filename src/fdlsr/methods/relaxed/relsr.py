@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...common.docstrings import core_doc
 from ...common.validation import NON_NEGATIVE, store_init_params
 from ._alternating import AlternatingResult, fit_alternating
 from ._classifier import (
@@ -19,14 +20,13 @@ from .retarget import (
 )
 
 
+@core_doc
 def fit_relsr(X, y, n_classes, *, lam, max_iter, tol, solver):
     """ReLSR: alternate ridge fits (with intercept) and the margin projection.
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam, max_iter, tol, solver
         As in :class:`ReLSR`.
 
@@ -55,14 +55,13 @@ class GReLSRResult(AlternatingResult):
     translations: np.ndarray  # u of the last targets, one per sample
 
 
+@core_doc
 def fit_grelsr(X, y, n_classes, *, lam, group, max_iter, tol, solver):
     """GReLSR: as ReLSR, with translations pulled together within each class.
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam, group, max_iter, tol, solver
         As in :class:`GReLSR`.
 
@@ -116,14 +115,10 @@ class ReLSR(RelaxedRegressionClassifier):
             default="linear"
         ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solves; both give the same solution.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-    intercept_ : ndarray of shape (n_classes,)
+    %(projection)s
     %(iterated)s
 
     See Also
@@ -203,14 +198,10 @@ class GReLSR(RelaxedRegressionClassifier):
             default="linear"
         ``"linear"`` predicts ``argmax(W^T x + b)``.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solves.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-    intercept_ : ndarray of shape (n_classes,)
+    %(projection)s
     translations_ : ndarray of shape (n_samples,)
         The learnt translation value ``u_i`` of every training sample.
     %(iterated)s

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.class_means import ClassMeans, one_hot
+from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
 from ...common.validation import NON_NEGATIVE, store_init_params
 from ._classifier import (
@@ -47,6 +48,7 @@ def graph_penalty(F, means):
     return float(2 * (np.sum(dev * dev, axis=0) @ means.counts[means.y]))
 
 
+@core_doc
 def fit_rlr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     """RLR (l2 loss) by alternating the projection and the epsilon-draggings.
 
@@ -62,9 +64,7 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
 
     Parameters
     ----------
-    X, y, n_classes
-        The training samples (n_samples x n_features), their class codes in
-        ``[0, n_classes)`` and the number of classes.
+    %(training_data)s
     lam, beta, max_iter, tol, solver
         As in :class:`RLR`.
 
@@ -156,16 +156,10 @@ class RLR(DraggedGraphClassifier):
         ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
         L2-normalised projections ``Q x``.
     %(other_rules)s
-    solver : {"auto", "primal", "dual"}, default="auto"
-        Form of the ridge solves.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    coef_ : ndarray of shape (n_classes, n_features)
-        The projection ``Q``.
-    intercept_ : ndarray of shape (n_classes,)
-        Zeros.
+    %(projection)s
     %(iterated)s
 
     See Also

@@ -86,7 +86,7 @@ class RepresentationClassifier(ScoreClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The samples.
+            The samples to code over the training samples.
 
         Returns
         -------
@@ -102,7 +102,7 @@ class RepresentationClassifier(ScoreClassifier):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The samples.
+            The samples to compare with each class.
 
         Returns
         -------
