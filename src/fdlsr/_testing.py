@@ -12,6 +12,7 @@ Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` 
   output.
 * :func:`rows_by_key`: a store's rows without what differs between two runs.
 * :func:`save_noisy_classes`: a dataset file of 20 overlapping classes.
+* :func:`timed_fit_predict`: a fit and a predict, with their wall-clock and CPU seconds.
 * :func:`fdlsr_transcription`: the authors' MATLAB code transcribed, as a reference.
 """
 
@@ -19,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -120,6 +122,24 @@ def save_noisy_classes(path):
     X = rng.standard_normal((20, 500))[y] + 3 * rng.standard_normal((y.size, 500))
     np.savez(path, X=X, y=y)
     return path
+
+
+def timed_fit_predict(model, X_train, y_train, X_test):
+    """Fit ``model``, then predict ``X_test``: ``(predictions, seconds)``, where
+    ``seconds`` holds ``fit_s`` and ``predict_s`` by the wall clock and ``fit_cpu_s``
+    and ``predict_cpu_s`` in CPU time of this process (summed over its threads)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    model.fit(X_train, y_train)
+    fit_s, fit_cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
+    predicted = model.predict(X_test)
+    predict_s, predict_cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    return predicted, dict(
+        fit_s=fit_s,
+        predict_s=predict_s,
+        fit_cpu_s=fit_cpu_s,
+        predict_cpu_s=predict_cpu_s,
+    )
 
 
 def fdlsr_transcription(X, labels, alpha, beta, lam, max_iter=30, init_ridge=1e-4):
