@@ -53,6 +53,16 @@ def make_features(torch, n, d, c, dev, seed=0, separation=0.3, chunk=1 << 20):
     return X, y
 
 
+def timed(synchronize, f, *args):
+    """``(f(*args), its wall-clock seconds)``, the device synchronised before and
+    after (its work is asynchronous)."""
+    synchronize()
+    start = time.perf_counter()
+    out = f(*args)
+    synchronize()
+    return out, time.perf_counter() - start
+
+
 class Device:
     """``torch.cuda``'s synchronisation and memory counters, or none on the CPU
     (``--smoke``: the same script at a small scale, for checking it without a GPU)."""
@@ -61,11 +71,7 @@ class Device:
         self.torch, self.name, self.cuda = torch, name, name == "cuda"
 
     def timed(self, f, *args):
-        self.synchronize()
-        start = time.perf_counter()
-        out = f(*args)
-        self.synchronize()
-        return out, time.perf_counter() - start
+        return timed(self.synchronize, f, *args)
 
     def synchronize(self):
         if self.cuda:

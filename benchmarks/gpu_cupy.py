@@ -13,7 +13,6 @@ Exits cleanly (one line) without CuPy or a GPU.
 import argparse
 import importlib
 import os
-import time
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # read when SciPy is first imported
 
@@ -22,7 +21,7 @@ import sklearn  # noqa: E402
 
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
 from fdlsr.common.compat import _convert_to_numpy  # noqa: E402
-from gpu_check import PARAMS, load_feret  # noqa: E402
+from gpu_check import PARAMS, load_feret, timed  # noqa: E402
 
 
 def main():
@@ -56,11 +55,7 @@ def main():
             yd = xp.asarray(y_train)
             model = FDLSR(**PARAMS, solver=solver)
             model.fit(Xd, yd)  # warm-up
-            sync()
-            start = time.perf_counter()
-            model.fit(Xd, yd)
-            sync()
-            seconds = time.perf_counter() - start
+            _, seconds = timed(sync, model.fit, Xd, yd)
             coef = host(model.coef_).astype(np.float64)
             rel = np.linalg.norm(coef - reference.coef_) / np.linalg.norm(
                 reference.coef_
@@ -73,11 +68,9 @@ def main():
             )
         grid = dict(betas=[1e-2], decision_rules=["nearest_neighbor"], cv=3)
         host_cv = FDLSRCV(**grid).fit(X_train, y_train)
-        sync()
-        start = time.perf_counter()
-        device_cv = FDLSRCV(**grid).fit(xp.asarray(X_train), xp.asarray(y_train))
-        sync()
-        seconds = time.perf_counter() - start
+        device_cv, seconds = timed(  # the copies to the device included
+            sync, lambda: FDLSRCV(**grid).fit(xp.asarray(X_train), xp.asarray(y_train))
+        )
         a = np.asarray(host_cv.cv_results_["mean_test_score"])
         b = np.asarray(device_cv.cv_results_["mean_test_score"], dtype=np.float64)
         print(

@@ -20,7 +20,6 @@ Timings on a shared machine are noisy; compare methods within one run only.
 import argparse
 import csv
 import json
-import time
 import warnings
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import normalize
 
-from fdlsr._testing import load_shared
+from fdlsr._testing import load_shared, timed_fit_predict
 from fdlsr.core.model_selection import per_class_split
 from fdlsr.experiments.store import environment
 from fdlsr.methods import get_method
@@ -73,20 +72,15 @@ def build(name, k):
 def run_one(name, k, seed, X, y):
     train, test = per_class_split(y, k, 0, seed)
     model = build(name, k)
-    start = time.perf_counter()
-    model.fit(X[train], y[train])
-    fit_s = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = model.predict(X[test])
-    predict_s = time.perf_counter() - start
+    predicted, seconds = timed_fit_predict(model, X[train], y[train], X[test])
     params = getattr(model, "best_params_", {})
     return {
         "method": name,
         "k": k,
         "seed": seed,
         "accuracy": 100.0 * np.mean(predicted == y[test]),
-        "fit_s": fit_s,
-        "predict_s": predict_s,
+        "fit_s": seconds["fit_s"],
+        "predict_s": seconds["predict_s"],
         "params": json.dumps(params, sort_keys=True),
     }
 

@@ -10,15 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from fdlsr._testing import cli_error
+from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.store import read_rows, row_key
+from fdlsr.experiments.store import read_rows
 
-# What may differ between two runs of one experiment: times and bookkeeping.
-VOLATILE = {"fit_time", "predict_time", "tune_time", "session", "finished"}
 SMALL = [
     "run",
     "--dataset",
@@ -36,20 +33,11 @@ SMALL = [
 ]
 
 
-def table(out):
-    rows = read_rows(out)
-    keyed = {
-        row_key(r): {k: v for k, v in r.items() if k not in VOLATILE} for r in rows
-    }
-    assert len(keyed) == len(rows), "a unit stored twice"
-    return keyed
-
-
 @pytest.fixture(scope="module")
 def one_job(tmp_path_factory):
     out = tmp_path_factory.mktemp("one")
     assert main([*SMALL, "--out", str(out)]) == 0
-    return table(out)
+    return rows_by_key(out)
 
 
 def test_a_local_cluster_gives_the_rows_of_one_job(tmp_path, capsys, one_job):
@@ -59,7 +47,7 @@ def test_a_local_cluster_gives_the_rows_of_one_job(tmp_path, capsys, one_job):
     err = capsys.readouterr().err
     assert "18 runs computed, 0 already" in err
     assert "2 workers for" in err  # the workers' use, at the end
-    assert table(out) == one_job
+    assert rows_by_key(out) == one_job
     (session,) = json.loads((out / "environment.json").read_text())["sessions"]
     assert session["blas_threads_per_run"] >= 1
 
@@ -70,12 +58,7 @@ def test_a_local_cluster_gives_the_rows_of_one_job(tmp_path, capsys, one_job):
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     """20 classes x 20 noisy samples of 500 features: LC-KSVD2 takes a second a unit."""
-    rng = np.random.default_rng(0)
-    y = np.repeat(np.arange(20), 20)
-    X = rng.standard_normal((20, 500))[y] + 3 * rng.standard_normal((y.size, 500))
-    path = tmp_path_factory.mktemp("data") / "noisy.npz"
-    np.savez(path, X=X, y=y)
-    return path
+    return save_noisy_classes(tmp_path_factory.mktemp("data") / "noisy.npz")
 
 
 TOTAL = 2 * 6
@@ -96,7 +79,7 @@ def uninterrupted(data, tmp_path_factory):
         command(data, out, "--jobs", "2"), capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    return table(out)
+    return rows_by_key(out)
 
 
 def start(data, out, log):
@@ -142,31 +125,34 @@ def mid_run(process, results, log, timeout=240):
     pytest.fail(f"no row and two workers after {timeout} s: {Path(log).read_text()}")
 
 
+def started_until_mid_run(tmp_path, data):
+    """The cluster run started in the background and caught with a row stored and
+    both workers up: ``(process, store, log, worker pids)``."""
+    pytest.importorskip("distributed")
+    out, log = tmp_path / "res", tmp_path / "log"
+    process = start(data, out, log)
+    return process, out, log, mid_run(process, out / "results.jsonl", log)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_worker_killed_in_the_middle_its_units_run_elsewhere(
     tmp_path, data, uninterrupted
 ):
-    pytest.importorskip("distributed")
-    out, log = tmp_path / "res", tmp_path / "log"
-    process = start(data, out, log)
-    workers = mid_run(process, out / "results.jsonl", log)
+    process, out, log, workers = started_until_mid_run(tmp_path, data)
     os.kill(workers[0], signal.SIGKILL)
     assert process.wait(timeout=300) == 0, log.read_text()
     err = log.read_text()
     assert f"{TOTAL} runs computed, 0 already" in err
     # its units (running or queued there) went elsewhere; each is stored once
     assert "sent again after their worker was lost (each stored once)" in err, err
-    assert table(out) == uninterrupted
+    assert rows_by_key(out) == uninterrupted
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_ctrl_c_keeps_the_finished_rows_and_the_same_command_resumes(
     tmp_path, data, uninterrupted
 ):
-    pytest.importorskip("distributed")
-    out, log = tmp_path / "res", tmp_path / "log"
-    process = start(data, out, log)
-    mid_run(process, out / "results.jsonl", log)
+    process, out, log, _ = started_until_mid_run(tmp_path, data)
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=120) == 130, log.read_text()
     err = log.read_text()
@@ -179,7 +165,7 @@ def test_ctrl_c_keeps_the_finished_rows_and_the_same_command_resumes(
     )
     assert done.returncode == 0, done.stderr
     assert f"{TOTAL - before} runs computed, {before} already" in done.stderr
-    assert table(out) == uninterrupted
+    assert rows_by_key(out) == uninterrupted
 
 
 # -- one line, exit 2, nothing written ----------------------------------------------

@@ -5,15 +5,13 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
+from fdlsr._testing import rows_by_key
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.evaluation import warm_up
 from fdlsr.experiments.planning import Experiment
 from fdlsr.experiments.scheduler import run_experiment
-from fdlsr.experiments.store import ResultStore, read_rows, row_key
+from fdlsr.experiments.store import ResultStore, read_rows
 from fdlsr.methods import get_method
-
-# What may differ between two runs of one experiment: times and bookkeeping.
-VOLATILE = {"fit_time", "predict_time", "tune_time", "session", "finished"}
 
 
 class Data:
@@ -28,11 +26,7 @@ class Data:
 def rows_of(tmp_path, experiment, n_jobs, progress=None):
     with ResultStore(tmp_path) as store:
         assert run_experiment(experiment, Data(), store, progress, n_jobs=n_jobs) > 0
-    rows = read_rows(tmp_path)
-    return {
-        row_key(r): {key: v for key, v in r.items() if key not in VOLATILE}
-        for r in rows
-    }
+    return rows_by_key(tmp_path)
 
 
 def test_two_jobs_give_the_rows_of_one(tmp_path):

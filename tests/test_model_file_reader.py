@@ -305,6 +305,20 @@ def damage(draw, content):
     return out
 
 
+# The fuzz tests' settings: no deadline, and the examples of one test share its
+# function-scoped fixtures (tmp_path), where each example overwrites the same file.
+WITH_FIXTURES = dict(
+    deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def write_damaged(path, files, choice):
+    """Write one of the model ``files``, damaged, to ``path``; return its name."""
+    name = choice.draw(st.sampled_from(sorted(files)))
+    path.write_bytes(choice.draw(damage(files[name][0])))
+    return name
+
+
 def check_usable_or_one_line(path, original, data):
     """``fdlsr.load(path)`` is a model that labels the data with its classes (the
     same labels as the original when the file is unchanged), or one line."""
@@ -326,28 +340,18 @@ def check_usable_or_one_line(path, original, data):
         np.testing.assert_array_equal(predicted, expected)
 
 
-@settings(
-    max_examples=600,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=600, **WITH_FIXTURES)
 @given(choice=st.data())
 def test_any_damaged_model_file_loads_a_usable_model_or_one_line(
     tmp_path, files, data, choice
 ):
-    name = choice.draw(st.sampled_from(sorted(files)))
-    content = choice.draw(damage(files[name][0]))
     path = tmp_path / "model.fdlsr"
-    path.write_bytes(content)
+    name = write_damaged(path, files, choice)
     check_usable_or_one_line(path, files[name], data)
     assert [p.name for p in tmp_path.iterdir()] == ["model.fdlsr"]  # nothing written
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
+@settings(max_examples=150, **WITH_FIXTURES)
 @given(choice=st.data())
 def test_fdlsr_predict_with_any_damaged_model_runs_or_exits_2(
     tmp_path_factory, files, data, choice
@@ -356,9 +360,8 @@ def test_fdlsr_predict_with_any_damaged_model_runs_or_exits_2(
     folder = tmp_path_factory.mktemp("predict")
     samples = folder / "data.npz"
     np.savez(samples, X=X, y=y)
-    name = choice.draw(st.sampled_from(sorted(files)))
     model = folder / "model.fdlsr"
-    model.write_bytes(choice.draw(damage(files[name][0])))
+    write_damaged(model, files, choice)
     out = folder / "predictions.csv"
     status, _, err = cli(["predict", str(model), str(samples), "-o", str(out)])
     assert "Traceback" not in err

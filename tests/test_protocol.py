@@ -104,9 +104,9 @@ class Recorder(KNeighborsClassifier):
         return super().fit(X, y)
 
 
-def test_tuning_uses_the_training_split_only(digits):
-    X, y = digits
-    method = Method(
+def recording_method():
+    """The recording 1-NN as a registry method, tuned over k in {1, 3}."""
+    return Method(
         "rec",
         Recorder,
         "test",
@@ -114,6 +114,11 @@ def test_tuning_uses_the_training_split_only(digits):
         params={"n_neighbors": 1},
         grid={"n_neighbors": [1, 3]},
     )
+
+
+def test_tuning_uses_the_training_split_only(digits):
+    X, y = digits
+    method = recording_method()
     train, test = per_class_split(y, 4, 0, 0)
     Recorder.seen.clear()
     row = evaluate_split(
@@ -130,14 +135,7 @@ def test_tuning_uses_the_training_split_only(digits):
 
 def test_tuning_with_one_sample_per_class_falls_back_and_says_so(digits):
     X, y = digits
-    method = Method(
-        "rec",
-        Recorder,
-        "test",
-        "",
-        params={"n_neighbors": 1},
-        grid={"n_neighbors": [1, 3]},
-    )
+    method = recording_method()
     train, test = per_class_split(y, 1, 0, 0)
     row = evaluate_split(
         method, X, y, train, test, params={}, tuned=True, seed=0, cv_folds=3

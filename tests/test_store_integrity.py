@@ -47,6 +47,19 @@ def make_store(folder, files, **replace):
     return folder
 
 
+def store_of(folder, results, experiment, environment):
+    """A store in ``folder`` of these three files' contents (None: no such file)."""
+    return make_store(
+        folder,
+        {},
+        **{
+            "results.jsonl": results,
+            "experiment.json": experiment,
+            "environment.json": environment,
+        },
+    )
+
+
 def lines_of(files):
     return [json.loads(line) for line in files["results.jsonl"].splitlines()]
 
@@ -286,15 +299,7 @@ def test_any_store_content_gives_a_report_or_one_line(
     data, files = healthy
     content = b"".join(line + b"\n" for line in lines) + (b'{"data' if torn else b"")
     with tempfile.TemporaryDirectory() as tmp:
-        store = make_store(
-            Path(tmp) / "store",
-            {},
-            **{
-                "results.jsonl": content,
-                "experiment.json": experiment,
-                "environment.json": environment,
-            },
-        )
+        store = store_of(Path(tmp) / "store", content, experiment, environment)
         assert_report_or_one_line_error(*cli(["report", str(store)]))
         for fmt in ("latex", "csv"):
             assert_report_or_one_line_error(
@@ -314,15 +319,7 @@ def test_any_store_content_resumes_or_refuses_in_one_line(
     data, files = healthy
     content = files["results.jsonl"] + b"".join(line + b"\n" for line in lines)
     with tempfile.TemporaryDirectory() as tmp:
-        store = make_store(
-            Path(tmp) / "store",
-            {},
-            **{
-                "results.jsonl": content,
-                "experiment.json": experiment,
-                "environment.json": environment,
-            },
-        )
+        store = store_of(Path(tmp) / "store", content, experiment, environment)
         status, out, err = cli([*RUN, "--dataset", str(data), "--out", str(store)])
         assert "Traceback" not in err
         if status == 0:

@@ -9,17 +9,15 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from fdlsr.experiments.store import read_rows, row_key
+from fdlsr._testing import rows_by_key, save_noisy_classes
+from fdlsr.experiments.store import read_rows
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)"
 )
 
-# What may differ between two runs of one experiment: times and bookkeeping.
-VOLATILE = {"fit_time", "predict_time", "tune_time", "session", "finished"}
 TOTAL = 2 * 6  # methods x splits
 
 
@@ -27,12 +25,7 @@ TOTAL = 2 * 6  # methods x splits
 def data(tmp_path_factory):
     """20 classes x 20 samples x 500 features: 1.6 MB, big enough that joblib used to
     memory-map it into /dev/shm."""
-    rng = np.random.default_rng(0)
-    y = np.repeat(np.arange(20), 20)
-    X = rng.standard_normal((20, 500))[y] + 3 * rng.standard_normal((y.size, 500))
-    path = tmp_path_factory.mktemp("data") / "noisy.npz"
-    np.savez(path, X=X, y=y)
-    return path
+    return save_noisy_classes(tmp_path_factory.mktemp("data") / "noisy.npz")
 
 
 def command(data, out):
@@ -81,17 +74,7 @@ def uninterrupted(data, tmp_path_factory):
     out = tmp_path_factory.mktemp("uninterrupted")
     done = subprocess.run(command(data, out), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return table(out)
-
-
-def table(out):
-    """The store's rows by identity, without times and bookkeeping."""
-    rows = read_rows(out)
-    keyed = {
-        row_key(r): {k: v for k, v in r.items() if k not in VOLATILE} for r in rows
-    }
-    assert len(keyed) == len(rows), "a run stored twice"
-    return keyed
+    return rows_by_key(out)
 
 
 def stat(pid):
@@ -199,7 +182,7 @@ def resume(data, out, before):
     done = subprocess.run(command(data, out), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert f"{TOTAL - before} runs computed, {before} already" in done.stderr
-    return table(out)
+    return rows_by_key(out)
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])

@@ -10,6 +10,9 @@ Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` 
 * :func:`load_shared`: a dataset of the shared benchmark data (``FDLSR_DATA_DIR``).
 * :func:`cli`, :func:`cli_error`: the command line in process, its exit status and
   output.
+* :func:`rows_by_key`: a store's rows without what differs between two runs.
+* :func:`save_noisy_classes`: a dataset file of 20 overlapping classes.
+* :func:`timed_fit_predict`: a fit and a predict, with their wall-clock and CPU seconds.
 * :func:`fdlsr_transcription`: the authors' MATLAB code transcribed, as a reference.
 """
 
@@ -17,6 +20,7 @@ import contextlib
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +28,7 @@ import scipy.io
 from threadpoolctl import threadpool_limits
 
 from .experiments.cli import main
+from .experiments.store import read_rows, row_key
 
 #: The shared benchmark data: ``FDLSR_DATA_DIR``, else ``../shared/data`` beside the
 #: repository (a ``MANIFEST.json`` and one sub-folder per dataset).
@@ -91,6 +96,50 @@ def cli_error(capsys, argv):
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), lines
     return lines[0]
+
+
+#: What may differ between two runs of one experiment: times and bookkeeping.
+VOLATILE = {"fit_time", "predict_time", "tune_time", "session", "finished"}
+
+
+def rows_by_key(out):
+    """The rows of the store ``out`` by their key, without the ``VOLATILE`` fields:
+    equal for two runs of one experiment. Asserts that no run is stored twice."""
+    rows = read_rows(out)
+    keyed = {
+        row_key(r): {k: v for k, v in r.items() if k not in VOLATILE} for r in rows
+    }
+    assert len(keyed) == len(rows), "a run stored twice"
+    return keyed
+
+
+def save_noisy_classes(path):
+    """Save 20 classes x 20 samples of 500 features, class centres N(0, 1) under
+    N(0, 9) noise (seed 0), as the dataset file ``path`` (``.npz``, 1.6 MB): enough
+    work that a run of LC-KSVD2 takes about a second. Returns ``path``."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(20), 20)
+    X = rng.standard_normal((20, 500))[y] + 3 * rng.standard_normal((y.size, 500))
+    np.savez(path, X=X, y=y)
+    return path
+
+
+def timed_fit_predict(model, X_train, y_train, X_test):
+    """Fit ``model``, then predict ``X_test``: ``(predictions, seconds)``, where
+    ``seconds`` holds ``fit_s`` and ``predict_s`` by the wall clock and ``fit_cpu_s``
+    and ``predict_cpu_s`` in CPU time of this process (summed over its threads)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    model.fit(X_train, y_train)
+    fit_s, fit_cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
+    predicted = model.predict(X_test)
+    predict_s, predict_cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    return predicted, dict(
+        fit_s=fit_s,
+        predict_s=predict_s,
+        fit_cpu_s=fit_cpu_s,
+        predict_cpu_s=predict_cpu_s,
+    )
 
 
 def fdlsr_transcription(X, labels, alpha, beta, lam, max_iter=30, init_ridge=1e-4):
