@@ -118,6 +118,23 @@ def _dataset_args(parser):
     )
 
 
+def _params_option(parser, metavar, text):
+    """``--params NAME=VALUE ...``: parameters fixed on the command line."""
+    parser.add_argument(
+        "--params", type=_param, nargs="+", default=[], metavar=metavar, help=text
+    )
+
+
+def _seed_option(parser, text, default=None):
+    parser.add_argument("--seed", type=_whole(0, "a seed"), default=default, help=text)
+
+
+def _splits_option(parser, text, default=None):
+    parser.add_argument(
+        "--splits", type=_whole(1, "a number of splits"), default=default, help=text
+    )
+
+
 def _paper_option(parser, text):
     parser.add_argument("--paper", nargs="?", const="auto", metavar="TABLE", help=text)
 
@@ -163,23 +180,15 @@ def build_parser():
         help="training samples per class, one or more; 'fixed': the dataset's own "
         "train/test split (the default when it has one)",
     )
-    group.add_argument(
-        "--splits",
-        type=_whole(1, "a number of splits"),
-        help="random splits per k (default 10)",
+    _splits_option(group, "random splits per k (default 10)")
+    _seed_option(
+        group, "seed of the random splits and of the methods' random states (default 0)"
     )
-    group.add_argument(
-        "--seed",
-        type=_whole(0, "a seed"),
-        help="seed of the random splits and of the methods' random states (default 0)",
-    )
-    group.add_argument(
-        "--params",
-        type=_param,
-        nargs="+",
-        default=[],
-        metavar="M.NAME=VALUE",
-        help="fixed parameters, e.g. FDLSR.alpha=0.01 FDLSR.lam=0.1 (NAME=VALUE alone if one method)",
+    _params_option(
+        group,
+        "M.NAME=VALUE",
+        "fixed parameters, e.g. FDLSR.alpha=0.01 FDLSR.lam=0.1 (NAME=VALUE alone if "
+        "one method)",
     )
     group.add_argument(
         "--cv",
@@ -264,22 +273,14 @@ def build_parser():
         type=_whole(1, "a number of samples per class"),
         help="training samples per class (default: the config's figures.k)",
     )
-    plot.add_argument(
-        "--params",
-        type=_param,
-        nargs="+",
-        default=[],
-        metavar="NAME=VALUE",
-        help="FDLSR parameters, e.g. alpha=0.01 beta=0.001 lam=0.1",
+    _params_option(
+        plot, "NAME=VALUE", "FDLSR parameters, e.g. alpha=0.01 beta=0.001 lam=0.1"
     )
-    plot.add_argument(
-        "--seed", type=_whole(0, "a seed"), default=0, help="seed of the random split"
-    )
-    plot.add_argument(
-        "--splits",
-        type=_whole(1, "a number of splits"),
+    _seed_option(plot, "seed of the random split", default=0)
+    _splits_option(
+        plot,
+        "random splits averaged in the lambda figure (default 1, as the paper)",
         default=1,
-        help="random splits averaged in the lambda figure (default 1, as the paper)",
     )
     plot.add_argument(
         "--classes",
@@ -351,19 +352,14 @@ def _model_parsers(sub):
     group.add_argument(
         "--method", required=True, help="the method to fit (see `fdlsr methods`)"
     )
-    group.add_argument(
-        "--params",
-        type=_param,
-        nargs="+",
-        default=[],
-        metavar="NAME=VALUE",
-        help="its parameters, e.g. alpha=0.01 lam=0.1 (default: the config's, else "
-        "the method's settings in `fdlsr methods`)",
+    _params_option(
+        group,
+        "NAME=VALUE",
+        "its parameters, e.g. alpha=0.01 lam=0.1 (default: the config's, else the "
+        "method's settings in `fdlsr methods`)",
     )
-    group.add_argument(
-        "--seed",
-        type=_whole(0, "a seed"),
-        help="seed of the method's random state, for methods that draw (default 0)",
+    _seed_option(
+        group, "seed of the method's random state, for methods that draw (default 0)"
     )
     group.add_argument(
         "--raw", action="store_true", help="do not unit-normalise the samples"

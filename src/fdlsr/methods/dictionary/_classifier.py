@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval
+from ...common.linalg import single_threaded_lapack
 
 N_ATOMS = [Interval(Integral, 1, None, closed="left"), None]
 
@@ -55,11 +56,18 @@ class DictionaryClassifier(ScoreClassifier):
 class ClassResidualClassifier(DictionaryClassifier):
     """Base of the dictionary-pair methods, which classify by class-wise residuals.
 
-    The core's result holds the synthesis dictionaries ``D_c`` and the stacked
-    analysis dictionary ``P``; the score of class c is ``-||x - D_c P_c x||``.
+    A subclass names its core in ``_core``: ``fit_<name>(X, codes, n_classes,
+    atoms_per_class, **params)``, whose result holds the synthesis dictionaries
+    ``D_c`` and the stacked analysis dictionary ``P``; the score of class c is
+    ``-||x - D_c P_c x||``.
     """
 
     _result_fields = ("synthesis", "analysis", "objective", "n_iter")
+
+    def _fit_core(self, X, codes, n_classes):
+        atoms = self._atoms_per_class(codes)
+        with single_threaded_lapack():
+            return self._core(X, codes, n_classes, atoms, **self._core_params())
 
     def _class_scores(self, X):
         return class_residual_scores(X, self.analysis_, self.synthesis_)

@@ -27,6 +27,18 @@ from ._batch_omp import batch_omp
 
 
 @dataclass
+class KSVDClassifierResult:
+    """What the cores of the K-SVD classifiers return (:func:`.lcle.fit_lcle`;
+    :func:`.lcksvd.fit_lcksvd2` adds ``transform``)."""
+
+    dictionary: np.ndarray  # (n_atoms, n_features), unit-norm rows
+    classifier: np.ndarray  # (n_atoms, n_classes): scores = codes @ classifier
+    atom_labels: np.ndarray
+    objective: np.ndarray
+    n_iter: int
+
+
+@dataclass
 class SparseCodes:
     """OMP codes: ``support[i, s]`` is the s-th atom of signal i (-1 if unused)."""
 

@@ -10,6 +10,8 @@ padded system is solved).
 
 import numpy as np
 
+from ._classifier import unit_columns
+
 
 class PaddedClasses:
     """Index bookkeeping for per-class blocks of samples and atoms.
@@ -52,6 +54,28 @@ class PaddedClasses:
         for c, block in enumerate(blocks):
             out[c, : block.shape[0], : block.shape[1]] = block
         return out
+
+    def random_pairs(self, rng, n_features, unit_analysis):
+        """A random dictionary pair per class, in class order.
+
+        ``D_c`` (n_features x m_c) has unit columns; ``P_c`` (m_c x n_features) has
+        unit rows (``unit_analysis="rows"``, DPL's ``Initilization.m``) or unit
+        columns (``"columns"``, DRA-DPL's code). Returns the lists ``(D, P)``.
+        """
+        synthesis, analysis = [], []
+        for m in self.atoms:
+            synthesis.append(unit_columns(rng.standard_normal((n_features, m))))
+            if unit_analysis == "rows":
+                analysis.append(unit_columns(rng.standard_normal((n_features, m))).T)
+            else:
+                analysis.append(unit_columns(rng.standard_normal((m, n_features))))
+        return synthesis, analysis
+
+    def analysis_codes(self, X, analysis):
+        """``P_c X_c^T`` of every class, stacked as (C, atom_width, width)."""
+        return self.pad_codes(
+            [P @ X[idx].T for P, idx in zip(analysis, self.index, strict=True)]
+        )
 
     def unpad(self, R, c):
         return R[c, : self.atoms[c], : self.sizes[c]]

@@ -5,9 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...common.linalg import single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
-from ._classifier import N_ATOMS, ClassResidualClassifier, unit_columns
+from ._classifier import N_ATOMS, ClassResidualClassifier
 from ._padded_classes import PaddedClasses, sample_space_solve
 
 # The D step's ADMM as in the authors' UpdateD.m: at most 99 steps, stopping once the
@@ -76,19 +75,13 @@ def fit_dpl(
     rng = check_random_state(random_state)
     n_features = X.shape[1]
     blocks = PaddedClasses(y, n_classes, atoms_per_class)
-    # Random pair per class, in class order, columns of D_c and rows of P_c unit
-    # norm (Initilization.m draws them with seeds i and 2i).
-    D0, P0 = [], []
-    for m in blocks.atoms:
-        D0.append(unit_columns(rng.standard_normal((n_features, m))))
-        P0.append(unit_columns(rng.standard_normal((n_features, m))).T)
+    # (Initilization.m draws each class's pair with the seeds i and 2i.)
+    D0, P0 = blocks.random_pairs(rng, n_features, unit_analysis="rows")
     B, G, BtB = sample_space_solve(X, lam, gamma)
     shrink = tau * np.linalg.inv(np.eye(blocks.width) + (tau - lam) * blocks.diag(G))
     Gcc = blocks.diag(G)
     Xd, Dd, bases = blocks.synthesis_coordinates(X, D0)  # (C, r, n_max), (C, r, m_max)
-    PX = blocks.pad_codes(
-        [P @ X[idx].T for P, idx in zip(P0, blocks.index, strict=True)]
-    )
+    PX = blocks.analysis_codes(X, P0)
     A = _code_step(Dd, Xd, PX, tau, blocks)
     objective = np.zeros(max_iter)
     R = None
@@ -245,6 +238,7 @@ class DPL(ClassResidualClassifier):
     True
     """
 
+    _core = staticmethod(fit_dpl)
     _parameter_constraints: dict = {
         "n_atoms": N_ATOMS,
         "tau": [POSITIVE],
@@ -265,8 +259,3 @@ class DPL(ClassResidualClassifier):
         random_state=None,
     ):
         store_init_params(self, locals())
-
-    def _fit_core(self, X, codes, n_classes):
-        atoms = self._atoms_per_class(codes)
-        with single_threaded_lapack():
-            return fit_dpl(X, codes, n_classes, atoms, **self._core_params())

@@ -6,9 +6,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.compat import StrOptions
-from ...common.linalg import single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
-from ._classifier import N_ATOMS, ClassResidualClassifier, unit_columns
+from ._classifier import N_ATOMS, ClassResidualClassifier
 from ._dradpl_steps import (
     adaptive_weights,
     analysis_step_direct,
@@ -73,15 +72,10 @@ def fit_dradpl(
     rng = check_random_state(random_state)
     n_features = X.shape[1]
     blocks = PaddedClasses(y, n_classes, atoms_per_class)
-    D0, P0 = [], []
-    for m in blocks.atoms:
-        D0.append(unit_columns(rng.standard_normal((n_features, m))))
-        P0.append(unit_columns(rng.standard_normal((m, n_features))))
+    D0, P0 = blocks.random_pairs(rng, n_features, unit_analysis="columns")
     Xs = blocks.samples(X)  # (C, d, width): X_c as columns
     Xd, Dd, bases = blocks.synthesis_coordinates(X, D0)
-    PX = blocks.pad_codes(
-        [P @ X[idx].T for P, idx in zip(P0, blocks.index, strict=True)]
-    )
+    PX = blocks.analysis_codes(X, P0)
     S = PX.copy()
     XtX = np.swapaxes(Xs, 1, 2) @ Xs
     W = adaptive_weights(XtX, PX, tau, blocks)
@@ -238,6 +232,7 @@ class DRADPL(ClassResidualClassifier):
     True
     """
 
+    _core = staticmethod(fit_dradpl)
     _parameter_constraints: dict = {
         "n_atoms": N_ATOMS,
         "tau": [POSITIVE],
@@ -264,8 +259,3 @@ class DRADPL(ClassResidualClassifier):
         random_state=None,
     ):
         store_init_params(self, locals())
-
-    def _fit_core(self, X, codes, n_classes):
-        atoms = self._atoms_per_class(codes)
-        with single_threaded_lapack():
-            return fit_dradpl(X, codes, n_classes, atoms, **self._core_params())

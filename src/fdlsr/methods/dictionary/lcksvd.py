@@ -10,6 +10,7 @@ from ...common.linalg import normalize_rows, single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import N_ATOMS, DictionaryClassifier
 from ._ksvd import (
+    KSVDClassifierResult,
     ksvd,
     lcksvd_initialization,
     omp_codes,
@@ -19,15 +20,10 @@ from ._ksvd import (
 
 
 @dataclass
-class LCKSVDResult:
+class LCKSVDResult(KSVDClassifierResult):
     """What :func:`fit_lcksvd2` returns."""
 
-    dictionary: np.ndarray  # (n_atoms, n_features), unit-norm rows
-    classifier: np.ndarray  # (n_atoms, n_classes): scores = codes @ classifier
     transform: np.ndarray  # (n_atoms, n_atoms): label-consistency transform A^T
-    atom_labels: np.ndarray
-    objective: np.ndarray
-    n_iter: int
 
 
 def fit_lcksvd2(

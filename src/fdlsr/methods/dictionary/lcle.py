@@ -1,7 +1,6 @@
 """LCLE: locality-constrained and label-embedding dictionary learning (Li et al.)."""
 
 import warnings
-from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -15,22 +14,12 @@ from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_para
 from ...errors import UnreliableResultWarning
 from ._classifier import N_ATOMS, DictionaryClassifier, unit_columns
 from ._ksvd import (
+    KSVDClassifierResult,
     lcksvd_initialization,
     omp_codes,
     ordered_training_data,
     row_space_basis,
 )
-
-
-@dataclass
-class LCLEResult:
-    """What :func:`fit_lcle` returns."""
-
-    dictionary: np.ndarray  # (n_atoms, n_features), unit-norm rows
-    classifier: np.ndarray  # (n_atoms, n_classes): scores = codes @ classifier
-    atom_labels: np.ndarray
-    objective: np.ndarray
-    n_iter: int
 
 
 def label_embedding(atom_labels, n_classes):
@@ -202,7 +191,7 @@ def fit_lcle(
 
     Returns
     -------
-    result : LCLEResult
+    result : KSVDClassifierResult
         ``dictionary`` (unit-norm atoms as rows), ``classifier`` (scores are
         ``codes @ classifier``), ``atom_labels``, ``objective`` (after each
         iteration, with that iteration's atom graph) and ``n_iter``.
@@ -236,7 +225,7 @@ def fit_lcle(
     if basis is not None:
         D = D @ basis.T
     W = atom_classifier(unit_columns(X), y, n_classes)
-    return LCLEResult(D, W, atom_labels, objective, max_iter)
+    return KSVDClassifierResult(D, W, atom_labels, objective, max_iter)
 
 
 def atom_classifier(X, y, n_classes):

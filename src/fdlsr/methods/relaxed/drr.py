@@ -9,7 +9,7 @@ from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
 from ._classifier import relaxed_doc
 from ._targets import dragged_targets, sq_dist
-from .rlr import DraggedGraphClassifier
+from .rlr import DraggedGraphClassifier, graph_doc
 
 
 @dataclass
@@ -114,6 +114,7 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     )
 
 
+@graph_doc
 @relaxed_doc
 class DRR(DraggedGraphClassifier):
     """Double relaxed regression: relaxed labels and a two-projection class graph.
@@ -133,12 +134,7 @@ class DRR(DraggedGraphClassifier):
         DLSR without bias.
     max_iter : int, default=30
         Maximum number of iterations (each updates ``P``, ``M`` and ``Q``).
-    tol : float or None, default=1e-4
-        Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``.
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
-        L2-normalised projections ``Q x``.
+    %(graph_tail)s
     %(other_rules)s
 
     Attributes

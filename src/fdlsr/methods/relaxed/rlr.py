@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...common.class_means import ClassMeans, one_hot
-from ...common.docstrings import core_doc
+from ...common.docstrings import core_doc, fill_doc
 from ...common.linalg import make_ridge
 from ...common.validation import NON_NEGATIVE, store_init_params
 from ._classifier import (
@@ -108,6 +108,18 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     )
 
 
+#: The stopping and decision rules of RLR and DRR, for ``%(graph_tail)s``.
+GRAPH_TAIL_DOC = """
+    tol : float or None, default=1e-4
+        Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``.
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
+        ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
+        L2-normalised projections ``Q x``.
+"""
+graph_doc = fill_doc(graph_tail=GRAPH_TAIL_DOC)
+
+
 class DraggedGraphClassifier(RelaxedRegressionClassifier):
     """What RLR and DRR share: dragged labels with a class graph, the parameters
     ``lam, beta, max_iter, tol, decision_rule, solver`` and their validation. A
@@ -130,6 +142,7 @@ class DraggedGraphClassifier(RelaxedRegressionClassifier):
         store_init_params(self, locals())
 
 
+@graph_doc
 @relaxed_doc
 class RLR(DraggedGraphClassifier):
     """Regularized label relaxation linear regression (l2-loss version, reconstructed).
@@ -149,12 +162,7 @@ class RLR(DraggedGraphClassifier):
     max_iter : int, default=30
         Maximum number of iterations; ``0`` returns the graph-regularised ridge fit
         to the one-hot labels.
-    tol : float or None, default=1e-4
-        Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``.
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
-        L2-normalised projections ``Q x``.
+    %(graph_tail)s
     %(other_rules)s
 
     Attributes

@@ -12,9 +12,25 @@ from sklearn.utils import gen_batches
 
 from ...common.classifiers import ScoreClassifier
 from ...common.compat import get_chunk_n_rows
+from ...common.docstrings import fill_doc
 from ...common.linalg import normalize_rows
 from ...common.validation import check_fitted_shapes
 from .residuals import ClassResiduals
+
+#: The ``normalize`` parameter of CRC, ProCRC and NRC, for ``%(normalize)s``.
+NORMALIZE_DOC = """
+    normalize : bool, default=True
+        Scale training and test samples to unit L2 norm, the authors' setting.
+"""
+#: The dictionary every family member keeps, for ``%(dictionary)s``.
+DICTIONARY_DOC = """
+    classes_ : ndarray of shape (n_classes,)
+    dictionary_ : ndarray of shape (n_samples, n_features)
+        The training samples (unit-normalised if ``normalize``), one atom each.
+    dictionary_labels_ : ndarray of int of shape (n_samples,)
+        Index into ``classes_`` of each training sample.
+"""
+representation_doc = fill_doc(normalize=NORMALIZE_DOC, dictionary=DICTIONARY_DOC)
 
 
 class RepresentationClassifier(ScoreClassifier):

@@ -11,7 +11,7 @@ from scipy.special import softmax
 from ...common.compat import StrOptions
 from ...common.linalg import RidgeSystem, gram
 from ...common.validation import NON_NEGATIVE, POSITIVE, store_init_params
-from ._classifier import RepresentationClassifier
+from ._classifier import RepresentationClassifier, representation_doc
 
 
 def _right_solve(G, ridge, Z, what):
@@ -51,6 +51,7 @@ def probabilistic_system(sample_gram, block_gram, n_classes, gamma):
     return (1.0 + gamma * (n_classes - 2)) * sample_gram + gamma * block_gram
 
 
+@representation_doc
 class CRC(RepresentationClassifier):
     """Collaborative representation based classification (CRC-RLS).
 
@@ -67,16 +68,11 @@ class CRC(RepresentationClassifier):
         Form of the projection: ``"dual"`` solves an n_samples x n_samples system,
         ``"primal"`` an n_features x n_features one; ``"auto"`` picks the smaller.
         Both give the same codes.
-    normalize : bool, default=True
-        Scale training and test samples to unit L2 norm, as the authors' code does.
+    %(normalize)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    dictionary_ : ndarray of shape (n_samples, n_features)
-        The (normalised) training samples.
-    dictionary_labels_ : ndarray of int of shape (n_samples,)
-        Index into ``classes_`` of each training sample.
+    %(dictionary)s
     projection_ : ndarray of shape (n_features, n_samples)
         ``P^T``: the codes of samples ``Y`` are ``Y @ projection_``.
     n_features_in_ : int
@@ -134,6 +130,7 @@ class CRC(RepresentationClassifier):
         )
 
 
+@representation_doc
 class ProCRC(RepresentationClassifier):
     """Probabilistic collaborative representation based classification.
 
@@ -150,14 +147,11 @@ class ProCRC(RepresentationClassifier):
     gamma : float, default=1e-2
         Weight of the class-wise terms, as in the authors' code (see Notes for the
         paper's scaling). ``gamma=0`` gives CRC's coding with ``lam``.
-    normalize : bool, default=True
-        Scale training and test samples to unit L2 norm, as the authors' demo does.
+    %(normalize)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    dictionary_ : ndarray of shape (n_samples, n_features)
-    dictionary_labels_ : ndarray of int of shape (n_samples,)
+    %(dictionary)s
     projection_ : ndarray of shape (n_features, n_samples)
         The codes of samples ``Y`` are ``Y @ projection_``.
     gram_ : ndarray of shape (n_samples, n_samples)

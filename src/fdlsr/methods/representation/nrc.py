@@ -9,7 +9,7 @@ from scipy.optimize import nnls
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import RidgeSystem, gram
 from ...common.validation import POSITIVE, store_init_params
-from ._classifier import RepresentationClassifier
+from ._classifier import RepresentationClassifier, representation_doc
 
 
 def nrc_admm(YD, inverse, rho, max_iter):
@@ -64,6 +64,7 @@ def nnls_codes(YQ, R):
     return codes
 
 
+@representation_doc
 class NRC(RepresentationClassifier):
     """Non-negative representation based classification.
 
@@ -83,14 +84,11 @@ class NRC(RepresentationClassifier):
         test samples; its codes are an early-stopped approximation. ``"nnls"`` solves
         the non-negative least squares problem exactly (SciPy's Lawson-Hanson active
         set method, one test sample at a time, on a QR-reduced system).
-    normalize : bool, default=True
-        Scale training and test samples to unit L2 norm, as the paper does.
+    %(normalize)s
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    dictionary_ : ndarray of shape (n_samples, n_features)
-    dictionary_labels_ : ndarray of int of shape (n_samples,)
+    %(dictionary)s
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 

@@ -10,7 +10,7 @@ from sklearn.linear_model import Lasso
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import gram, single_threaded_lapack
 from ...common.validation import POSITIVE, store_init_params
-from ._classifier import RepresentationClassifier
+from ._classifier import RepresentationClassifier, representation_doc
 
 
 def lasso_alpha(lam, n_features):
@@ -167,6 +167,7 @@ def fista_codes(YD, sample_gram, lam, lipschitz, n_iter):
     return A
 
 
+@representation_doc
 class SRC(RepresentationClassifier):
     """Sparse representation based classification.
 
@@ -199,9 +200,7 @@ class SRC(RepresentationClassifier):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (n_classes,)
-    dictionary_ : ndarray of shape (n_samples, n_features)
-    dictionary_labels_ : ndarray of int of shape (n_samples,)
+    %(dictionary)s
     gram_ : ndarray of shape (n_samples, n_samples)
         ``D D^T``, shared by the lasso of every test sample.
     n_features_in_ : int
