@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval
 from ...common.linalg import single_threaded_lapack
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 
 N_ATOMS = [Interval(Integral, 1, None, closed="left"), None]
 
@@ -62,6 +63,14 @@ class ClassResidualClassifier(DictionaryClassifier):
     ``-||x - D_c P_c x||``.
     """
 
+    # What every dictionary-pair method takes; a subclass adds its own.
+    _parameter_constraints: dict = {
+        "n_atoms": N_ATOMS,
+        "tau": [POSITIVE],
+        "lam": [NON_NEGATIVE],
+        "max_iter": [N_ITER],
+        "random_state": ["random_state"],
+    }
     _result_fields = ("synthesis", "analysis", "objective", "n_iter")
 
     def _fit_core(self, X, codes, n_classes):

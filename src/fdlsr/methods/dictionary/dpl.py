@@ -5,8 +5,9 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
-from ._classifier import N_ATOMS, ClassResidualClassifier
+from ...common.docstrings import core_doc
+from ...common.validation import POSITIVE, store_init_params
+from ._classifier import ClassResidualClassifier
 from ._padded_classes import PaddedClasses, sample_space_solve
 
 # The D step's ADMM as in the authors' UpdateD.m: at most 99 steps, stopping once the
@@ -25,6 +26,7 @@ class DPLResult:
     n_iter: int
 
 
+@core_doc
 def fit_dpl(
     X,
     y,
@@ -57,11 +59,9 @@ def fit_dpl(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of int of shape (n_samples,)
-        Class codes in ``[0, n_classes)``; any order.
-    n_classes : int
+    %(training_data)s
     atoms_per_class : ndarray of int of shape (n_classes,)
+        The number of atoms of each class's pair.
     tau, lam, gamma, max_iter, random_state
         As in :class:`DPL`.
 
@@ -240,12 +240,8 @@ class DPL(ClassResidualClassifier):
 
     _core = staticmethod(fit_dpl)
     _parameter_constraints: dict = {
-        "n_atoms": N_ATOMS,
-        "tau": [POSITIVE],
-        "lam": [NON_NEGATIVE],
+        **ClassResidualClassifier._parameter_constraints,
         "gamma": [POSITIVE],
-        "max_iter": [N_ITER],
-        "random_state": ["random_state"],
     }
 
     def __init__(

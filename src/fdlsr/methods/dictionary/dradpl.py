@@ -6,8 +6,9 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.compat import StrOptions
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
-from ._classifier import N_ATOMS, ClassResidualClassifier
+from ...common.docstrings import core_doc
+from ...common.validation import NON_NEGATIVE, store_init_params
+from ._classifier import ClassResidualClassifier
 from ._dradpl_steps import (
     adaptive_weights,
     analysis_step_direct,
@@ -31,6 +32,7 @@ class DRADPLResult:
     n_iter: int
 
 
+@core_doc
 def fit_dradpl(
     X,
     y,
@@ -55,11 +57,9 @@ def fit_dradpl(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of int of shape (n_samples,)
-        Class codes in ``[0, n_classes)``; any order.
-    n_classes : int
+    %(training_data)s
     atoms_per_class : ndarray of int of shape (n_classes,)
+        The number of atoms of each class's pair.
     tau, alpha, beta, lam, max_iter, analysis_penalty, code_update, random_state
         As in :class:`DRADPL`.
 
@@ -234,15 +234,11 @@ class DRADPL(ClassResidualClassifier):
 
     _core = staticmethod(fit_dradpl)
     _parameter_constraints: dict = {
-        "n_atoms": N_ATOMS,
-        "tau": [POSITIVE],
+        **ClassResidualClassifier._parameter_constraints,
         "alpha": [NON_NEGATIVE],
         "beta": [NON_NEGATIVE],
-        "lam": [NON_NEGATIVE],
-        "max_iter": [N_ITER],
         "analysis_penalty": [StrOptions({"code", "l21"})],
         "code_update": [StrOptions({"multiplicative", "exact"})],
-        "random_state": ["random_state"],
     }
 
     def __init__(

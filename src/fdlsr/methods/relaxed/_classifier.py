@@ -33,6 +33,17 @@ OTHER_RULES_DOC = """
         Form of the ridge solves: the d x d (primal) or n x n (dual) system;
         ``"auto"`` takes the smaller. Both give the same solution.
 """
+#: The whole ``decision_rule`` entry of the members whose rule is the argmax, with
+#: the parameters that follow it, for ``%(linear_rule)s``.
+LINEAR_RULE_DOC = (
+    """
+    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
+            default="linear"
+        ``"linear"`` predicts ``argmax(Q x + b)``, the rule of the DLSR and ReLSR
+        papers; ``"nearest_neighbor"`` is FDLSR's 1-NN rule on the L2-normalised
+        projections."""
+    + OTHER_RULES_DOC
+)
 #: The fitted projection of every family member, for ``%(projection)s``.
 PROJECTION_DOC = """
     classes_ : ndarray of shape (n_classes,)
@@ -41,21 +52,27 @@ PROJECTION_DOC = """
     intercept_ : ndarray of shape (n_classes,)
         The bias ``b``; zeros for the models without one.
 """
-#: The fitted attributes of every iterative family member, for ``%(iterated)s``.
-ITERATED_DOC = """
-    n_iter_ : int
+#: The fitted attributes of every iterative family member (the projection's
+#: included), for ``%(iterated)s``.
+ITERATED_DOC = (
+    PROJECTION_DOC
+    + """    n_iter_ : int
     objective_ : ndarray of shape (`n_iter_`,)
         The objective after each iteration; it never increases.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
 """
+)
 
 
 def relaxed_doc(cls):
     """Fill the shared parts of a family member's docstring (``%(other_rules)s``,
-    ``%(projection)s``, ``%(iterated)s``)."""
+    ``%(linear_rule)s``, ``%(projection)s``, ``%(iterated)s``)."""
     return fill_doc(
-        other_rules=OTHER_RULES_DOC, projection=PROJECTION_DOC, iterated=ITERATED_DOC
+        other_rules=OTHER_RULES_DOC,
+        linear_rule=LINEAR_RULE_DOC,
+        projection=PROJECTION_DOC,
+        iterated=ITERATED_DOC,
     )(cls)
 
 

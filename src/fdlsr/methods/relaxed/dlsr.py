@@ -1,6 +1,5 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
-from ...common.docstrings import core_doc
 from ...common.validation import store_init_params
 from ._alternating import fit_alternating
 from ._classifier import (
@@ -11,21 +10,18 @@ from ._classifier import (
 from ._targets import dragged_targets
 
 
-@core_doc
 def fit_dlsr(X, y, n_classes, *, lam, max_iter, tol, fit_intercept, solver):
     """DLSR by alternating ridge fits and the closed-form epsilon-draggings.
 
     Parameters
     ----------
-    %(training_data)s
-    lam, max_iter, tol, fit_intercept, solver
-        As in :class:`DLSR`.
+    X, y, n_classes, lam, max_iter, tol, fit_intercept, solver
+        As in :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`.
 
     Returns
     -------
     result : AlternatingResult
-        See :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`; its
-        ``targets`` are ``H + B.M`` of the last fit.
+        Its ``targets`` are the dragged labels ``H + B.M`` of the last fit.
     """
     return fit_alternating(
         X,
@@ -60,14 +56,10 @@ class DLSR(RelaxedRegressionClassifier):
     fit_intercept : bool, default=True
         Learn the unregularised bias ``b`` of the paper. ``False`` drops it (the model
         FDLSR reduces to when its Fisher term is removed; see Notes).
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
-    %(other_rules)s
+    %(linear_rule)s
 
     Attributes
     ----------
-    %(projection)s
     %(iterated)s
 
     See Also

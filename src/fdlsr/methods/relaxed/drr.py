@@ -135,14 +135,12 @@ class DRR(DraggedGraphClassifier):
     max_iter : int, default=30
         Maximum number of iterations (each updates ``P``, ``M`` and ``Q``).
     %(graph_tail)s
-    %(other_rules)s
 
     Attributes
     ----------
-    %(projection)s
+    %(iterated)s
     graph_coef_ : ndarray of shape (n_classes, n_features)
         The second projection ``P`` (only ``Q`` classifies).
-    %(iterated)s
 
     See Also
     --------

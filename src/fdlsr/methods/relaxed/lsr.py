@@ -48,11 +48,7 @@ class LSR(RelaxedRegressionClassifier):
     ----------
     lam : float, default=0.1
         Ridge penalty on the projection (the paper's beta in Eq. 1). Must be > 0.
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"`` predicts ``argmax(Q x)``; ``"nearest_neighbor"`` is the 1-NN rule
-        on L2-normalised projections used by FDLSR.
-    %(other_rules)s
+    %(linear_rule)s
 
     Attributes
     ----------

@@ -4,7 +4,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...common.docstrings import core_doc
 from ...common.validation import NON_NEGATIVE, store_init_params
 from ._alternating import AlternatingResult, fit_alternating
 from ._classifier import (
@@ -20,20 +19,19 @@ from .retarget import (
 )
 
 
-@core_doc
 def fit_relsr(X, y, n_classes, *, lam, max_iter, tol, solver):
     """ReLSR: alternate ridge fits (with intercept) and the margin projection.
 
     Parameters
     ----------
-    %(training_data)s
-    lam, max_iter, tol, solver
-        As in :class:`ReLSR`.
+    X, y, n_classes, lam, max_iter, tol, solver
+        As in :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`, whose
+        ``fit_intercept`` is true here.
 
     Returns
     -------
     result : AlternatingResult
-        See :func:`~fdlsr.methods.relaxed._alternating.fit_alternating`.
+        Its ``targets`` are the retargeted labels of the last fit.
     """
     return fit_alternating(
         X,
@@ -55,15 +53,15 @@ class GReLSRResult(AlternatingResult):
     translations: np.ndarray  # u of the last targets, one per sample
 
 
-@core_doc
 def fit_grelsr(X, y, n_classes, *, lam, group, max_iter, tol, solver):
     """GReLSR: as ReLSR, with translations pulled together within each class.
 
     Parameters
     ----------
-    %(training_data)s
-    lam, group, max_iter, tol, solver
-        As in :class:`GReLSR`.
+    X, y, n_classes, lam, max_iter, tol, solver
+        As in :func:`fit_relsr`.
+    group : float
+        Weight of the groupwise penalty on the translations (:class:`GReLSR`).
 
     Returns
     -------
@@ -111,14 +109,10 @@ class ReLSR(RelaxedRegressionClassifier):
     tol : float or None, default=1e-4
         Stop once ``||W - W_prev||^2 + ||b - b_prev||^2 < tol``; ``None`` runs all
         ``max_iter`` iterations.
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"`` (the paper's rule) predicts ``argmax(W^T x + b)``.
-    %(other_rules)s
+    %(linear_rule)s
 
     Attributes
     ----------
-    %(projection)s
     %(iterated)s
 
     See Also
@@ -194,17 +188,13 @@ class GReLSR(RelaxedRegressionClassifier):
         Maximum number of iterations; ``0`` returns ridge regression on one-hot labels.
     tol : float or None, default=1e-4
         Stop once ``||W - W_prev||^2 + ||b - b_prev||^2 < tol``.
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"`` predicts ``argmax(W^T x + b)``.
-    %(other_rules)s
+    %(linear_rule)s
 
     Attributes
     ----------
-    %(projection)s
+    %(iterated)s
     translations_ : ndarray of shape (n_samples,)
         The learnt translation value ``u_i`` of every training sample.
-    %(iterated)s
 
     See Also
     --------

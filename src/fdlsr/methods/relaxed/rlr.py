@@ -10,6 +10,7 @@ from ...common.linalg import make_ridge
 from ...common.validation import NON_NEGATIVE, store_init_params
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
+    LINEAR_RULE_DOC,
     RelaxedRegressionClassifier,
     relaxed_doc,
 )
@@ -108,15 +109,14 @@ def fit_rlr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
     )
 
 
-#: The stopping and decision rules of RLR and DRR, for ``%(graph_tail)s``.
-GRAPH_TAIL_DOC = """
+#: The stopping rule and the parameters after it of RLR and DRR, for
+#: ``%(graph_tail)s``.
+GRAPH_TAIL_DOC = (
+    """
     tol : float or None, default=1e-4
-        Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``.
-    decision_rule : {"linear", "nearest_neighbor", "nearest_mean", "knn"}, \
-            default="linear"
-        ``"linear"``: ``argmax(Q x)``; ``"nearest_neighbor"``: 1-NN on the
-        L2-normalised projections ``Q x``.
-"""
+        Stop once ``||Q - Q_prev||^2 < tol``; ``None`` runs all ``max_iter``."""
+    + LINEAR_RULE_DOC
+)
 graph_doc = fill_doc(graph_tail=GRAPH_TAIL_DOC)
 
 
@@ -163,11 +163,9 @@ class RLR(DraggedGraphClassifier):
         Maximum number of iterations; ``0`` returns the graph-regularised ridge fit
         to the one-hot labels.
     %(graph_tail)s
-    %(other_rules)s
 
     Attributes
     ----------
-    %(projection)s
     %(iterated)s
 
     See Also
