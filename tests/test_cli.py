@@ -321,7 +321,7 @@ def test_fdlsr_search_is_fdlsrcv_unless_a_fixed_parameter_needs_gridsearchcv():
     from sklearn.model_selection import GridSearchCV
 
     from fdlsr import FDLSRCV
-    from fdlsr.methods.catalog import fdlsr_search
+    from fdlsr.methods.registry import fdlsr_search
 
     grid = {"alpha": [0.1, 1.0], "decision_rule": ["knn", "linear"]}
     search = fdlsr_search(grid=grid, cv=3, alpha=1.0, beta=1e-3, lam=0.5, max_iter=5)

@@ -3,15 +3,14 @@
 FDLSR itself, the comparison methods of the paper's tables in their three families
 (:mod:`.relaxed`, :mod:`.representation`, :mod:`.dictionary`) and the scikit-learn
 baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method` in
-:mod:`.catalog`.
+:mod:`.registry`.
 """
 
 from .. import core
 from ..common import classifiers
 from ..errors import ConfigError
 from . import dictionary, relaxed, representation
-from .catalog import FAMILIES, METHODS
-from .registry import PAPER_GRID, Method
+from .registry import FAMILIES, METHODS, PAPER_GRID, Method
 
 __all__ = [
     "FAMILIES",

@@ -1,7 +1,7 @@
 """The least-squares-regression family with relaxed labels (DLSR, ReLSR, ...).
 
 Each method is a scikit-learn classifier whose numerical core is a module-level
-function (``fit_lsr``, ``fit_dlsr``, ...); :mod:`fdlsr.methods.catalog` registers
+function (``fit_lsr``, ``fit_dlsr``, ...); :mod:`fdlsr.methods.registry` registers
 them for the experiments. See ``docs/methods-lsr.md`` for how the defaults were
 chosen.
 """
