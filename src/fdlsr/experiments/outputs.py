@@ -9,8 +9,8 @@ The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
   or the same file under another name (a hard link);
 * a path inside an input folder (an image folder, a results store being reported):
   a new file there would change the input;
-* a path directly inside a results store (a folder holding ``results.jsonl`` or
-  ``experiment.json``), except the store that ``fdlsr run`` itself writes;
+* a path directly inside a results store (a folder holding fdlsr's mark,
+  ``fdlsr-store.json``), except the store that ``fdlsr run`` itself writes;
 * with ``kind``, an existing file that is not of that kind (a model file for ``fit``,
   a features file for ``features``), unless ``force``.
 
@@ -70,14 +70,6 @@ MODEL_FILE = FileKind(
 FEATURES_FILE = FileKind(
     "a features file (written by `fdlsr features`)", _is_features_file
 )
-
-
-def is_store(folder):
-    """Whether ``folder`` is a results store: it holds ``results.jsonl`` or
-    ``experiment.json``."""
-    from .store import INFO, RESULTS  # here: the store writes through this module
-
-    return any((Path(folder) / name).exists() for name in (RESULTS, INFO))
 
 
 def _real(path):
@@ -145,6 +137,8 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
     for item in inputs:
         if real == _real(item) or (mine is not None and mine == _identity(item)):
             refuse(f"is the input {item}", "give the output another name")
+    from .store import is_store  # here: the store writes through this module
+
     folder = real.parent
     if is_store(folder) and (store is None or _real(store) != folder):
         refuse(

@@ -2,6 +2,8 @@
 
 A results directory holds
 
+* ``fdlsr-store.json``: the mark that makes the folder a results store (see
+  :func:`check_store`), written when the store is made and never changed;
 * ``results.jsonl``: one row per method x dataset x k x split x setting, appended and
   flushed to disk (``fsync``) as each run finishes;
 * ``environment.json``: one entry per session that wrote rows (package versions, BLAS
@@ -10,11 +12,16 @@ A results directory holds
 * ``experiment.json``: what the reports need besides the rows (title, notes, the
   commands that wrote the store).
 
+A folder is a store only if its mark says so: every command that reads or writes a
+store goes through :func:`check_store`, which refuses any other folder (the user's
+own, which may hold files of these names) in one line, before anything is written.
+
 Why JSON Lines rather than CSV: a row carries nested data (the chosen parameters, the
 warnings raised) without an escaping scheme or a fixed set of columns, each line stands
-alone, and a line cut short by ``kill -9`` is recognisable (no final newline, not valid
+alone, and a line cut short by ``kill -9`` is recognisable (the last line, not valid
 JSON) and dropped on the next start. That row was not finished, so it is computed again;
-nothing finished is lost or computed twice.
+nothing finished is lost or computed twice. Reader and writer share that rule
+(:func:`~fdlsr.experiments.rows.whole_lines`).
 
 Rows are read through one schema (``fdlsr.experiments.rows``): a line that fails it is
 skipped and counted. A store never holds two data sets under one name
@@ -22,6 +29,7 @@ skipped and counted. A store never holds two data sets under one name
 (a temporary file renamed over the old one).
 """
 
+import contextlib
 import datetime
 import fcntl
 import json
@@ -38,22 +46,213 @@ from .rows import (  # noqa: F401 (the store's rows, read as the store reads the
     StoreRows,
     by_data,
     n_rows,
-    read_rows,
-    read_store,
-    results_path,
+    read_lines,
     row_key,
     validate_row,
+    whole_lines,
 )
 
+MARK = "fdlsr-store.json"
+# The mark's content: a store of another format version is refused, not misread.
+MARK_FORMAT = "fdlsr results store"
+MARK_VERSION = 1
+MARK_TEXT = json.dumps({"format": MARK_FORMAT, "version": MARK_VERSION}) + "\n"
 ENVIRONMENT = "environment.json"
 INFO = "experiment.json"
 LOCK = ".lock"
+UNREADABLE = ".unreadable"  # the suffix of a side file kept aside, unreadable
 # Every file `fdlsr run` writes into a store.
-STORE_FILES = (RESULTS, ENVIRONMENT, ENVIRONMENT + ".unreadable", INFO, LOCK)
+STORE_FILES = (
+    MARK,
+    RESULTS,
+    ENVIRONMENT,
+    ENVIRONMENT + UNREADABLE,
+    INFO,
+    INFO + UNREADABLE,
+    LOCK,
+)
 
 
 def _whole(value):
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+# -- which folder is a store --------------------------------------------------------
+
+
+def is_store(folder):
+    """Whether ``folder`` claims to be a results store: it holds fdlsr's mark,
+    whatever the mark's content (:func:`check_store` checks it)."""
+    return os.path.lexists(Path(folder) / MARK)
+
+
+def check_store(path, *, writing=False):
+    """``(folder, new)``: the results store at ``path``, checked. The one check of
+    every command that reads or writes a store, made before anything is written.
+
+    A folder is a store when it holds fdlsr's mark (``fdlsr-store.json`` of this
+    format version) and the store's own files in it are files (not links, folders
+    or pipes). Files named like a store's (``experiment.json``, ``results.jsonl``)
+    do not make a store: a folder of files of its own, a file, a damaged or foreign
+    mark are refused in one line. A missing or empty folder is a new store for a
+    writer and has "no results" for a reader.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The store's folder; for a reader, also its ``results.jsonl``.
+    writing : bool
+        Whether the caller writes the store (``fdlsr run --out``).
+
+    Returns
+    -------
+    folder : pathlib.Path
+        The store's folder.
+    new : bool
+        Whether the folder is missing or empty (only when ``writing``):
+        :func:`make_store` makes it a store.
+
+    Raises
+    ------
+    ConfigError
+        When ``path`` is not a store (nor, for a writer, a new one).
+    """
+    folder = Path(path).expanduser()
+    if not writing and folder.name == RESULTS and folder.is_file():
+        folder = folder.parent
+    if writing:
+        fix = (
+            "nothing was written: give --out a new or empty folder, or a store that "
+            "fdlsr run wrote"
+        )
+    else:
+        fix = "give a folder that `fdlsr run --out` wrote"
+
+    def refuse(why):
+        raise ConfigError(f"{folder} {why}; {fix}")
+
+    if not folder.is_dir():
+        if folder.exists():
+            refuse("is a file, not the folder of a results store")
+        if os.path.lexists(folder):
+            refuse("is a link to nothing")
+        return _new(folder, writing)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as error:
+        refuse(f"cannot be read ({error.strerror})")
+    if MARK not in names:
+        if names:
+            refuse(
+                f"is not a results store: it holds {_some(names)} and no {MARK}, the "
+                "mark that fdlsr run gives each store"
+            )
+        return _new(folder, writing)
+    problem, version = _mark_problem(folder / MARK)
+    if problem == "is empty" and names == [MARK]:  # the making of a store, cut short
+        return _new(folder, writing)
+    if version is not None:
+        raise ConfigError(
+            f"{folder} is a results store of a newer format (version {version}; this "
+            f"fdlsr knows version {MARK_VERSION}): upgrade fdlsr to use it"
+        )
+    if problem:
+        refuse(f"is not a results store: its {MARK} {problem}")
+    for name in STORE_FILES:
+        file = folder / name
+        if file.is_symlink():
+            raise ConfigError(
+                f"{file} is a symbolic link: a store's files are its own (rows "
+                "written through a link would change the file it points to); replace "
+                "it by a copy of that file"
+            )
+        if os.path.lexists(file) and not file.is_file():
+            raise ConfigError(
+                f"{file} is not a file (a folder, a pipe or a device): a store's "
+                "files are fdlsr's own; move it out of the store"
+            )
+    return folder, False
+
+
+def _new(folder, writing):
+    """A missing or empty folder: a new store for a writer, no results for a reader."""
+    if not writing:
+        raise ConfigError(
+            f"no results in {folder}: run an experiment first (fdlsr run --out "
+            f"{folder}) or point at the folder that has {RESULTS}"
+        )
+    return folder, True
+
+
+def _some(names, shown=3):
+    """``"a, b, c and 4 more"``: the first of a folder's entries, for a message."""
+    listed = ", ".join(repr(name) for name in names[:shown])
+    more = len(names) - shown
+    return listed + (f" and {more} more" if more > 0 else "")
+
+
+def _mark_problem(path):
+    """``(problem, newer)``: why ``path`` is not fdlsr's mark of this version, in a
+    few words, or None; and the version of a mark of a newer format, or None."""
+    if path.is_symlink() or not path.is_file():
+        return "is not a file", None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(len(MARK_TEXT) + 64)  # never a large file whole
+    except OSError as error:
+        return f"cannot be read ({error.strerror})", None
+    if not data:
+        return "is empty", None
+    try:
+        mark = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return "is not fdlsr's mark (not the JSON fdlsr writes)", None
+    if not isinstance(mark, dict) or mark.get("format") != MARK_FORMAT:
+        return f'is not fdlsr\'s mark (no "format": "{MARK_FORMAT}")', None
+    version = mark.get("version")
+    if _whole(version) and version > MARK_VERSION:
+        return "is of a newer format", version
+    if not (_whole(version) and version == MARK_VERSION):
+        return f"is not fdlsr's mark (version {str(version)[:20]!r})", None
+    return None, None
+
+
+def make_store(folder):
+    """Make the missing or empty ``folder`` a new results store: the folder, and the
+    mark in it (written in one piece: a kill leaves it whole or empty)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / MARK, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            os.write(fd, MARK_TEXT.encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot create the results folder {folder}: {error.strerror}; choose "
+            "another with --out DIR"
+        ) from None
+
+
+def read_store(path):
+    """The :class:`~fdlsr.experiments.rows.StoreRows` of the store at ``path`` (its
+    folder or its ``results.jsonl``): checked (:func:`check_store`), every line read
+    through the rows' schema (:func:`~fdlsr.experiments.rows.read_lines`)."""
+    folder, _ = check_store(path)
+    results = folder / RESULTS
+    if not results.exists():
+        _new(folder, writing=False)  # raises: no results
+    try:
+        data = results.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read {results}: {error.strerror}") from None
+    return read_lines(data, results)
+
+
+def read_rows(path):
+    """The valid rows of a store (a folder, or its ``results.jsonl``)."""
+    return read_store(path).rows
 
 
 # -- side files ---------------------------------------------------------------------
@@ -120,7 +319,10 @@ def read_info(directory):
         return {}, None
     info, problem = _read_json(path)
     if info is None:
-        return {}, f"{path} {problem}: ignored (a run rewrites it)"
+        return {}, (
+            f"{path} {problem}: ignored (a run keeps it as {INFO}{UNREADABLE} and "
+            "writes a new one)"
+        )
     wrong = _drop_wrong(info, INFO_FIELDS)
     for name, table in list(info.get("tables", {}).items()):
         if not isinstance(table, dict):
@@ -175,7 +377,7 @@ def record_run(info, dataset, command, *, settings, configured, stored=(), **con
     by --params, --raw or --cv). ``config`` holds the title, paper_table, note and source of the run's
     config: an empty value leaves the one recorded. ``stored`` lists the rows already
     in the store: the rows of an ``info`` written before it had a part per data set
-    are taken to be its config's.
+    are taken to be its config's. Fields fdlsr does not write are kept as they are.
     """
     tables = dict(info.get("tables") or {})
     if "tables" not in info and "dataset" in info:  # the one data set of an old store
@@ -193,7 +395,8 @@ def record_run(info, dataset, command, *, settings, configured, stored=(), **con
     table["configured"] = known
     tables[dataset] = table
     commands = info.get("commands") or ([info["command"]] if "command" in info else [])
-    return {"commands": _added(commands, [command]), "tables": tables}
+    others = {key: value for key, value in info.items() if key not in INFO_FIELDS}
+    return {**others, "commands": _added(commands, [command]), "tables": tables}
 
 
 def _settings(rows):
@@ -217,55 +420,57 @@ def _added(old, new):
 class ResultStore:
     """Append-only results of one experiment folder; safe to interrupt at any point.
 
-    Opening the store takes an exclusive lock on the folder (released when the process
-    ends, even by ``kill -9``), so two runs cannot interleave rows in one file.
+    Opening the store checks the folder (:func:`check_store`: a missing or empty one
+    is made a new store, one that is not a store is refused before anything is
+    written in it) and takes an exclusive lock on it (released when the process ends,
+    even by ``kill -9``), so two runs cannot interleave rows in one file.
     ``notices`` collects one line per problem found in the store (skipped lines, rows
     without a fingerprint, a side file that could not be read).
     """
 
     def __init__(self, directory):
-        self.directory = Path(directory)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError(
-                f"cannot create the results folder {self.directory}: "
-                f"{error.strerror}; choose another with --out DIR"
-            ) from None
+        self.directory, new = check_store(directory, writing=True)
+        if new:
+            make_store(self.directory)
         self.path = self.directory / RESULTS
-        self._lock = open(self.directory / LOCK, "w")  # noqa: SIM115 (held open)
+        self._lock = _locked(self.directory)
         try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise ConfigError(
-                f"another fdlsr run is writing to {self.directory}; wait for it or "
-                "choose another folder with --out DIR"
-            ) from None
-        try:
-            self._drop_torn_line()
-            contents = read_store(self.path) if self.path.exists() else None
+            data = self._end_last_line()
         except BaseException:
             self._lock.close()
             raise
+        contents = read_lines(data, self.path) if data is not None else None
         self.rows = contents.rows if contents else []
         self.notices = contents.notices() if contents else []
         self.session = None
 
-    def _drop_torn_line(self):
-        """Truncate a last line without its newline (a write cut by a kill)."""
+    def _end_last_line(self):
+        """End the last line of ``results.jsonl`` before rows are appended after it:
+        a whole row without its newline gets one, a row cut short by an interruption
+        is dropped (:func:`~fdlsr.experiments.rows.whole_lines`, the reader's rule).
+        The file's bytes then, or None when there is no file."""
         if not self.path.exists():
-            return
+            return None
         try:
             with open(self.path, "rb+") as handle:
                 data = handle.read()
-                if data and not data.endswith(b"\n"):
-                    handle.truncate(data.rfind(b"\n") + 1)
+                _, torn = whole_lines(data)
+                if torn:
+                    data = data[: len(data) - len(torn)]
+                    handle.truncate(len(data))
+                elif data and not data.endswith(b"\n"):
+                    handle.write(b"\n")
+                    data += b"\n"
+                else:
+                    return data
+                handle.flush()
+                os.fsync(handle.fileno())
         except OSError as error:
             raise ConfigError(
                 f"cannot write to {self.path}: {error.strerror}; "
                 "choose another folder with --out DIR"
             ) from None
+        return data
 
     def stored_runs(self, name, data, fingerprints, facts):
         """Which of the runs ``fingerprints`` (``{row_key: fingerprint}``) are stored.
@@ -326,8 +531,9 @@ class ResultStore:
         the cores out among worker processes), recorded as ``blas_threads_per_run``.
 
         An ``environment.json`` that cannot be read is kept as
-        ``environment.json.unreadable`` (with a notice) and a new one is started;
-        session numbers continue after those the rows name.
+        ``environment.json.unreadable`` (``.unreadable.2``, ... if taken; with a
+        notice) and a new one is started; session numbers continue after those the
+        rows name.
         """
         env = environment(command)
         if blas_threads is not None:
@@ -339,10 +545,9 @@ class ResultStore:
             if stored is not None and not isinstance(stored.get("sessions"), list):
                 stored, problem = None, "has no list of sessions"
             if stored is None:
-                os.replace(path, path.with_name(ENVIRONMENT + ".unreadable"))
+                kept = _keep_aside(path)
                 self.notices.append(
-                    f"{path} {problem}: kept as {ENVIRONMENT}.unreadable, a new one "
-                    "started"
+                    f"{path} {problem}: kept as {kept}, a new one started"
                 )
             else:
                 sessions = stored["sessions"]
@@ -356,16 +561,46 @@ class ResultStore:
         self.session = env["session"]
         return env
 
+    def read_info(self):
+        """The store's ``experiment.json`` with its fields checked (:func:`read_info`),
+        for a run that rewrites it: one that cannot be read is first kept as
+        ``experiment.json.unreadable`` (with a notice), never lost."""
+        path = self.directory / INFO
+        if path.exists():
+            stored, problem = _read_json(path)
+            if stored is None:
+                kept = _keep_aside(path)
+                self.notices.append(
+                    f"{path} {problem}: kept as {kept}, a new one started"
+                )
+        info, problem = read_info(self.directory)
+        if problem:
+            self.notices.append(problem)
+        return info
+
     def append(self, row):
-        """Write one finished row and force it to disk before returning."""
+        """Write one finished row and force it to disk before returning.
+
+        A write that fails partway (a full disk, an interrupt) is undone: the file
+        ends with a whole line, and the next row never follows a torn one.
+        """
         if self.session is None:
             self.start_session()
         row = {**row, "session": self.session, "finished": _now()}
         line = (json.dumps(row, default=str) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+        fd = os.open(self.path, flags, 0o644)
         try:
-            os.write(fd, line)
-            os.fsync(fd)
+            size = os.fstat(fd).st_size
+            try:
+                written = 0
+                while written < len(line):
+                    written += os.write(fd, line[written:])
+                os.fsync(fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                raise
         finally:
             os.close(fd)
         self.rows.append(row)
@@ -378,6 +613,44 @@ class ResultStore:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _locked(folder):
+    """The store's lock file, opened and locked (exclusive, released when closed or
+    when the process ends, even by ``kill -9``). Never truncated, never followed
+    through a link."""
+    try:
+        handle = open(  # noqa: SIM115 (held open while the store is)
+            folder / LOCK,
+            "ab",
+            opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW, 0o644),
+        )
+    except OSError as error:
+        raise ConfigError(
+            f"cannot write to {folder}: {error.strerror}; choose another folder "
+            "with --out DIR"
+        ) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(
+            f"another fdlsr run is writing to {folder}; wait for it or choose "
+            "another folder with --out DIR"
+        ) from None
+    return handle
+
+
+def _keep_aside(path):
+    """Rename the unreadable side file ``path`` to ``NAME.unreadable`` (or
+    ``.unreadable.2``, ...: an earlier one is never replaced); the name it got."""
+    target = path.with_name(path.name + UNREADABLE)
+    number = 1
+    while os.path.lexists(target):
+        number += 1
+        target = path.with_name(f"{path.name}{UNREADABLE}.{number}")
+    os.replace(path, target)
+    return target.name
 
 
 def _contradiction(row, facts):
