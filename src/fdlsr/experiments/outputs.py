@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..persistence.archive import MANIFEST
+from .store_folder import is_store
 
 
 @dataclass(frozen=True)
@@ -137,8 +138,6 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
     for item in inputs:
         if real == _real(item) or (mine is not None and mine == _identity(item)):
             refuse(f"is the input {item}", "give the output another name")
-    from .store import is_store  # here: the store writes through this module
-
     folder = real.parent
     if is_store(folder) and (store is None or _real(store) != folder):
         refuse(

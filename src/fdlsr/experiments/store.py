@@ -30,15 +30,13 @@ skipped and counted. A store never holds two data sets under one name
 """
 
 import contextlib
-import datetime
 import fcntl
 import json
 import os
-import platform
-import sys
 from pathlib import Path
 
 from ..errors import ConfigError
+from .environment import cpu_model, environment, now  # noqa: F401 (cpu_model: benchmarks)
 from .outputs import write_atomic
 from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
     KEY_FIELDS,
@@ -51,208 +49,24 @@ from .rows import (  # noqa: F401 (the store's rows, read as the store reads the
     validate_row,
     whole_lines,
 )
-
-MARK = "fdlsr-store.json"
-# The mark's content: a store of another format version is refused, not misread.
-MARK_FORMAT = "fdlsr results store"
-MARK_VERSION = 1
-MARK_TEXT = json.dumps({"format": MARK_FORMAT, "version": MARK_VERSION}) + "\n"
-ENVIRONMENT = "environment.json"
-INFO = "experiment.json"
-LOCK = ".lock"
-UNREADABLE = ".unreadable"  # the suffix of a side file kept aside, unreadable
-# Every file `fdlsr run` writes into a store.
-STORE_FILES = (
-    MARK,
-    RESULTS,
+from .store_folder import (  # noqa: F401 (the store's files, and which folder is one)
     ENVIRONMENT,
-    ENVIRONMENT + UNREADABLE,
     INFO,
-    INFO + UNREADABLE,
     LOCK,
+    MARK,
+    MARK_TEXT,
+    STORE_FILES,
+    UNREADABLE,
+    check_store,
+    is_store,
+    make_store,
+    read_rows,
+    read_store,
 )
 
 
 def _whole(value):
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-# -- which folder is a store --------------------------------------------------------
-
-
-def is_store(folder):
-    """Whether ``folder`` claims to be a results store: it holds fdlsr's mark,
-    whatever the mark's content (:func:`check_store` checks it)."""
-    return os.path.lexists(Path(folder) / MARK)
-
-
-def check_store(path, *, writing=False):
-    """``(folder, new)``: the results store at ``path``, checked. The one check of
-    every command that reads or writes a store, made before anything is written.
-
-    A folder is a store when it holds fdlsr's mark (``fdlsr-store.json`` of this
-    format version) and the store's own files in it are files (not links, folders
-    or pipes). Files named like a store's (``experiment.json``, ``results.jsonl``)
-    do not make a store: a folder of files of its own, a file, a damaged or foreign
-    mark are refused in one line. A missing or empty folder is a new store for a
-    writer and has "no results" for a reader.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The store's folder; for a reader, also its ``results.jsonl``.
-    writing : bool
-        Whether the caller writes the store (``fdlsr run --out``).
-
-    Returns
-    -------
-    folder : pathlib.Path
-        The store's folder.
-    new : bool
-        Whether the folder is missing or empty (only when ``writing``):
-        :func:`make_store` makes it a store.
-
-    Raises
-    ------
-    ConfigError
-        When ``path`` is not a store (nor, for a writer, a new one).
-    """
-    folder = Path(path).expanduser()
-    if not writing and folder.name == RESULTS and folder.is_file():
-        folder = folder.parent
-    if writing:
-        fix = (
-            "nothing was written: give --out a new or empty folder, or a store that "
-            "fdlsr run wrote"
-        )
-    else:
-        fix = "give a folder that `fdlsr run --out` wrote"
-
-    def refuse(why):
-        raise ConfigError(f"{folder} {why}; {fix}")
-
-    if not folder.is_dir():
-        if folder.exists():
-            refuse("is a file, not the folder of a results store")
-        if os.path.lexists(folder):
-            refuse("is a link to nothing")
-        return _new(folder, writing)
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError as error:
-        refuse(f"cannot be read ({error.strerror})")
-    if MARK not in names:
-        if names:
-            refuse(
-                f"is not a results store: it holds {_some(names)} and no {MARK}, the "
-                "mark that fdlsr run gives each store"
-            )
-        return _new(folder, writing)
-    problem, version = _mark_problem(folder / MARK)
-    if problem == "is empty" and names == [MARK]:  # the making of a store, cut short
-        return _new(folder, writing)
-    if version is not None:
-        raise ConfigError(
-            f"{folder} is a results store of a newer format (version {version}; this "
-            f"fdlsr knows version {MARK_VERSION}): upgrade fdlsr to use it"
-        )
-    if problem:
-        refuse(f"is not a results store: its {MARK} {problem}")
-    for name in STORE_FILES:
-        file = folder / name
-        if file.is_symlink():
-            raise ConfigError(
-                f"{file} is a symbolic link: a store's files are its own (rows "
-                "written through a link would change the file it points to); replace "
-                "it by a copy of that file"
-            )
-        if os.path.lexists(file) and not file.is_file():
-            raise ConfigError(
-                f"{file} is not a file (a folder, a pipe or a device): a store's "
-                "files are fdlsr's own; move it out of the store"
-            )
-    return folder, False
-
-
-def _new(folder, writing):
-    """A missing or empty folder: a new store for a writer, no results for a reader."""
-    if not writing:
-        raise ConfigError(
-            f"no results in {folder}: run an experiment first (fdlsr run --out "
-            f"{folder}) or point at the folder that has {RESULTS}"
-        )
-    return folder, True
-
-
-def _some(names, shown=3):
-    """``"a, b, c and 4 more"``: the first of a folder's entries, for a message."""
-    listed = ", ".join(repr(name) for name in names[:shown])
-    more = len(names) - shown
-    return listed + (f" and {more} more" if more > 0 else "")
-
-
-def _mark_problem(path):
-    """``(problem, newer)``: why ``path`` is not fdlsr's mark of this version, in a
-    few words, or None; and the version of a mark of a newer format, or None."""
-    if path.is_symlink() or not path.is_file():
-        return "is not a file", None
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(len(MARK_TEXT) + 64)  # never a large file whole
-    except OSError as error:
-        return f"cannot be read ({error.strerror})", None
-    if not data:
-        return "is empty", None
-    try:
-        mark = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError):
-        return "is not fdlsr's mark (not the JSON fdlsr writes)", None
-    if not isinstance(mark, dict) or mark.get("format") != MARK_FORMAT:
-        return f'is not fdlsr\'s mark (no "format": "{MARK_FORMAT}")', None
-    version = mark.get("version")
-    if _whole(version) and version > MARK_VERSION:
-        return "is of a newer format", version
-    if not (_whole(version) and version == MARK_VERSION):
-        return f"is not fdlsr's mark (version {str(version)[:20]!r})", None
-    return None, None
-
-
-def make_store(folder):
-    """Make the missing or empty ``folder`` a new results store: the folder, and the
-    mark in it (written in one piece: a kill leaves it whole or empty)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / MARK, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        try:
-            os.write(fd, MARK_TEXT.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except OSError as error:
-        raise ConfigError(
-            f"cannot create the results folder {folder}: {error.strerror}; choose "
-            "another with --out DIR"
-        ) from None
-
-
-def read_store(path):
-    """The :class:`~fdlsr.experiments.rows.StoreRows` of the store at ``path`` (its
-    folder or its ``results.jsonl``): checked (:func:`check_store`), every line read
-    through the rows' schema (:func:`~fdlsr.experiments.rows.read_lines`)."""
-    folder, _ = check_store(path)
-    results = folder / RESULTS
-    if not results.exists():
-        _new(folder, writing=False)  # raises: no results
-    try:
-        data = results.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read {results}: {error.strerror}") from None
-    return read_lines(data, results)
-
-
-def read_rows(path):
-    """The valid rows of a store (a folder, or its ``results.jsonl``)."""
-    return read_store(path).rows
 
 
 # -- side files ---------------------------------------------------------------------
@@ -586,7 +400,7 @@ class ResultStore:
         """
         if self.session is None:
             self.start_session()
-        row = {**row, "session": self.session, "finished": _now()}
+        row = {**row, "session": self.session, "finished": now()}
         line = (json.dumps(row, default=str) + "\n").encode()
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
         fd = os.open(self.path, flags, 0o644)
@@ -598,8 +412,11 @@ class ResultStore:
                     written += os.write(fd, line[written:])
                 os.fsync(fd)
             except BaseException:
+                # a row cut short is undone; a whole one (the interrupt came after
+                # the write) is kept
                 with contextlib.suppress(OSError):
-                    os.ftruncate(fd, size)
+                    if os.fstat(fd).st_size != size + len(line):
+                        os.ftruncate(fd, size)
                 raise
         finally:
             os.close(fd)
@@ -663,73 +480,3 @@ def _contradiction(row, facts):
         if n != facts["n_samples"]:
             return f"{n} samples where these data have {facts['n_samples']}"
     return ""
-
-
-def _now():
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def environment(command=None):
-    """Versions, BLAS, threads, CPU and platform of this process, as a dict."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from threadpoolctl import threadpool_info
-
-    packages = {}
-    for name in (
-        "fdlsr",
-        "numpy",
-        "scipy",
-        "scikit-learn",
-        "threadpoolctl",
-        "matplotlib",
-    ):
-        try:
-            packages[name] = version(name)
-        except PackageNotFoundError:
-            packages[name] = None
-    blas = [
-        {
-            key: info.get(key)
-            for key in (
-                "user_api",
-                "internal_api",
-                "version",
-                "num_threads",
-                "architecture",
-                "filepath",
-            )
-        }
-        for info in threadpool_info()
-    ]
-    threads = {
-        name: os.environ[name]
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-        if name in os.environ
-    }
-    try:
-        load = list(os.getloadavg())  # other jobs on a shared machine skew the timings
-    except OSError:
-        load = None
-    return {
-        "date": _now(),
-        "load_average": load,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpu": cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "packages": packages,
-        "threadpools": blas,
-        "thread_variables": threads,
-        "command": command if command is not None else sys.argv,
-    }
