@@ -154,7 +154,9 @@ def _some(names, shown=3):
 def _mark_problem(path):
     """``(problem, newer)``: why ``path`` is not fdlsr's mark of this version, in a
     few words, or None; and the version of a mark of a newer format, or None."""
-    if path.is_symlink() or not path.is_file():
+    if path.is_symlink():
+        return "is a symbolic link", None
+    if not path.is_file():
         return "is not a file", None
     try:
         with open(path, "rb") as handle:
