@@ -267,3 +267,13 @@ def test_any_folder_is_a_store_only_if_its_mark_says_so(data, files, mark):
         status, out, err = cli(["report", str(folder)])
         if status != 0:
             assert status == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_run_removes_what_a_kill_left_of_a_side_file_being_replaced(data, store):
+    left = [".experiment.ab12cd_9.tmp.json", ".environment.x0x0x0x0.tmp.json"]
+    others = [".experiment.mine.tmp.json", "experiment.json.tmp", "notes.tmp.json"]
+    for name in left + others:
+        (store / name).write_text("{")
+    assert run_into(data, store)[0] == 0
+    assert not [name for name in left if (store / name).exists()]
+    assert all((store / name).read_text() == "{" for name in others)

@@ -30,13 +30,13 @@ skipped and counted. A store never holds two data sets under one name
 """
 
 import contextlib
-import fcntl
 import json
 import os
+import re
 from pathlib import Path
 
 from ..errors import ConfigError
-from .environment import cpu_model, environment, now  # noqa: F401 (cpu_model: benchmarks)
+from .environment import cpu_model, environment, now  # noqa: F401 (cpu_model: results.py)
 from .outputs import write_atomic
 from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
     KEY_FIELDS,
@@ -59,6 +59,7 @@ from .store_folder import (  # noqa: F401 (the store's files, and which folder i
     UNREADABLE,
     check_store,
     is_store,
+    lock_store,
     make_store,
     read_rows,
     read_store,
@@ -247,8 +248,9 @@ class ResultStore:
         if new:
             make_store(self.directory)
         self.path = self.directory / RESULTS
-        self._lock = _locked(self.directory)
+        self._lock = lock_store(self.directory)
         try:
+            _remove_temporaries(self.directory)
             data = self._end_last_line()
         except BaseException:
             self._lock.close()
@@ -432,30 +434,20 @@ class ResultStore:
         self.close()
 
 
-def _locked(folder):
-    """The store's lock file, opened and locked (exclusive, released when closed or
-    when the process ends, even by ``kill -9``). Never truncated, never followed
-    through a link."""
-    try:
-        handle = open(  # noqa: SIM115 (held open while the store is)
-            folder / LOCK,
-            "ab",
-            opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW, 0o644),
+def _remove_temporaries(folder):
+    """Remove what a kill left of a side file being replaced (``write_atomic``'s
+    temporary ``.experiment.XXXXXXXX.tmp.json``): while the store is locked, no
+    writer is using one."""
+    for name in (ENVIRONMENT, INFO):
+        stem, suffix = os.path.splitext(name)
+        left = re.compile(
+            rf"\.{re.escape(stem)}\.[a-z0-9_]{{8}}\.tmp{re.escape(suffix)}"
         )
-    except OSError as error:
-        raise ConfigError(
-            f"cannot write to {folder}: {error.strerror}; choose another folder "
-            "with --out DIR"
-        ) from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise ConfigError(
-            f"another fdlsr run is writing to {folder}; wait for it or choose "
-            "another folder with --out DIR"
-        ) from None
-    return handle
+        for entry in os.listdir(folder):
+            path = folder / entry
+            if left.fullmatch(entry) and path.is_file() and not path.is_symlink():
+                with contextlib.suppress(OSError):
+                    path.unlink()
 
 
 def _keep_aside(path):

@@ -1,4 +1,4 @@
-"""Which folder is a results store: the store's files, and fdlsr's mark on it.
+"""Which folder is a results store: the store's files, fdlsr's mark on it, its lock.
 
 A folder is a results store only if it holds fdlsr's mark, ``fdlsr-store.json``
 (``{"format": "fdlsr results store", "version": 1}``), written when ``fdlsr run``
@@ -8,6 +8,7 @@ refused, never written into. Every command that reads or writes a store
 (``fdlsr run --out``, ``fdlsr report``) goes through :func:`check_store` first.
 """
 
+import fcntl
 import json
 import os
 from pathlib import Path
@@ -196,6 +197,32 @@ def make_store(folder):
             f"cannot create the results folder {folder}: {error.strerror}; choose "
             "another with --out DIR"
         ) from None
+
+
+def lock_store(folder):
+    """The lock file of the store ``folder``, opened and locked: exclusive, released
+    when closed or when the process ends (even by ``kill -9``), so that two runs never
+    write one store at once. Never truncated, never followed through a link."""
+    try:
+        handle = open(  # noqa: SIM115 (held open while the store is)
+            folder / LOCK,
+            "ab",
+            opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW, 0o644),
+        )
+    except OSError as error:
+        raise ConfigError(
+            f"cannot write to {folder}: {error.strerror}; choose another folder "
+            "with --out DIR"
+        ) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(
+            f"another fdlsr run is writing to {folder}; wait for it or choose "
+            "another folder with --out DIR"
+        ) from None
+    return handle
 
 
 def read_store(path):
