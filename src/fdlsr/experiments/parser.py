@@ -7,6 +7,10 @@ of the sub-command (:mod:`.commands`). Nothing here computes.
 
 import argparse
 import ast
+import re
+
+from .._version import __version__
+from ..errors import did_you_mean
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
@@ -74,7 +78,20 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are reported on one line (usage: --help)."""
 
     def error(self, message):
-        self.exit(2, f"fdlsr: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(
+            2,
+            f"fdlsr: error: {_with_suggestion(message)} (see `{self.prog} --help`)\n",
+        )
+
+
+def _with_suggestion(message):
+    """argparse's ``message``, with a "did you mean" after an invalid choice."""
+    match = re.search(r"invalid choice: '?([^'(]*?)'? \(choose from (.*)\)", message)
+    if match is None:
+        return message
+    choices = [c.strip(" '") for c in match.group(2).split(",")]
+    suggestion = did_you_mean(match.group(1), choices)
+    return f"{message}.{suggestion}" if suggestion else message
 
 
 def _dataset_args(parser):
@@ -146,6 +163,9 @@ def build_parser():
         description=DESCRIPTION,
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"fdlsr {__version__}"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
