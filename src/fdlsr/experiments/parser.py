@@ -380,7 +380,10 @@ def _model_parsers(sub):
         "write one line per sample (index, prediction, and the label when DATA has "
         "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
         "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
-        "folder) or a .npy file of samples without labels, one per row.",
+        "folder) or a .npy file of samples without labels, one per row. The model "
+        "file records what the model was fitted on: columns named as its own in "
+        "another order are taken by name, images are resized as its were "
+        "(docs/saving.md).",
     )
     predict.add_argument(
         "model", help="a model file written by `fdlsr fit` or fdlsr.save"
@@ -410,6 +413,15 @@ def _model_parsers(sub):
         "--samples",
         choices=["rows", "columns"],
         help="are samples the rows or columns of X",
+    )
+    predict.add_argument(
+        "--resize",
+        nargs=2,
+        type=_whole(1, "a number of pixels"),
+        metavar=("H", "W"),
+        help="image folders: resize every image to H x W pixels (default: the size "
+        "the model's images were resized to by `fdlsr fit --resize`; another is "
+        "refused)",
     )
 
 

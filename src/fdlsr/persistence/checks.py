@@ -23,10 +23,11 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ModelFileError
+from ..errors import ModelFileError, cut, one_line
 
 PROBE_SAMPLES = 1  # predicting costs: SRC codes a sample in some 40 ms
 
@@ -83,7 +84,7 @@ def check_model(model, objects, budget):
             raise InconsistentModel(message) from None
     width = getattr(model, "n_features_in_", None)
     if not _is_int(width) or not 0 < width <= budget:
-        raise InconsistentModel(f"its number of features {str(width)[:30]} is invalid")
+        raise InconsistentModel(f"its number of features {cut(width)} is invalid")
     classes = getattr(model, "classes_", None)
     if not _distinct_sorted(classes):
         raise InconsistentModel("its classes_ are not distinct sorted labels")
@@ -154,10 +155,12 @@ def _probe(model, width, classes):
                 out = getattr(model, method)(X)
         except NotImplementedError:
             continue
+        except NotFittedError as error:  # e.g. a search that fitted no model
+            raise InconsistentModel(f"{one_line(error).rstrip('.')}") from None
         except Exception as error:  # any part of the file may be the wrong one
             raise InconsistentModel(
                 f"{name}.{method} fails on a random sample of {width} features "
-                f"({type(error).__name__}: {error})"
+                f"({type(error).__name__}: {one_line(error)})"
             ) from None
         if method == "predict":
             if np.shape(out) != (PROBE_SAMPLES,) or not np.isin(out, classes).all():
