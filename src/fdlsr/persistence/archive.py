@@ -165,7 +165,13 @@ def _check_saved(written, path):
             f"cannot save the model: {one_line(error)} (fdlsr.load would refuse its "
             "file)"
         ) from None
-    except (ModelFileError, zipfile.BadZipFile, EOFError, zlib.error, *_DAMAGE) as error:
+    except (
+        ModelFileError,
+        zipfile.BadZipFile,
+        EOFError,
+        zlib.error,
+        *_DAMAGE,
+    ) as error:
         raise ModelFileError(
             f"cannot save the model: read back, its file would be refused "
             f"({type(error).__name__}: {one_line(error)})"
@@ -390,4 +396,3 @@ def _sklearn_version():
     import sklearn
 
     return sklearn.__version__
-

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import DatasetError, ModelFileError, cut, quote, setting
-from .checks import InconsistentModel
+from .checks import InconsistentModel, n_features_in
 
 #: The kinds of labels a model may have been fitted on (its ``classes_``).
 LABEL_KINDS = ("integer", "text", "other")
@@ -128,7 +128,7 @@ class InputContract:
         """Raise :class:`InconsistentModel` unless the record describes ``model``:
         its number of features, names (``feature_names_in_``, where it has them) and
         label kind, and an image shape of as many pixels, given with its order."""
-        width = getattr(model, "n_features_in_", None)
+        width = n_features_in(model)
         if self.n_features != width:
             raise InconsistentModel(
                 f"its input record says {cut(str(self.n_features))} features where "
@@ -142,8 +142,7 @@ class InputContract:
         own = _feature_names_in(model)
         if own is not None and self.feature_names != own:
             raise InconsistentModel(
-                "its input record's feature_names are not the model's "
-                "feature_names_in_"
+                "its input record's feature_names are not the model's feature_names_in_"
             )
         if (self.image_shape is None) != (self.order is None):
             raise InconsistentModel(
@@ -183,7 +182,11 @@ class InputContract:
                 f"(height x width), which its file records; the size asked for, "
                 f"{_size(given)} ({setting('resize', 'resize=(h, w)')}), contradicts "
                 f"it: give {_size(expected)}"
-                + (" or leave it out (the model's size is applied)" if self.resize else "")
+                + (
+                    " or leave it out (the model's size is applied)"
+                    if self.resize
+                    else ""
+                )
             )
         return given
 
@@ -290,7 +293,7 @@ def contract_for(model, given=None):
 
     Raises :class:`ModelFileError` where ``given`` contradicts the model.
     """
-    width = getattr(model, "n_features_in_", None)
+    width = n_features_in(model)
     contract = given if given is not None else InputContract(n_features=width)
     if not isinstance(contract, InputContract):
         raise ModelFileError(
