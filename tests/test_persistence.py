@@ -24,9 +24,9 @@ from sklearn import __version__ as sklearn_version
 from sklearn.base import BaseEstimator
 from sklearn.datasets import make_classification
 from sklearn.decomposition import PCA
+from sklearn.metrics import pairwise_distances
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.metrics import pairwise_distances
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
     FunctionTransformer,

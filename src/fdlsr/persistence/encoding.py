@@ -47,6 +47,8 @@ from ..methods import model_file_classes
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
 #: Deepest nesting of a tree (the models of fdlsr nest about ten deep).
 MAX_DEPTH = 64
+#: The longest scikit-learn version an object's state may name.
+VERSION_LIMIT = 40
 #: The attributes whose arrays may hold text: labels, feature names, a search's record.
 TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_"}
 
@@ -241,6 +243,12 @@ class Decoder:
                 )
             if key not in TEXT_ATTRIBUTES:
                 _refuse_text(value, f"{cls.__name__}.{cut(key)}")
+        version = state.get("_sklearn_version", "")
+        if not isinstance(version, str) or len(version) > VERSION_LIMIT:
+            # scikit-learn's __setstate__ quotes it whole in a warning
+            raise ValueError(
+                f"{name} state's _sklearn_version {quote(version)} is not a version"
+            )
         obj = cls.__new__(cls)
         setstate = getattr(obj, "__setstate__", None)
         if setstate is not None:
