@@ -216,7 +216,8 @@ class InputContract:
         order : {"C", "F"}, optional
             How the samples' images were flattened (with ``image_shape``).
         hint : str, optional
-            A fix to add to the message about another number of features.
+            A fix to add to the messages about other columns (the way to choose
+            the label column, to read columns as samples).
 
         Returns
         -------
@@ -225,7 +226,7 @@ class InputContract:
         """
         notes = []
         if self.feature_names is not None and feature_names is not None:
-            X, note = self._by_name(X, tuple(feature_names), where, model_name)
+            X, note = self._by_name(X, tuple(feature_names), where, model_name, hint)
             notes += note
         elif self.feature_names is not None and X.shape[1] == self.n_features:
             notes.append(
@@ -257,7 +258,7 @@ class InputContract:
             )
         return X, notes
 
-    def _by_name(self, X, names, where, model_name):
+    def _by_name(self, X, names, where, model_name, hint):
         """``X``'s columns in the model's order, from their ``names``."""
         own = self.feature_names
         if names == own:
@@ -271,7 +272,7 @@ class InputContract:
             raise DatasetError(
                 f"the columns of {where} are not those {model_name} was fitted on "
                 f"({'; '.join(parts)}); give samples with the model's columns "
-                f"({_some(own)}), in any order"
+                f"({_some(own)}), in any order" + (f" ({hint})" if hint else "")
             )
         if Counter(names) != Counter(own) or len(known) < len(own):
             raise DatasetError(

@@ -12,6 +12,7 @@ import numpy as np
 from ...common.validation import label_repr
 from ...errors import DatasetError
 from ...persistence import read_model_file
+from ...persistence.contract import label_kind
 from ..datasets import label_text, load_dataset, npy_samples
 from ..outputs import check_output
 from .shared import dataset_file, emit
@@ -27,7 +28,7 @@ class _Samples:
     feature_names: tuple | None = None
     image_shape: tuple | None = None
     order: str | None = None
-    hint: str = ""  # how to give samples of another width, for this kind of data
+    hint: str = ""  # how to give other columns, for this kind of data
 
 
 def main(args):
@@ -67,10 +68,14 @@ def main(args):
     if y is not None:  # compared as text: label 7 of one file is "7" of another
         truth = label_text(y)
         if not set(truth.tolist()) & set(label_text(model.classes_).tolist()):
+            kinds = [_KINDS[label_kind(y)], _KINDS[contract.labels]]
+            differ = f"; its labels are {kinds[1]}, these {kinds[0]}"
             print(
                 f"fdlsr: warning: no label of {name} ({_some(np.unique(y))}) is a class "
-                f"of the model ({_some(model.classes_)}): every prediction counts as "
-                "wrong; give data labelled as the model's training data was",
+                f"of the model ({_some(model.classes_)}"
+                + (differ if kinds[0] != kinds[1] else "")
+                + "): every prediction counts as wrong; give data labelled as the "
+                "model's training data was",
                 file=sys.stderr,
             )
         right = int(np.sum(label_text(predicted) == truth))
@@ -133,6 +138,9 @@ def _prediction_data(args, contract):
         **{k: v for k, v in overrides.items() if v is not None},
     )
     arrays = source is not None and source.suffix.lower() in (".mat", ".npz")
+    hint = _COLUMNS_HINT if arrays else ""
+    if dataset.feature_names is not None:
+        hint = "the label column is chosen with --y NAME"
     return _Samples(
         dataset.X,
         dataset.y,
@@ -140,8 +148,9 @@ def _prediction_data(args, contract):
         feature_names=dataset.feature_names,
         image_shape=dataset.image_shape,
         order=dataset.order,
-        hint=_COLUMNS_HINT if arrays else "",
+        hint=hint,
     )
 
 
 _COLUMNS_HINT = "or --samples columns if its samples are columns"
+_KINDS = {"integer": "integers", "text": "text", "other": "other values"}
