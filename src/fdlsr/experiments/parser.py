@@ -70,6 +70,9 @@ def _whole(minimum, what):
     return parse
 
 
+PIXELS = {"nargs": 2, "type": _whole(1, "a number of pixels"), "metavar": ("H", "W")}
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are reported on one line (usage: --help)."""
 
@@ -110,9 +113,7 @@ def _dataset_args(parser):
     )
     group.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
+        **PIXELS,
         help="image folders: resize every image to H x W pixels (for images of "
         "several sizes)",
     )
@@ -316,9 +317,7 @@ def build_parser():
     )
     data.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
+        **PIXELS,
         help="with info on an image folder: resize every image to H x W pixels",
     )
 
@@ -380,10 +379,8 @@ def _model_parsers(sub):
         "write one line per sample (index, prediction, and the label when DATA has "
         "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
         "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
-        "folder) or a .npy file of samples without labels, one per row. The model "
-        "file records what the model was fitted on: columns named as its own in "
-        "another order are taken by name, images are resized as its were "
-        "(docs/saving.md).",
+        "folder) or a .npy file of samples without labels, one per row; what the "
+        "model file records of its training data is applied (docs/saving.md).",
     )
     predict.add_argument(
         "model", help="a model file written by `fdlsr fit` or fdlsr.save"
@@ -416,12 +413,9 @@ def _model_parsers(sub):
     )
     predict.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
-        help="image folders: resize every image to H x W pixels (default: the size "
-        "the model's images were resized to by `fdlsr fit --resize`; another is "
-        "refused)",
+        **PIXELS,
+        help="image folders: resize every image to H x W pixels (default and only "
+        "size accepted: the model's, recorded by `fdlsr fit --resize`)",
     )
 
 
