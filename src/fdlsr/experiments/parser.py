@@ -414,8 +414,8 @@ def _model_parsers(sub):
     predict.add_argument(
         "--resize",
         **PIXELS,
-        help="image folders: resize every image to H x W pixels (default and only "
-        "size accepted: the model's, recorded by `fdlsr fit --resize`)",
+        help="image folders: resize every image to H x W pixels (default: the size "
+        "the model file records; another than its images' is refused)",
     )
 
 
