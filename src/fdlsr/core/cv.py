@@ -109,7 +109,8 @@ class FDLSRCV(FDLSR):
         Refit FDLSR with the selected parameters on all of ``X``. With False the
         search only chooses: ``best_params_``, ``cv_results_`` and the selected
         ``alpha_``, ... are set, no model is fitted, and ``predict`` raises
-        ``NotFittedError`` (as ``GridSearchCV(refit=False)``).
+        ``NotFittedError`` (as ``GridSearchCV(refit=False)``); ``fdlsr.save``
+        refuses such a search, which holds no model to predict with.
     max_iter, init_ridge, t_step, n_neighbors, weights, solver
         Fixed parameters of every fit, as in :class:`~fdlsr.FDLSR`. The grid
         search runs ``max_iter`` iterations at every grid point, as the authors'

@@ -62,8 +62,15 @@ _DAMAGE = (
 
 @dataclass(frozen=True)
 class ModelFile:
-    """What a model file holds: the fitted ``model`` and the record of the samples
-    it takes (``input``, an :class:`~.contract.InputContract`)."""
+    """What a model file holds, as :func:`read_model_file` returns it.
+
+    Parameters
+    ----------
+    model : estimator
+        The fitted model, ready to ``predict``.
+    input : InputContract
+        The record of the samples it takes (:mod:`.contract`).
+    """
 
     model: object
     input: InputContract

@@ -63,7 +63,13 @@ class InputContract:
     labels: str | None = None
 
     def to_json(self):
-        """The record as the JSON object of a model file's ``"input"``."""
+        """The record as the JSON object of a model file's ``"input"``.
+
+        Returns
+        -------
+        dict
+            Every field of :data:`FIELDS`, tuples as lists.
+        """
         return {
             "n_features": _plain(self.n_features),
             "feature_names": _listed(self.feature_names),
@@ -76,7 +82,17 @@ class InputContract:
     @classmethod
     def from_json(cls, node):
         """The record of a model file's ``"input"``; :class:`InconsistentModel` for
-        anything but a well-formed record."""
+        anything but a well-formed record.
+
+        Parameters
+        ----------
+        node : object
+            The decoded JSON value of ``"input"``.
+
+        Returns
+        -------
+        InputContract
+        """
         if not isinstance(node, dict) or set(node) != set(FIELDS):
             raise InconsistentModel(
                 f"its input record is not an object of the fields {', '.join(FIELDS)}"
@@ -127,7 +143,13 @@ class InputContract:
     def check(self, model):
         """Raise :class:`InconsistentModel` unless the record describes ``model``:
         its number of features, names (``feature_names_in_``, where it has them) and
-        label kind, and an image shape of as many pixels, given with its order."""
+        label kind, and an image shape of as many pixels, given with its order.
+
+        Parameters
+        ----------
+        model : estimator
+            The fitted model the record was saved with.
+        """
         width = n_features_in(model)
         if self.n_features != width:
             raise InconsistentModel(
@@ -168,9 +190,21 @@ class InputContract:
             )
 
     def resize_for(self, given, model_name):
-        """The size to resize images to for the model: ``given`` (``--resize``,
-        or None), refused where it contradicts the record; else the recorded
-        ``resize``."""
+        """The size to resize images to for the model: ``given`` (``--resize``),
+        refused (:class:`~fdlsr.errors.DatasetError`) where it contradicts the
+        record; else the recorded ``resize``.
+
+        Parameters
+        ----------
+        given : tuple of int or None
+            ``(h, w)`` asked for, or None.
+        model_name : str
+            What the model is called in messages (its file).
+
+        Returns
+        -------
+        tuple of int or None
+        """
         if given is None:
             return self.resize
         given = tuple(int(n) for n in given)
