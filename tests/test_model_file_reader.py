@@ -107,6 +107,17 @@ def test_a_manifest_over_the_limit_is_refused_from_its_header(model_file, monkey
     refused(model_file, f"declares {size} bytes")
 
 
+def test_a_model_whose_manifest_load_would_refuse_is_not_saved(
+    data, tmp_path, monkeypatch
+):
+    """save refuses what load refuses: here a model.json over the limit."""
+    X, y = data
+    monkeypatch.setattr(persistence, "MANIFEST_LIMIT", 500)
+    with pytest.raises(ModelFileError, match="would take") as info:
+        fdlsr.save(fdlsr.FDLSR().fit(X, y), tmp_path / "model.fdlsr")
+    assert "\n" not in str(info.value) and list(tmp_path.iterdir()) == []
+
+
 def patch_sizes(content, member, file_size):
     """``content`` with the central directory entry of ``member`` declaring the
     uncompressed size ``file_size`` (below 2**32 - 1; its compressed size as is)."""
