@@ -29,6 +29,7 @@ class _Samples:
     image_shape: tuple | None = None
     order: str | None = None
     hint: str = ""  # how to give other columns, for this kind of data
+    notes: tuple = ()  # what was done to the samples for the model
 
 
 def main(args):
@@ -51,8 +52,6 @@ def main(args):
         order=samples.order,
         hint=samples.hint,
     )
-    for note in notes:
-        print(f"fdlsr: note: {note}", file=sys.stderr)
     with warnings.catch_warnings():
         # the columns are the model's, taken by name above: scikit-learn's note that
         # an array has no column names is answered
@@ -65,6 +64,8 @@ def main(args):
     for i, label in enumerate(predicted.tolist()):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     emit(text.getvalue(), args.output, "the predictions")
+    for note in [*samples.notes, *notes]:  # after the output: an error stays one line
+        print(f"fdlsr: note: {note}", file=sys.stderr)
     if y is not None:  # compared as text: label 7 of one file is "7" of another
         truth = label_text(y)
         if not set(truth.tolist()) & set(label_text(model.classes_).tolist()):
@@ -123,12 +124,6 @@ def _prediction_data(args, contract):
     resize = contract.resize_for(args.resize, args.model)
     if resize is not None and args.resize is None and not folder:
         resize = None  # the model's images came resized; these samples are no images
-    if resize is not None and args.resize is None:
-        print(
-            f"fdlsr: note: the images of {path.name} are resized to "
-            f"{resize[0]} x {resize[1]} pixels, as the model's were",
-            file=sys.stderr,
-        )
     overrides = {
         "x": args.x_var, "y": args.y_var, "samples": args.samples, "resize": resize,
     }  # fmt: skip
@@ -137,6 +132,12 @@ def _prediction_data(args, contract):
         data_dir=args.data_dir,
         **{k: v for k, v in overrides.items() if v is not None},
     )
+    notes = ()
+    if resize is not None and args.resize is None:
+        notes = (
+            f"the images of {dataset.name} are resized to {resize[0]} x {resize[1]} "
+            "pixels, as the model's were",
+        )
     arrays = source is not None and source.suffix.lower() in (".mat", ".npz")
     hint = _COLUMNS_HINT if arrays else ""
     if dataset.feature_names is not None:
@@ -149,6 +150,7 @@ def _prediction_data(args, contract):
         image_shape=dataset.image_shape,
         order=dataset.order,
         hint=hint,
+        notes=notes,
     )
 
 
