@@ -74,6 +74,9 @@ def _whole(minimum, what):
     return parse
 
 
+PIXELS = {"nargs": 2, "type": _whole(1, "a number of pixels"), "metavar": ("H", "W")}
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are reported on one line (usage: --help)."""
 
@@ -127,9 +130,7 @@ def _dataset_args(parser):
     )
     group.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
+        **PIXELS,
         help="image folders: resize every image to H x W pixels (for images of "
         "several sizes)",
     )
@@ -336,9 +337,7 @@ def build_parser():
     )
     data.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
+        **PIXELS,
         help="with info on an image folder: resize every image to H x W pixels",
     )
 
@@ -400,7 +399,8 @@ def _model_parsers(sub):
         "write one line per sample (index, prediction, and the label when DATA has "
         "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
         "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
-        "folder) or a .npy file of samples without labels, one per row.",
+        "folder) or a .npy file of samples without labels, one per row; what the "
+        "model file records of its training data is applied (docs/saving.md).",
     )
     predict.add_argument(
         "model", help="a model file written by `fdlsr fit` or fdlsr.save"
@@ -430,6 +430,12 @@ def _model_parsers(sub):
         "--samples",
         choices=["rows", "columns"],
         help="are samples the rows or columns of X",
+    )
+    predict.add_argument(
+        "--resize",
+        **PIXELS,
+        help="image folders: resize every image to H x W pixels (default: the size "
+        "the model file records; another than its images' is refused)",
     )
 
 
