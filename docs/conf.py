@@ -11,11 +11,6 @@ from pathlib import Path
 
 import fdlsr
 
-try:
-    import tomllib
-except ImportError:  # Python 3.10
-    import tomli as tomllib
-
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE / "_ext"))
 
@@ -58,9 +53,9 @@ smartquotes = False
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3  # "page.md#a-heading" links, as GitHub renders them
 
-# Links to repository files outside docs/ lead to the source repository.
-with open(HERE.parent / "pyproject.toml", "rb") as f:
-    repository_url = tomllib.load(f)["project"]["urls"]["Source"]
+# Links to repository files outside docs/ lead to the source repository; there is no
+# public one yet, so they are shown as the files' paths (docs/_ext/repository_links.py).
+repository_url = ""
 
 # -- API reference ---------------------------------------------------------------
 # The page's contents list methods as "fit()", not "FDLSR.fit()" (narrow column).

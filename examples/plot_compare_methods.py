@@ -29,6 +29,7 @@ faces = load_dataset("faces")
 X, y = faces.X, faces.y
 
 methods = {
+    # the paper's values for its 32x32 face sets, as the faces demo (`fdlsr`) uses
     "FDLSR": FDLSR(alpha=1e-1, beta=1e-2, lam=1e-1),
     "LSR": LSR(),
     "DLSR": DLSR(),

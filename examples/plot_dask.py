@@ -22,6 +22,8 @@ X, y = make_classification(
     n_samples=4_000, n_features=60, n_informative=30, n_classes=8, random_state=1
 )
 X = normalize(X)
+# fixed values (those of the digits config): the example compares two ways of
+# fitting one model, not parameters
 params = {"alpha": 1e-2, "beta": 1e-3, "lam": 1e-1, "decision_rule": "nearest_mean"}
 
 # %%

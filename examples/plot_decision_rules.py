@@ -31,6 +31,7 @@ seconds = {rule: [] for rule in rules}
 
 for k in ks:
     train, test = per_class_split(y, k, seed=0, index=0)
+    # the digits config's values (`fdlsr run --config digits`)
     model = FDLSR(alpha=1e-2, beta=1e-3, lam=1e-1).fit(X[train], y[train])
     for rule in rules:
         model.set_params(decision_rule=rule)  # no refit: the rule reads Q

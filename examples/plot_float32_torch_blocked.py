@@ -30,6 +30,8 @@ X, y = make_classification(
     n_samples=5_000, n_features=100, n_informative=40, n_classes=10, random_state=0
 )
 X = normalize(X)
+# fixed values (those of the digits config): the example compares ways of fitting
+# one model, not parameters
 params = {"alpha": 1e-2, "beta": 1e-3, "lam": 1e-1, "decision_rule": "nearest_mean"}
 
 

@@ -26,6 +26,7 @@ from fdlsr.errors import ModelFileError
 
 faces = load_dataset("faces")
 train, test = per_class_split(faces.y, 5, seed=0, index=0)
+# the paper's values for its 32x32 face sets, as the faces demo (`fdlsr`) uses
 model = make_pipeline(Normalizer(), FDLSR(alpha=1e-1, beta=1e-2, lam=1e-1))
 model.fit(faces.X[train], faces.y[train])
 

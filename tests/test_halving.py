@@ -370,3 +370,92 @@ def test_default_halving_on_the_papers_grid(digits):
     assert np.all(results["n_resources"] == np.repeat([10, 30], [216, 72]))
     steps = np.diff([0] + model.n_resources_)
     assert int(np.dot(model.n_candidates_, steps)) == 3600  # point-iterations
+
+
+# What HalvingGridSearchCV has that FDLSRCV does not: times, training scores, the
+# resource as a parameter (FDLSRCV's docstring, Notes); and what FDLSRCV adds.
+PEER_ONLY = {
+    "mean_fit_time", "std_fit_time", "mean_score_time", "std_score_time",
+    "mean_train_score", "std_train_score", "param_max_iter",
+}  # fmt: skip
+OURS_ONLY = {"continued"}
+
+
+def rows_by_round(results, names):
+    """``{round: {point: row}}`` of a halving search's ``cv_results_``, a point
+    being its values of ``names``."""
+    out = {}
+    for row, params in enumerate(results["params"]):
+        point = tuple(params[name] for name in names)
+        out.setdefault(int(results["iter"][row]), {})[point] = row
+    return out
+
+
+@pytest.mark.parametrize(
+    "max_iter, factor, min_resources",
+    [(9, 3, 1), (30, 3, "exhaust"), (10, 2, "smallest"), (8, 3, 2), (12, 2.5, 1),
+     (7, 4, "exhaust")],
+)  # fmt: skip
+def test_every_attribute_is_halvinggridsearchcvs(
+    digits, max_iter, factor, min_resources
+):
+    """Each attribute that the docstring says is as in HalvingGridSearchCV is, on the
+    same grid, folds and schedule; the differences are exactly those it lists."""
+    X, y = digits
+    cv = StratifiedKFold(3)
+    model = FDLSRCV(
+        **GRID, cv=cv, max_iter=max_iter, search="halving", factor=factor,
+        min_resources=min_resources, decision_rules=["linear"],
+        scoring=continuous_score,
+    ).fit(X, y)  # fmt: skip
+    grid = {**PARAM_GRID, "decision_rule": ["linear"]}
+    peer = HalvingGridSearchCV(
+        FDLSR(), grid, resource="max_iter", max_resources=max_iter, factor=factor,
+        min_resources=min_resources, cv=cv, scoring=continuous_score,
+    ).fit(X, y)  # fmt: skip
+    for name in (
+        "n_candidates_", "n_iterations_", "n_remaining_candidates_",
+        "min_resources_", "max_resources_", "n_required_iterations_",
+        "n_possible_iterations_", "n_splits_",
+    ):  # fmt: skip
+        assert getattr(model, name) == getattr(peer, name), name
+    # the last round runs max_iter iterations; the others are scikit-learn's
+    assert model.n_resources_[:-1] == peer.n_resources_[:-1]
+    assert model.n_resources_[-1] == max_iter >= peer.n_resources_[-1]
+    same_last = model.n_resources_ == peer.n_resources_
+
+    ours, theirs = model.cv_results_, peer.cv_results_
+    assert set(ours) == (set(theirs) - PEER_ONLY - {
+        f"split{i}_train_score" for i in range(3)
+    }) | OURS_ONLY  # fmt: skip
+    names = list(grid)
+    mine, peers = rows_by_round(ours, names), rows_by_round(theirs, names)
+    assert mine.keys() == peers.keys() == set(range(model.n_iterations_))
+    for i in mine:
+        assert mine[i].keys() == peers[i].keys(), i  # the same points in each round
+        resources_match = model.n_resources_[i] == peer.n_resources_[i]
+        for point, row in mine[i].items():
+            other = peers[i][point]
+            assert ours["iter"][row] == theirs["iter"][other] == i
+            assert ours["n_resources"][row] == model.n_resources_[i]
+            assert theirs["n_resources"][other] == peer.n_resources_[i]
+            if not resources_match:
+                continue
+            for key in ["mean_test_score", "std_test_score"] + [
+                f"split{f}_test_score" for f in range(3)
+            ]:
+                assert ours[key][row] == pytest.approx(theirs[key][other], rel=1e-9)
+            for key in ("param_alpha", "param_beta", "param_lam"):
+                assert ours[key][row] == theirs[key][other]
+            if same_last:  # ranks are over every row, the last round's included
+                assert ours["rank_test_score"][row] == theirs["rank_test_score"][other]
+            # a point continued if it is scored in the next round
+            continued = i + 1 in peers and point in peers[i + 1]
+            assert bool(ours["continued"][row]) == continued
+    assert ours["params"][model.best_index_] == model.best_params_
+    assert theirs["params"][peer.best_index_] == peer.best_params_
+    assert model.best_score_ == ours["mean_test_score"][model.best_index_]
+    if same_last:
+        expected = {k: v for k, v in peer.best_params_.items() if k != "max_iter"}
+        assert model.best_params_ == expected
+        assert model.best_score_ == pytest.approx(peer.best_score_, rel=1e-9)

@@ -109,3 +109,75 @@ def test_caption_of_one_random_split_is_singular(tmp_path, capsys):
     assert main([*argv, "--splits", "1", "--out", str(out)]) == 0
     caption = capsys.readouterr().out
     assert "over 1 random split " in caption and "1 random splits" not in caption
+
+
+@pytest.mark.parametrize(
+    "argv, suggested",
+    [
+        (["run", "--dataset", "orl", "--methods", "FDLRS"], "'FDLSR'"),
+        (["run", "--dataset", "orll"], "'orl'"),
+        (["run", "--config", "ferte"], "'feret'"),
+        (["run", "--dataset", "digits", "--params", "FDLSR.alhpa=1"], "'alpha'"),
+        (["fit", "--dataset", "digits", "--method", "lrdsr", "-o", "m.fdlsr"], "'LRDLSR'"),
+        (["plot", "tsen", "--dataset", "digits"], "'tsne'"),
+        (["rnu"], "'run'"),
+        (["report", ".", "--format", "mdd"], "'md'"),
+    ],
+)
+def test_a_misspelled_name_gets_did_you_mean(capsys, tmp_path, monkeypatch, argv, suggested):
+    monkeypatch.chdir(tmp_path)
+    line = cli_error(capsys, argv)
+    assert f"Did you mean {suggested}?" in line, line
+
+
+def test_a_name_close_to_nothing_gets_no_guess(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    line = cli_error(capsys, ["run", "--dataset", "digits", "--methods", "zzzzqq"])
+    assert "unknown method 'zzzzqq'" in line and "Did you mean" not in line
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_is_printed(capsys, flag):
+    from fdlsr import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main([flag])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"fdlsr {__version__}"
+
+
+def test_a_torchvision_built_for_another_torch_is_one_line(tmp_path):
+    # What pip left in the trial: torch 2.13.0 beside a torchvision built for another
+    # torch, whose import fails with "operator torchvision::nms does not exist".
+    import os
+    import subprocess
+    import sys
+
+    from image_layouts import image_folder
+
+    fake = tmp_path / "site"
+    for name, version, body in [
+        ("torch", "2.13.0", "__version__ = '2.13.0'\n"),
+        ("torchvision", "0.29.1",
+         "raise RuntimeError('operator torchvision::nms does not exist')\n"),
+    ]:
+        (fake / name).mkdir(parents=True)
+        (fake / name / "__init__.py").write_text(body)
+        info = fake / f"{name}-{version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        )
+    images = tmp_path / "images"
+    image_folder(images, classes=2, per_class=2, size=16)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), *sys.path]))
+    done = subprocess.run(
+        [sys.executable, "-m", "fdlsr", "features", str(images),
+         "-o", str(tmp_path / "f.npz"), "--weights", "none"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert "torchvision 0.29.1" in lines[0] and "torch 2.13.0" in lines[0], lines[0]
+    assert "pip install 'torch==2.14.1' 'torchvision==0.29.1'" in lines[0]
+    assert not (tmp_path / "f.npz").exists()

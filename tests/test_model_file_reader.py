@@ -107,6 +107,17 @@ def test_a_manifest_over_the_limit_is_refused_from_its_header(model_file, monkey
     refused(model_file, f"declares {size} bytes")
 
 
+def test_a_model_whose_manifest_load_would_refuse_is_not_saved(
+    data, tmp_path, monkeypatch
+):
+    """save refuses what load refuses: here a model.json over the limit."""
+    X, y = data
+    monkeypatch.setattr(persistence, "MANIFEST_LIMIT", 500)
+    with pytest.raises(ModelFileError, match="would take") as info:
+        fdlsr.save(fdlsr.FDLSR().fit(X, y), tmp_path / "model.fdlsr")
+    assert "\n" not in str(info.value) and list(tmp_path.iterdir()) == []
+
+
 def patch_sizes(content, member, file_size):
     """``content`` with the central directory entry of ``member`` declaring the
     uncompressed size ``file_size`` (below 2**32 - 1; its compressed size as is)."""
@@ -203,6 +214,82 @@ def test_deep_trees_duplicate_keys_and_replaced_methods_are_refused(
         refused(path, f"would replace FDLSR.{attribute}")
 
 
+def test_a_member_that_the_model_does_not_name_is_refused(model_file, tmp_path):
+    """fdlsr.save writes only the model's arrays: anything else was added."""
+    manifest, arrays = parts(model_file)
+    for name, content in [
+        ("arrays/99.npy", np.zeros(3)),
+        ("notes.txt", b"anything"),
+        ("folder/", b""),
+    ]:
+        path = pack(tmp_path / "extra", manifest, {**arrays, name: content})
+        refused(path, f"member {name!r}", "does not name")
+    # an array of the model that the tree no longer names
+    del state(manifest)["objective_"]
+    refused(pack(tmp_path / "unnamed", manifest, arrays), "does not name")
+
+
+LONG = 10_000
+
+
+def long_positions(manifest):
+    """Every place of ``manifest`` where a string can stand: the header's fields,
+    its input record's, and every string and key of its model tree."""
+    places = [(manifest, key) for key in manifest if key != "model"]
+    record = manifest.get("input", {})
+    places += [(record, key) for key in record]
+    return places + tree_positions(manifest["model"], [])
+
+
+@pytest.mark.parametrize("version", [1, 99, "x" * LONG, None])
+def test_an_error_quotes_a_long_version_cut_short(model_file, tmp_path, version):
+    manifest, arrays = parts(model_file)
+    manifest.update(format_version=version, fdlsr_version="9" * LONG)
+    message = refused(pack(tmp_path / "long", manifest, arrays), "format version")
+    assert len(message) < 400 + len(str(tmp_path)), len(message)
+
+
+@settings(max_examples=150, **{"deadline": None})
+@given(choice=st.data())
+def test_any_long_field_gives_a_short_error(files, tmp_path_factory, choice):
+    """A 10,000-character string (or key) anywhere in model.json: the model loads,
+    or the error is one line of a few hundred characters (each value it quotes is
+    cut short)."""
+    name = choice.draw(st.sampled_from(sorted(files)))
+    manifest, arrays = parts_of(files[name][0])
+    places = long_positions(manifest)
+    node, key = places[choice.draw(st.integers(0, len(places) - 1))]
+    text = choice.draw(st.sampled_from(["9", "x", "é", "arrays/", "$"])) * LONG
+    if choice.draw(st.booleans()) and isinstance(node, dict):
+        node[text] = node.pop(key)  # a long key
+    else:
+        node[key] = text
+    path = tmp_path_factory.mktemp("long") / "model.fdlsr"
+    pack(path, manifest, arrays)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fdlsr.load(path)
+    except ModelFileError as error:
+        message = str(error)
+        assert "\n" not in message and len(message) < 800 + len(str(path)), message
+        return
+    for warning in caught:
+        assert len(str(warning.message)) < 800 + len(str(path)), warning.message
+
+
+def parts_of(content):
+    """``(manifest, arrays)`` of the model file ``content`` (bytes)."""
+    with zipfile.ZipFile(io.BytesIO(content)) as archive:
+        manifest = json.loads(archive.read("model.json"))
+        arrays = {
+            n: np.lib.format.read_array(archive.open(n))
+            for n in archive.namelist()
+            if n.endswith(".npy")
+        }
+    return manifest, arrays
+
+
 # -- fuzzing -----------------------------------------------------------------------
 
 SCALARS = (
@@ -280,7 +367,7 @@ def damage(draw, content):
         }
     compression = zipfile.ZIP_STORED
     if how == "manifest":
-        manifest["model"] = draw(JSON)
+        manifest[draw(st.sampled_from(["model", "input"]))] = draw(JSON)
     elif how == "tree":
         positions = tree_positions(manifest["model"], [])
         node, key = positions[draw(st.integers(0, len(positions) - 1))]

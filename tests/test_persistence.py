@@ -10,6 +10,7 @@ ModelFileErrors and execute nothing.
 import json
 import os
 import pickle
+import tempfile
 import threading
 import warnings
 import zipfile
@@ -17,13 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import __version__ as sklearn_version
 from sklearn.base import BaseEstimator
 from sklearn.datasets import make_classification
 from sklearn.decomposition import PCA
+from sklearn.metrics import pairwise_distances
 from sklearn.model_selection import StratifiedKFold
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.pipeline import make_pipeline
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import (
     FunctionTransformer,
     MaxAbsScaler,
@@ -33,7 +37,9 @@ from sklearn.preprocessing import (
 )
 
 import fdlsr
+import fdlsr.core.model_selection
 from fdlsr._testing import cli_error
+from fdlsr.common.classifiers import RULES
 from fdlsr.errors import FdlsrError, ModelFileError
 from fdlsr.experiments.cli import main
 from fdlsr.methods import METHODS
@@ -127,6 +133,124 @@ def test_round_trip_gives_the_same_model(name, data, tmp_path):
 
 def test_every_registered_method_is_covered():
     assert set(METHODS) <= set(models())
+
+
+# FDLSRCV as the searches leave it: grid and halving, refitted or not, other scorers
+# and splitters. refit=False fits no model that predicts: save refuses it.
+SEARCHES = {
+    f"FDLSRCV({search}, refit={refit})": dict(search=search, refit=refit)
+    for search in ("grid", "halving")
+    for refit in (True, False)
+}
+SEARCHES["FDLSRCV(halving, exhaust, accuracy)"] = dict(
+    search="halving", min_resources="exhaust", scoring="accuracy"
+)
+SEARCHES["FDLSRCV(PerClassSplit, every rule)"] = dict(
+    cv=fdlsr.core.model_selection.PerClassSplit(4, n_splits=2), decision_rules=RULES
+)
+# Models of another shape, each with its samples: a Pipeline that skips its first
+# step (scikit-learn's Pipeline.n_features_in_ asks that step), a k-NN of distances.
+SHAPES = {
+    "Pipeline(passthrough, FDLSR)": (
+        lambda: Pipeline([("skip", "passthrough"), ("fdlsr", fdlsr.FDLSR())]),
+        lambda X: X,
+    ),
+    "Pipeline(None, StandardScaler, LSR)": (
+        lambda: Pipeline(
+            [
+                ("skip", None),
+                ("scale", StandardScaler()),
+                ("lsr", METHODS["LSR"].build()),
+            ]
+        ),
+        lambda X: X,
+    ),
+    "1-NN of precomputed distances": (
+        lambda: KNeighborsClassifier(1, metric="precomputed"),
+        lambda X: pairwise_distances(X),
+    ),
+}
+
+
+def check_save_load(model, X, path):
+    """Whatever ``fdlsr.save`` accepts, ``fdlsr.load`` loads and the loaded model
+    gives the same outputs; what it refuses, it refuses in one line and writes
+    nothing. Returns the refusal, or None."""
+    try:
+        fdlsr.save(model, path)
+    except ModelFileError as error:
+        assert str(error) and "\n" not in str(error), str(error)
+        assert list(path.parent.iterdir()) == []  # nothing written, not even a part
+        return str(error)
+    loaded = fdlsr.load(path)
+    before, after = outputs(model, X), outputs(loaded, X)
+    assert "predict" in before and before.keys() == after.keys()
+    for output in before:
+        np.testing.assert_array_equal(after[output], before[output], err_msg=output)
+    return None
+
+
+@pytest.mark.parametrize("labels", ["integer", "text"])
+@pytest.mark.parametrize("name", [*models(), *SEARCHES, *SHAPES])
+def test_what_save_accepts_load_loads_and_predicts_the_same(
+    name, labels, data, tmp_path
+):
+    """save runs the checks load runs: over every registered estimator and FDLSRCV
+    as each search leaves it, with integer and text labels, a model is either
+    refused by save (with the reason) or loaded with the same outputs."""
+    X, y = data
+    if labels == "text":
+        y = np.array(["cat", "dog", "owl"])[y]
+    if name == "1-NN k-d tree":
+        X = X[:, :4]
+    if name in SEARCHES:
+        grid = dict(alphas=[1.0, 0.1], betas=[1e-2], lams=[1.0, 0.1], max_iter=6)
+        model = fdlsr.FDLSRCV(**{"cv": 2, **grid, **SEARCHES[name]})
+    elif name in SHAPES:
+        model, samples = SHAPES[name]
+        model, X = model(), samples(X)
+    else:
+        model = models()[name]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence notes of the short fits
+        model.fit(X, y)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    refusal = check_save_load(model, X, folder / "model.fdlsr")
+    if "refit=False" in name:
+        assert refusal is not None and "refit=False" in refusal, refusal
+        assert "fdlsr.load would refuse" in refusal
+    else:
+        assert refusal is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    search=st.sampled_from(["grid", "halving"]),
+    refit=st.booleans(),
+    factor=st.sampled_from([1.5, 2, 3, 10]),
+    min_resources=st.sampled_from([1, 2, 4, 50, "exhaust", "smallest"]),
+    rules=st.lists(st.sampled_from(RULES), min_size=1, max_size=4, unique=True),
+    scoring=st.sampled_from([None, "accuracy"]),
+    max_iter=st.integers(0, 6),
+    text=st.booleans(),
+)
+def test_any_fdlsrcv_that_save_accepts_loads_the_same(
+    search, refit, factor, min_resources, rules, scoring, max_iter, text
+):
+    X, y = make_classification(
+        40, 6, n_informative=4, n_classes=3, random_state=1, class_sep=1.5
+    )
+    if text:
+        y = np.array(["a", "b", "c"])[y]
+    model = fdlsr.FDLSRCV(
+        alphas=[1.0, 0.1], betas=[1e-2, 1.0], lams=[1.0], decision_rules=rules,
+        cv=2, search=search, refit=refit, factor=factor,
+        min_resources=min_resources, scoring=scoring, max_iter=max_iter,
+    ).fit(X, y)  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        refusal = check_save_load(model, X, Path(folder) / "model.fdlsr")
+    assert (refusal is not None) == (not refit), refusal
 
 
 def test_a_model_fitted_on_torch_tensors_loads_as_numpy(data, tmp_path):

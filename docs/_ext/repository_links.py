@@ -2,8 +2,9 @@
 
 The pages link to files such as ``../benchmarks/README.md`` so that they read well on
 the repository's web page; on the site such a link leads to the file in the source
-repository (``Source`` of ``[project.urls]`` in pyproject.toml, given to this
-extension as ``repository_url``). Links to missing files still warn.
+repository (``repository_url``, set in conf.py), or, while there is no public
+repository (``repository_url`` empty), becomes the file's path as code, so that the
+site holds no dead link. Links to missing files still warn.
 """
 
 from pathlib import Path
@@ -29,6 +30,9 @@ class RepositoryLinks(SphinxPostTransform):
             if not found or not target.is_relative_to(root):
                 continue  # MyST reports it
             path = found[0].relative_to(root).as_posix()
+            if not self.config.repository_url:
+                node.replace_self(nodes.literal(path, path))
+                continue
             url = f"{self.config.repository_url}/blob/main/{path}"
             if node.get("reftargetid"):
                 url += "#" + node["reftargetid"]

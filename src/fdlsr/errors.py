@@ -8,6 +8,7 @@ command, ``data_dir=`` in Python.
 
 import contextlib
 import contextvars
+import difflib
 
 
 class FdlsrError(ValueError):
@@ -86,3 +87,11 @@ def one_line(text, limit=4 * QUOTE_LIMIT):
     """A (library's) message on one line, for a user-facing error: white space
     collapsed, and cut to ``limit`` characters since it may quote a file's text."""
     return cut(" ".join(str(text).split()), limit)
+
+
+def did_you_mean(name, choices):
+    """`` Did you mean 'X'?`` for a misspelled ``name`` (case aside) among ``choices``,
+    or ``""`` when none is close, to end a message that lists the choices."""
+    by_lower = {str(choice).lower(): str(choice) for choice in choices}
+    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" Did you mean {by_lower[close[0]]!r}?" if close else ""

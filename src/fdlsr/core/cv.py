@@ -1,6 +1,7 @@
 """FDLSR with its parameters and decision rule chosen by cross-validation, sharing work
 across the grid: exhaustively, or by successive halving over the iterations."""
 
+from math import ceil
 from numbers import Integral, Real
 
 import numpy as np
@@ -108,7 +109,8 @@ class FDLSRCV(FDLSR):
         Refit FDLSR with the selected parameters on all of ``X``. With False the
         search only chooses: ``best_params_``, ``cv_results_`` and the selected
         ``alpha_``, ... are set, no model is fitted, and ``predict`` raises
-        ``NotFittedError`` (as ``GridSearchCV(refit=False)``).
+        ``NotFittedError`` (as ``GridSearchCV(refit=False)``); ``fdlsr.save``
+        refuses such a search, which holds no model to predict with.
     max_iter, init_ridge, t_step, n_neighbors, weights, solver
         Fixed parameters of every fit, as in :class:`~fdlsr.FDLSR`. The grid
         search runs ``max_iter`` iterations at every grid point, as the authors'
@@ -131,19 +133,24 @@ class FDLSRCV(FDLSR):
         ``param_decision_rule``, ``param_lam``, ``split{i}_test_score``,
         ``mean_test_score``, ``std_test_score``, ``rank_test_score``; rows in
         ParameterGrid order (alpha slowest, then beta, decision_rule, lam fastest).
-        With ``search="halving"``, as ``HalvingGridSearchCV.cv_results_``: one row
-        per point and round in which it was scored (rounds in order, grid order
-        within a round; ranks over all rows), with ``iter`` (the round),
-        ``n_resources`` (the iterations at which it was scored) and ``continued``
-        (whether it went on to the next round).
+        With ``search="halving"`` one row per point and round in which it was
+        scored (rounds in order, grid order within a round; ranks over all rows),
+        with ``iter`` (the round), ``n_resources`` (the iterations at which it was
+        scored) and ``continued`` (whether it went on to the next round). How it
+        differs from ``HalvingGridSearchCV.cv_results_`` is in Notes.
     n_splits_ : int
     n_resources_, n_candidates_ : list of int
-        ``"halving"`` only, per round: the iterations run and the points scored.
+        ``"halving"`` only, per round: the iterations run and the points scored;
+        as ``HalvingGridSearchCV``'s, but that the last round runs ``max_iter``
+        iterations (scikit-learn's may stop at ``factor**k * min_resources_``).
     n_iterations_, n_remaining_candidates_, min_resources_, max_resources_, \
             n_required_iterations_, n_possible_iterations_ : int
-        ``"halving"`` only, as in ``HalvingGridSearchCV``: the rounds run, the
-        points of the last round, its first and last iteration counts, and the
-        rounds that the points and ``max_iter`` would call for.
+        ``"halving"`` only, as ``HalvingGridSearchCV``'s with ``resource="max_iter"``
+        and ``max_resources=max_iter``: the rounds run, the points that would go on
+        after the last round (``ceil(n_candidates_[-1] / factor)``), the first
+        round's iterations and ``max_iter``, and the rounds that the points and
+        ``max_iter`` would call for. A ``min_resources`` above ``max_iter`` (which
+        scikit-learn refuses) is one round of ``min_resources_ = max_iter``.
     classes_, coef_, centroids_, neighbors_, n_iter_, objective_, n_features_in_
         Of the FDLSR refitted on the whole training set with the best parameters
         (``neighbors_`` only if the chosen rule is a neighbour rule; none of them
@@ -177,6 +184,24 @@ class FDLSRCV(FDLSR):
     after the first round, two c x n_train arrays per (alpha, beta, lambda) point
     and fold until the next round keeps its best (FERET with 5 images per person, 5
     folds: 2.8 GB), where the grid holds those of one beta and fold at a time.
+
+    Against ``HalvingGridSearchCV(FDLSR(), param_grid, resource="max_iter",
+    max_resources=max_iter, factor=factor, min_resources=min_resources)`` on the
+    same grid and folds (``tests/test_halving.py`` checks each attribute): the
+    rounds score the same points with the same scores, and every attribute above
+    is the same, except that (1) the last round runs ``max_iter`` iterations, so
+    its ``n_resources_`` and ``cv_results_["n_resources"]`` are ``max_iter`` where
+    scikit-learn's may be fewer (and its scores those of ``max_iter``
+    iterations); (2) ``cv_results_`` has no ``mean_fit_time``, ``std_fit_time``,
+    ``mean_score_time``, ``std_score_time``, no training scores
+    (``return_train_score``) and no ``param_max_iter``, ``params`` do not name
+    ``max_iter``, ``param_*`` are arrays rather than masked arrays, and
+    ``continued`` is added; (3) within a round the rows are in grid order
+    (scikit-learn's in the order its selection left them), so ``best_index_``
+    differs; where the last rounds run as many iterations, ``best_params_``
+    (without ``max_iter``) and ``best_score_`` are the same; (4) ties go to the
+    first point in grid order (scikit-learn's to whichever its unstable sort puts
+    last).
 
     When to use which search: ``"grid"`` to get ``GridSearchCV``'s choice (the
     paper's protocol, reported results); ``"halving"`` where the grid's cost
@@ -411,7 +436,8 @@ class FDLSRCV(FDLSR):
             self.n_resources_ = list(schedule.n_resources)
             self.n_candidates_ = sizes
             self.n_iterations_ = len(rounds)
-            self.n_remaining_candidates_ = sizes[-1]
+            # the points a further round would keep, as scikit-learn counts them
+            self.n_remaining_candidates_ = ceil(sizes[-1] / self.factor)
             self.min_resources_ = schedule.min_resources
             self.max_resources_ = self.max_iter
             self.n_required_iterations_ = schedule.n_required_iterations

@@ -9,6 +9,7 @@ linear layer (VGG-19: fc7, 4096-d; ResNet-50: the pooled 2048-d vector; a ViT: t
 class token), or the output of any module named with ``layer``.
 """
 
+import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +46,24 @@ def torch_modules():
             "feature extraction needs PyTorch and torchvision: pip install torch "
             'torchvision (or pip install ".[features]" in the fdlsr source folder)'
         ) from None
+    except Exception as error:  # noqa: BLE001 (a broken install fails in any way)
+        # e.g. "operator torchvision::nms does not exist": a torchvision built for
+        # another torch (each torchvision 0.N+15 is built for one torch 2.N)
+        raise ConfigError(
+            f"torchvision {_installed('torchvision')} does not load beside torch "
+            f"{_installed('torch')} ({one_line(error, 80)}); install a pair built for "
+            "each other, e.g. pip install 'torch==2.14.1' 'torchvision==0.29.1' "
+            "(torchvision 0.N+15 goes with torch 2.N)"
+        ) from None
     return torch, torchvision
+
+
+def _installed(name):
+    """The installed version of distribution ``name``, or "(version unknown)"."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "(version unknown)"
 
 
 def load_backbone(model=DEFAULT_MODEL, weights="default", layer=None, seed=0):

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.model_selection import DEFAULT_SPLITS
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from ..methods import METHODS
 from .datasets._dataset import one_line
 from .planning import Experiment
@@ -170,7 +170,8 @@ def find_config(name_or_path):
     except FileNotFoundError:
         raise ConfigError(
             f"config file {path} not found; give an existing .toml file or one of the "
-            f"shipped configs ({', '.join(shipped_configs())})"
+            f"shipped configs ({', '.join(shipped_configs())})."
+            + did_you_mean(name, shipped_configs())
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise ConfigError(
@@ -213,6 +214,8 @@ def check_settings(raw, source):
         raise ConfigError(
             f"{source}: unknown setting {unknown[0]!r}; known settings are "
             + ", ".join(sorted(SCHEMA))
+            + "."
+            + did_you_mean(unknown[0], SCHEMA)
         )
     if "dataset" not in raw:
         raise ConfigError(f'{source}: missing dataset = NAME, e.g. dataset = "feret"')

@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..errors import ConfigError  # noqa: E402
+from ..errors import ConfigError, did_you_mean  # noqa: E402
 from ..methods import METHODS  # noqa: E402
 from . import figure_data  # noqa: E402
 from .datasets import CSV, MAT, NPZ  # noqa: E402
@@ -37,7 +37,8 @@ def paths(kind, name, out):
     ``name``: PNG, PDF and the numbers as JSON."""
     if kind not in STEMS:
         raise ConfigError(
-            f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda"
+            f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda."
+            + did_you_mean(kind, STEMS)
         )
     return _files(out, f"{file_stem(name)}_{STEMS[kind]}")
 

@@ -7,6 +7,10 @@ of the sub-command (:mod:`.commands`). Nothing here computes.
 
 import argparse
 import ast
+import re
+
+from .._version import __version__
+from ..errors import did_you_mean
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
@@ -70,11 +74,27 @@ def _whole(minimum, what):
     return parse
 
 
+PIXELS = {"nargs": 2, "type": _whole(1, "a number of pixels"), "metavar": ("H", "W")}
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are reported on one line (usage: --help)."""
 
     def error(self, message):
-        self.exit(2, f"fdlsr: error: {message} (see `{self.prog} --help`)\n")
+        self.exit(
+            2,
+            f"fdlsr: error: {_with_suggestion(message)} (see `{self.prog} --help`)\n",
+        )
+
+
+def _with_suggestion(message):
+    """argparse's ``message``, with a "did you mean" after an invalid choice."""
+    match = re.search(r"invalid choice: '?([^'(]*?)'? \(choose from (.*)\)", message)
+    if match is None:
+        return message
+    choices = [c.strip(" '") for c in match.group(2).split(",")]
+    suggestion = did_you_mean(match.group(1), choices)
+    return f"{message}.{suggestion}" if suggestion else message
 
 
 def _dataset_args(parser):
@@ -110,9 +130,7 @@ def _dataset_args(parser):
     )
     group.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
+        **PIXELS,
         help="image folders: resize every image to H x W pixels (for images of "
         "several sizes)",
     )
@@ -146,6 +164,9 @@ def build_parser():
         description=DESCRIPTION,
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-V", "--version", action="version", version=f"fdlsr {__version__}"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -316,9 +337,7 @@ def build_parser():
     )
     data.add_argument(
         "--resize",
-        nargs=2,
-        type=_whole(1, "a number of pixels"),
-        metavar=("H", "W"),
+        **PIXELS,
         help="with info on an image folder: resize every image to H x W pixels",
     )
 
@@ -380,7 +399,8 @@ def _model_parsers(sub):
         "write one line per sample (index, prediction, and the label when DATA has "
         "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
         "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
-        "folder) or a .npy file of samples without labels, one per row.",
+        "folder) or a .npy file of samples without labels, one per row; what the "
+        "model file records of its training data is applied (docs/saving.md).",
     )
     predict.add_argument(
         "model", help="a model file written by `fdlsr fit` or fdlsr.save"
@@ -410,6 +430,12 @@ def _model_parsers(sub):
         "--samples",
         choices=["rows", "columns"],
         help="are samples the rows or columns of X",
+    )
+    predict.add_argument(
+        "--resize",
+        **PIXELS,
+        help="image folders: resize every image to H x W pixels (default: the size "
+        "the model file records; another than its images' is refused)",
     )
 
 

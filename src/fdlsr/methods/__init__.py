@@ -8,7 +8,7 @@ baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method` in
 
 from .. import core
 from ..common import classifiers
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from . import dictionary, relaxed, representation
 from .registry import FAMILIES, METHODS, PAPER_GRID, Method
 
@@ -30,7 +30,8 @@ def get_method(name):
         return by_lower[name.lower()]
     except KeyError:
         raise ConfigError(
-            f"unknown method {name!r}; choose from: {', '.join(METHODS)}"
+            f"unknown method {name!r}; choose from: {', '.join(METHODS)}."
+            + did_you_mean(name, METHODS)
         ) from None
 
 

@@ -25,7 +25,7 @@ from ..common.classifiers import RULES
 from ..core import cv
 from ..core.cv import FDLSRCV
 from ..core.estimator import FDLSR
-from ..errors import ConfigError
+from ..errors import ConfigError, did_you_mean
 from .baselines import LinearSVC, LogisticRegression
 from .dictionary import DPL, DRADPL, FDDL, LCKSVD2, LCLE, LRSDL
 from .relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
@@ -99,6 +99,8 @@ class Method:
             raise ConfigError(
                 f"{self.name} has no parameter {unknown[0]!r}; its parameters are "
                 + ", ".join(sorted(defaults))
+                + "."
+                + did_you_mean(unknown[0], defaults)
             )
         for name, value in params.items():
             where = f"{self.name}.{name}={_show(value)}"

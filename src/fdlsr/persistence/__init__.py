@@ -5,9 +5,11 @@
 :mod:`.encoding` a model as a tree of JSON values and arrays, rebuilt from an
 allowlist of classes that the estimator families declare
 (``fdlsr.methods.model_file_classes``), and :mod:`.checks` what a loaded model must
-be: a fitted classifier whose arrays agree.
+be: a fitted classifier whose arrays agree; :mod:`.contract` the record of the
+samples a model takes (column names, image size), which ``fdlsr predict`` applies.
 """
 
-from .archive import load, save
+from .archive import ModelFile, load, read_model_file, save
+from .contract import InputContract
 
-__all__ = ["load", "save"]
+__all__ = ["InputContract", "ModelFile", "load", "read_model_file", "save"]

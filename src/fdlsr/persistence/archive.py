@@ -1,17 +1,20 @@
 """Saving fitted models to a file that holds data only, and loading them back.
 
 A model file is a zip archive: ``model.json`` (the format's name and version, the
-versions that wrote it, and the model as a tree of plain JSON values, see
-:mod:`.encoding`) and one uncompressed ``.npy`` member per NumPy array. Loading
-rebuilds the objects from an allowlist of classes and reads the arrays with
-``allow_pickle=False``; nothing in the file is imported or executed. This is why
-neither pickle nor joblib is used: unpickling runs whatever callable the file names.
+versions that wrote it, the record of the samples the model takes, see
+:mod:`.contract`, and the model as a tree of plain JSON values, see
+:mod:`.encoding`) and one uncompressed ``.npy`` member per NumPy array, each named
+by the tree. Loading rebuilds the objects from an allowlist of classes and reads the
+arrays with ``allow_pickle=False``; nothing in the file is imported or executed.
+This is why neither pickle nor joblib is used: unpickling runs whatever callable the
+file names.
 
 Every member is stored, not compressed, and none is read beyond the size it declares
 (the manifest at most :data:`MANIFEST_LIMIT` bytes), so what loading allocates is
 bounded by the file's size: no zip bomb. The loaded model must then be a fitted
-classifier whose arrays agree with each other (:mod:`.checks`). See
-docs/saving.md.
+classifier whose arrays agree with each other (:mod:`.checks`). Saving reads the
+file it wrote back with the same code before it takes the place of ``path``, so
+that ``save`` never writes what ``load`` refuses. See docs/saving.md.
 """
 
 import json
@@ -21,38 +24,78 @@ import warnings
 import zipfile
 import zlib
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .._version import __version__
-from ..errors import ModelFileError
+from ..errors import ModelFileError, cut, one_line, quote
 from .checks import InconsistentModel, check_model, check_savable
+from .contract import InputContract, contract_for
 from .encoding import Decoder, Encoder
 
 FORMAT = "fdlsr-model"
-FORMAT_VERSION = 1
+#: 2: the record of the samples the model takes (``"input"``); members only the
+#: model names.
+FORMAT_VERSION = 2
 MANIFEST = "model.json"
 #: The largest manifest read. Arrays are members of their own, so a model's manifest
 #: holds parameters and short lists (a few kilobytes; a search's record of a large
 #: grid, some megabytes); decoded, JSON takes up to some 20 times its size.
 MANIFEST_LIMIT = 16 * 2**20
 _SAVE_HINT = "save the model with fdlsr.save(model, path) or `fdlsr fit`"
+#: What goes wrong in a file that is not a model file's shape, beyond the zip.
+_DAMAGE = (
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+    MemoryError,
+    RecursionError,
+    RuntimeError,  # zipfile: an encrypted member
+    NotImplementedError,  # zipfile: an unknown compression
+)
 
 
-def save(model, path):
+@dataclass(frozen=True)
+class ModelFile:
+    """What a model file holds, as :func:`read_model_file` returns it.
+
+    Parameters
+    ----------
+    model : estimator
+        The fitted model, ready to ``predict``.
+    input : InputContract
+        The record of the samples it takes (:mod:`.contract`).
+    """
+
+    model: object
+    input: InputContract
+
+
+def save(model, path, *, input_contract=None):
     """Write the fitted ``model`` to the model file ``path``.
 
     ``model`` is an estimator of this package (any method of ``fdlsr methods``,
     ``FDLSR``, ``FDLSRCV``) or a scikit-learn ``Pipeline`` of allowed preprocessing
     steps ending in one. Arrays of another library (a PyTorch tensor of a model
     fitted on a GPU) are saved as NumPy arrays: the loaded model predicts on NumPy
-    input. The file is written whole or not at all.
+    input. The file records what the model takes (:mod:`.contract`): its number of
+    features, their names where the model has ``feature_names_in_`` (fitted on a
+    pandas DataFrame), the kind of its labels, and what ``input_contract`` adds.
+
+    The file is written whole or not at all, and read back as :func:`load` reads
+    it before it takes the place of ``path``: what ``load`` would refuse is
+    refused here, with the reason.
 
     Raises :class:`~fdlsr.errors.ModelFileError` for a model that is not a fitted
-    classifier (or a ``Pipeline`` of transformers ending in one), and for a part of
-    the model that has no safe representation (e.g. a class outside the allowlist, a
-    callable).
+    classifier (or a ``Pipeline`` of transformers ending in one), one that could not
+    predict once loaded (an ``FDLSRCV(refit=False)``, which fitted no model), a
+    part of the model that has no safe representation (e.g. a class outside the
+    allowlist, a callable), and an ``input_contract`` that contradicts the model.
 
     Parameters
     ----------
@@ -60,6 +103,9 @@ def save(model, path):
         A fitted classifier of this package, or a ``Pipeline`` ending in one.
     path : str or path-like
         The model file to write (conventionally ``*.fdlsr``).
+    input_contract : InputContract, optional
+        What the samples the model was fitted on were (column names, image size,
+        resizing), for ``fdlsr predict`` to apply; ``fdlsr fit`` gives it.
 
     Returns
     -------
@@ -81,8 +127,17 @@ def save(model, path):
         "fdlsr_version": __version__,
         "numpy_version": np.__version__,
         "sklearn_version": _sklearn_version(),
+        "input": contract_for(model, input_contract).to_json(),
         "model": tree,
     }
+    text = json.dumps(manifest, indent=1).encode()
+    if len(text) > MANIFEST_LIMIT:
+        raise ModelFileError(
+            f"cannot save the model: its {MANIFEST} would take {len(text)} bytes, "
+            f"more than a model file's ({MANIFEST_LIMIT} at most; a search's record "
+            "of a very large grid, or a table of very many named columns); save the "
+            "refitted model, or fit on a NumPy array"
+        )
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
@@ -91,10 +146,11 @@ def save(model, path):
         # benchmarks/README.md), and every size a member declares is then bytes
         # really in the file, which bounds what loading allocates.
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
-            archive.writestr(MANIFEST, json.dumps(manifest, indent=1))
+            archive.writestr(MANIFEST, text)
             for name, array in writer.arrays.items():
                 with archive.open(name, "w", force_zip64=True) as member:
                     np.lib.format.write_array(member, array, allow_pickle=False)
+        _check_saved(Path(tmp), path)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
@@ -103,16 +159,43 @@ def save(model, path):
     return path
 
 
+def _check_saved(written, path):
+    """Read the file just written as :func:`load` reads it: a model that ``load``
+    refuses is refused here, with the reason (one code for both, so the two cannot
+    disagree)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # scikit-learn's notes of the probe
+            _read(written, path)
+    except InconsistentModel as error:
+        raise ModelFileError(
+            f"cannot save the model: {one_line(error)} (fdlsr.load would refuse its "
+            "file)"
+        ) from None
+    except (
+        ModelFileError,
+        zipfile.BadZipFile,
+        EOFError,
+        zlib.error,
+        *_DAMAGE,
+    ) as error:
+        raise ModelFileError(
+            f"cannot save the model: read back, its file would be refused "
+            f"({type(error).__name__}: {one_line(error)})"
+        ) from None
+
+
 def load(path):
     """The model saved in ``path`` by :func:`save`.
 
     Raises :class:`~fdlsr.errors.ModelFileError` (one line, naming the problem) for
     a missing file, a file that is not an fdlsr model (a pickle, an image, a NumPy
     archive...), a truncated, corrupt or compressed one, an unknown format version, a
-    class outside the allowlist, and a model that is not a fitted classifier or whose
-    arrays contradict each other (:func:`~.checks.check_model`). Warns when the
-    file was written by another fdlsr version (scikit-learn warns likewise for its
-    own version).
+    class outside the allowlist, a member that the model does not name, and a model
+    that is not a fitted classifier, whose arrays contradict each other
+    (:func:`~.checks.check_model`) or its record of the samples it takes
+    (:mod:`.contract`). Warns when the file was written by another fdlsr version
+    (scikit-learn warns likewise for its own version).
 
     Parameters
     ----------
@@ -124,6 +207,23 @@ def load(path):
     model : estimator
         The fitted model, ready to ``predict``.
     """
+    return read_model_file(path).model
+
+
+def read_model_file(path):
+    """The model saved in ``path`` and the record of the samples it takes, checked
+    as :func:`load` checks them.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A model file written by :func:`save` (or ``fdlsr fit``).
+
+    Returns
+    -------
+    ModelFile
+        ``model`` and ``input`` (an :class:`~.contract.InputContract`).
+    """
     path = Path(path)
     if not path.exists():
         raise ModelFileError(f"model file {path} not found; check the path")
@@ -134,47 +234,62 @@ def load(path):
             f"{path} is not an fdlsr model file ({_what_is(path)}); {_SAVE_HINT}"
         )
     try:
-        with zipfile.ZipFile(path) as archive:
-            _check_members(archive, path)
-            manifest = _read_manifest(archive, path)
-            _check_version(manifest, path, __version__)
-            decoder = Decoder(archive)
-            try:
-                model = decoder.decode(manifest["model"])
-            except ModelFileError as error:  # a class it refuses: name the file
-                raise ModelFileError(f"{path}: {error}") from None
-        check_model(model, decoder.objects, budget=path.stat().st_size)
-        return model
+        return _read(path, path)
     except ModelFileError:
         raise
     except InconsistentModel as error:
         raise ModelFileError(
-            f"{path} does not hold a usable model: {_one_line(error)}; the file was "
+            f"{path} does not hold a usable model: {one_line(error)}; the file was "
             "altered or damaged: save the model again"
         ) from None
     except (zipfile.BadZipFile, EOFError, zlib.error) as error:
         raise ModelFileError(
-            f"{path} is truncated or corrupt ({_one_line(error)}); save the model again"
+            f"{path} is truncated or corrupt ({one_line(error)}); save the model again"
         ) from None
-    except (
-        ValueError,
-        TypeError,
-        KeyError,
-        AttributeError,
-        IndexError,
-        OverflowError,
-        MemoryError,
-        RecursionError,
-        RuntimeError,  # zipfile: an encrypted member
-        NotImplementedError,  # zipfile: an unknown compression
-    ) as error:
+    except _DAMAGE as error:
         raise ModelFileError(
             f"{path} is a damaged fdlsr model file ({type(error).__name__}: "
-            f"{_one_line(error)}); save the model again"
+            f"{one_line(error)}); save the model again"
         ) from None
 
 
-def _check_members(archive, path):
+def _read(file, path):
+    """The :class:`ModelFile` in the zip archive ``file``, called ``path`` in
+    messages. Raises :class:`ModelFileError` for what is not a model file's shape,
+    :class:`InconsistentModel` for a model that is not usable, and the errors of
+    :data:`_DAMAGE` (or zipfile's) for a damaged file."""
+    size = Path(file).stat().st_size
+    with zipfile.ZipFile(file) as archive:
+        _check_members(archive, path, size)
+        manifest = _read_manifest(archive, path)
+        _check_version(manifest, path, __version__)
+        decoder = Decoder(archive)
+        try:
+            model = decoder.decode(manifest["model"])
+        except ModelFileError as error:  # a class it refuses: name the file
+            raise ModelFileError(f"{path}: {error}") from None
+    check_model(model, decoder.objects, budget=size)
+    contract = InputContract.from_json(manifest.get("input"))
+    contract.check(model)
+    _check_all_used(decoder, path)
+    return ModelFile(model=model, input=contract)
+
+
+def _check_all_used(decoder, path):
+    """Refuse a member that the model does not name: ``fdlsr.save`` writes only the
+    model's arrays, so anything else was added to the file (and would be carried
+    along unseen)."""
+    unused = sorted(decoder.members - decoder.read - {MANIFEST})
+    if unused:
+        more = f" (and {len(unused) - 1} more)" if len(unused) > 1 else ""
+        raise ModelFileError(
+            f"{path} holds the member {quote(unused[0])}{more}, which its model does "
+            "not name; fdlsr.save writes only the model's: the file was altered, save "
+            "the model again"
+        )
+
+
+def _check_members(archive, path, size):
     """Refuse an archive that is not a model file's shape: no manifest, a member named
     twice (which one counts would be a guess), or a member that is compressed or
     declares other sizes than the bytes it has in the file (whatever its header says,
@@ -189,20 +304,19 @@ def _check_members(archive, path):
     twice = [name for name, count in names.items() if count > 1]
     if twice:
         raise ModelFileError(
-            f"{path} holds two members named {twice[0][:60]!r}; fdlsr.save writes each "
-            "once: the file was altered, save the model again"
+            f"{path} holds two members named {quote(twice[0])}; fdlsr.save writes "
+            "each once: the file was altered, save the model again"
         )
-    size = path.stat().st_size
     for info in infos:
         if info.compress_type != zipfile.ZIP_STORED:
             raise ModelFileError(
-                f"{path}: its member {info.filename[:60]!r} is compressed; fdlsr.save "
+                f"{path}: its member {quote(info.filename)} is compressed; fdlsr.save "
                 "stores every member as is (a compressed member can expand without "
                 "bound): save the model again"
             )
         if not info.file_size == info.compress_size <= size:
             raise ModelFileError(
-                f"{path}: its member {info.filename[:60]!r} declares "
+                f"{path}: its member {quote(info.filename)} declares "
                 f"{info.file_size} bytes but holds {min(info.compress_size, size)}; "
                 "the file is damaged: save the model again"
             )
@@ -226,7 +340,7 @@ def _read_manifest(archive, path):
         manifest = json.loads(text, object_pairs_hook=_unique_keys)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ModelFileError(
-            f"{path}: {MANIFEST} is not valid JSON ({_one_line(error)}); the file is "
+            f"{path}: {MANIFEST} is not valid JSON ({one_line(error)}); the file is "
             "damaged: save the model again"
         ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -247,21 +361,24 @@ def _unique_keys(pairs):
 
 
 def _check_version(manifest, path, current):
+    """Refuse a format version other than this one; warn of another fdlsr version.
+    Every value quoted from the file is cut short (:func:`~fdlsr.errors.quote`)."""
     version = manifest.get("format_version")
-    if version != FORMAT_VERSION:
+    if version != FORMAT_VERSION or type(version) is not int:
+        saved = manifest.get("fdlsr_version")
         raise ModelFileError(
-            f"{path} has model format version {str(version)[:20]}, which this fdlsr "
+            f"{path} has model format version {quote(version)}, which this fdlsr "
             f"({current}) does not know (it reads version {FORMAT_VERSION}); load it "
             "with the fdlsr version that saved it"
-            + (f" ({manifest['fdlsr_version']})" if "fdlsr_version" in manifest else "")
+            + (f" ({cut(saved)})" if saved is not None else "")
         )
     saved = manifest.get("fdlsr_version")
     if saved != current:
         warnings.warn(
-            f"{path} was saved by fdlsr {saved} and is loaded by fdlsr {current}; "
-            "check its predictions, or save it again with this version",
+            f"{path} was saved by fdlsr {cut(saved)} and is loaded by fdlsr "
+            f"{current}; check its predictions, or save it again with this version",
             UserWarning,
-            stacklevel=3,
+            stacklevel=5,  # the caller of load
         )
 
 
@@ -286,7 +403,3 @@ def _sklearn_version():
     import sklearn
 
     return sklearn.__version__
-
-
-def _one_line(error):
-    return " ".join(str(error).split())[:200]

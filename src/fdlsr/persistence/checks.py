@@ -23,10 +23,11 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, is_classifier
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ModelFileError
+from ..errors import ModelFileError, cut, one_line
 
 PROBE_SAMPLES = 1  # predicting costs: SRC codes a sample in some 40 ms
 
@@ -81,13 +82,27 @@ def check_model(model, objects, budget):
         except Exception as error:
             message = f"its {name} has invalid parameters ({error})"
             raise InconsistentModel(message) from None
-    width = getattr(model, "n_features_in_", None)
+    width = n_features_in(model)
     if not _is_int(width) or not 0 < width <= budget:
-        raise InconsistentModel(f"its number of features {str(width)[:30]} is invalid")
+        raise InconsistentModel(f"its number of features {cut(width)} is invalid")
     classes = getattr(model, "classes_", None)
     if not _distinct_sorted(classes):
         raise InconsistentModel("its classes_ are not distinct sorted labels")
     _probe(model, int(width), classes)
+
+
+def n_features_in(model):
+    """The number of features ``model`` takes: its ``n_features_in_``, or for a
+    ``Pipeline`` whose first steps are skipped (``"passthrough"``, None), that of
+    its first step that is not (scikit-learn's ``Pipeline.n_features_in_`` asks the
+    first step only). None where it has none."""
+    width = getattr(model, "n_features_in_", None)
+    if width is None and isinstance(model, Pipeline) and isinstance(model.steps, list):
+        for step in model.steps:
+            estimator = step[1] if isinstance(step, tuple) and len(step) == 2 else None
+            if estimator not in (None, "passthrough"):
+                return getattr(estimator, "n_features_in_", None)
+    return width
 
 
 def _is_int(value):
@@ -136,8 +151,9 @@ def _estimators(model):
 
 
 def _probe(model, width, classes):
-    """Label random samples and check what comes back."""
-    X = np.random.default_rng(0).standard_normal((PROBE_SAMPLES, width))
+    """Label random samples and check what comes back. They are non-negative, so
+    that a model of distances (a k-NN of ``metric="precomputed"``) takes them too."""
+    X = np.abs(np.random.default_rng(0).standard_normal((PROBE_SAMPLES, width)))
     expected = {
         "decision_function": (PROBE_SAMPLES,)
         if classes.size == 2
@@ -154,10 +170,12 @@ def _probe(model, width, classes):
                 out = getattr(model, method)(X)
         except NotImplementedError:
             continue
+        except NotFittedError as error:  # e.g. a search that fitted no model
+            raise InconsistentModel(f"{one_line(error).rstrip('.')}") from None
         except Exception as error:  # any part of the file may be the wrong one
             raise InconsistentModel(
                 f"{name}.{method} fails on a random sample of {width} features "
-                f"({type(error).__name__}: {error})"
+                f"({type(error).__name__}: {one_line(error)})"
             ) from None
         if method == "predict":
             if np.shape(out) != (PROBE_SAMPLES,) or not np.isin(out, classes).all():

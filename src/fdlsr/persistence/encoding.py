@@ -41,12 +41,14 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
-from ..errors import ModelFileError
+from ..errors import QUOTE_LIMIT, ModelFileError, cut, quote
 from ..methods import model_file_classes
 
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
 #: Deepest nesting of a tree (the models of fdlsr nest about ten deep).
 MAX_DEPTH = 64
+#: The longest scikit-learn version an object's state may name.
+VERSION_LIMIT = 40
 #: The attributes whose arrays may hold text: labels, feature names, a search's record.
 TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_"}
 
@@ -116,27 +118,30 @@ class Encoder:
             # a fitted search (GridSearchCV, ...): the model it refitted can be saved
             search = hasattr(value, "best_estimator_")
             raise ModelFileError(
-                f"cannot save {where}: objects of type {name} have no safe file "
+                f"cannot save {cut(where)}: objects of type {name} have no safe file "
                 "representation (allowed: the estimators of fdlsr, Pipeline and "
                 "scikit-learn's scalers, Normalizer, PCA)"
                 + (
-                    f"; save the model it refitted, {where}.best_estimator_, or "
+                    f"; save the model it refitted, {cut(where)}.best_estimator_, or "
                     "search with fdlsr.FDLSRCV, which can be saved"
                     if search
                     else ""
                 )
             )
-        _refuse_cache(value, f"cannot save {where}:")
+        _refuse_cache(value, f"cannot save {cut(where)}:")
         state = value.__getstate__()
         if type(state) is not dict:
-            raise ModelFileError(f"cannot save {where}: {name} keeps a non-dict state")
+            raise ModelFileError(
+                f"cannot save {cut(where)}: {name} keeps a non-dict state"
+            )
         return {"$object": name, "state": self._encode_dict(state, where)}
 
     def _encode_dict(self, mapping, where):
         for key in mapping:
             if not isinstance(key, str):
                 raise ModelFileError(
-                    f"cannot save {where}: a dictionary key {key!r} is not a string"
+                    f"cannot save {cut(where)}: a dictionary key {quote(key)} is not "
+                    "a string"
                 )
         return {k: self.encode(v, f"{where}.{k}") for k, v in mapping.items()}
 
@@ -146,7 +151,7 @@ class Encoder:
             if all(v is None or type(v) in (bool, int, float, str) for v in items):
                 return {"$objects": items, "shape": list(array.shape)}
             raise ModelFileError(
-                f"cannot save {where}: an object array holding more than plain "
+                f"cannot save {cut(where)}: an object array holding more than plain "
                 "strings and numbers"
             )
         _dtype_name(array.dtype, where)
@@ -180,7 +185,7 @@ class Decoder:
         if isinstance(node, list):
             return [self.decode(v) for v in node]
         if not isinstance(node, dict) or len(node) == 0:
-            raise ValueError(f"unexpected node {node!r:.60}")
+            raise ValueError(f"unexpected node {quote(node)}")
         tag = next(iter(node))
         if tag == "$dict":
             return self._decode_dict(node["$dict"])
@@ -205,7 +210,7 @@ class Decoder:
         if tag == "$sparse":
             kind = node["$sparse"]
             if kind not in _SPARSE:
-                raise ValueError(f"unknown sparse format {kind!r:.40}")
+                raise ValueError(f"unknown sparse format {quote(kind)}")
             parts = [self.decode(node[p]) for p in ("data", "indices", "indptr")]
             shape = tuple(int(n) for n in _list(node["shape"]))
             return getattr(sp, kind)(tuple(parts), shape=shape)
@@ -213,7 +218,7 @@ class Decoder:
             return _TREE  # rebuilt by _restore from the classifier's samples
         if tag == "$object":
             return self._decode_object(node["$object"], node["state"])
-        raise ValueError(f"unknown node tag {tag!r:.40}")
+        raise ValueError(f"unknown node tag {quote(tag)}")
 
     def _decode_dict(self, mapping):
         if not isinstance(mapping, dict):
@@ -224,7 +229,8 @@ class Decoder:
         cls = allowed_classes().get(name) if isinstance(name, str) else None
         if cls is None:
             raise ModelFileError(
-                f"the model file names the class {str(name)[:80]!r}, which is not "
+                f"the model file names the class {quote(name, limit=2 * QUOTE_LIMIT)}, "
+                "which is not "
                 "among the classes fdlsr loads; it was not written by fdlsr.save "
                 "(or by a newer fdlsr: upgrade)"
             )
@@ -232,9 +238,17 @@ class Decoder:
         for key, value in state.items():
             if key.startswith("__") or hasattr(cls, key):
                 # data in place of a method, property or class setting
-                raise ValueError(f"{name} state would replace {cls.__name__}.{key:.40}")
+                raise ValueError(
+                    f"{name} state would replace {cls.__name__}.{cut(key)}"
+                )
             if key not in TEXT_ATTRIBUTES:
-                _refuse_text(value, f"{cls.__name__}.{key}")
+                _refuse_text(value, f"{cls.__name__}.{cut(key)}")
+        version = state.get("_sklearn_version", "")
+        if not isinstance(version, str) or len(version) > VERSION_LIMIT:
+            # scikit-learn's __setstate__ quotes it whole in a warning
+            raise ValueError(
+                f"{name} state's _sklearn_version {quote(version)} is not a version"
+            )
         obj = cls.__new__(cls)
         setstate = getattr(obj, "__setstate__", None)
         if setstate is not None:
@@ -246,11 +260,9 @@ class Decoder:
 
     def _read_array(self, name):
         if name not in self.members:
-            raise ValueError(
-                f"the array {str(name)[:60]!r} is missing from the archive"
-            )
+            raise ValueError(f"the array {quote(name)} is missing from the archive")
         if name in self.read:
-            raise ValueError(f"the array {name[:60]!r} is named twice in the tree")
+            raise ValueError(f"the array {quote(name)} is named twice in the tree")
         self.read.add(name)
         info = self.archive.getinfo(name)  # stored, and its sizes true: see load
         with self.archive.open(info) as member:
@@ -274,20 +286,20 @@ def check_header(member, info):
     elif version == (2, 0):
         shape, _, dtype = np.lib.format.read_array_header_2_0(member)
     else:
-        raise ValueError(f"{info.filename}: .npy format version {version}")
+        raise ValueError(f"{quote(info.filename)}: .npy format version {version}")
     if dtype.hasobject:
         raise ValueError(
-            f"{info.filename} holds Python objects, which are never loaded "
+            f"{quote(info.filename)} holds Python objects, which are never loaded "
             "(allow_pickle=False)"
         )
     if dtype.kind not in "biufcU" or dtype.fields is not None or dtype.itemsize == 0:
-        raise ValueError(f"{info.filename} holds arrays of dtype {str(dtype)[:40]}")
+        raise ValueError(f"{quote(info.filename)} holds arrays of dtype {cut(dtype)}")
     if any(n < 0 for n in shape):
-        raise ValueError(f"{info.filename} declares the shape {shape}")
+        raise ValueError(f"{quote(info.filename)} declares the shape {cut(shape)}")
     declared = math.prod(shape) * dtype.itemsize
     if declared > info.file_size:
         raise ValueError(
-            f"{info.filename} declares {declared} bytes of data but holds "
+            f"{quote(info.filename)} declares {cut(declared)} bytes of data but holds "
             f"{info.file_size}"
         )
 
@@ -316,7 +328,7 @@ def _refuse_cache(obj, start):
     if hasattr(obj, "steps") and getattr(obj, "memory", None) is not None:
         raise ModelFileError(
             f"{start} a Pipeline with a cache folder (memory="
-            f"{str(obj.memory)[:60]!r}), which refitting would unpickle: use "
+            f"{quote(str(obj.memory))}), which refitting would unpickle: use "
             "memory=None"
         )
 
@@ -325,7 +337,7 @@ def _dtype_name(dtype, where):
     """``dtype.str`` for the dtypes a model file may hold: booleans, numbers, text."""
     if dtype.kind not in "biufcU" or dtype.fields is not None:
         raise ModelFileError(
-            f"cannot save {where}: arrays of dtype {dtype} are not supported"
+            f"cannot save {cut(where)}: arrays of dtype {cut(dtype)} are not supported"
         )
     return dtype.str
 
@@ -333,7 +345,7 @@ def _dtype_name(dtype, where):
 def _plain_dtype(text):
     """Refuse dtype strings that are not plain booleans, numbers or text."""
     if not isinstance(text, str) or np.dtype(text).kind not in "biufcU":
-        raise ValueError(f"unsupported dtype {str(text)[:40]!r}")
+        raise ValueError(f"unsupported dtype {quote(text)}")
     return text
 
 
@@ -342,7 +354,7 @@ def _refuse_text(value, where):
     outside :data:`TEXT_ATTRIBUTES` a model's arrays hold numbers."""
     if isinstance(value, np.ndarray) and value.dtype.kind in "UO":
         raise ValueError(
-            f"{where} holds text (dtype {value.dtype}) where numbers are due"
+            f"{cut(where)} holds text (dtype {value.dtype}) where numbers are due"
         )
     if isinstance(value, (list, tuple)):
         for item in value:

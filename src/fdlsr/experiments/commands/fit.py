@@ -8,8 +8,8 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import Normalizer
 
 from ...errors import ConfigError
+from ...persistence import InputContract, save
 from ..outputs import MODEL_FILE, check_output
-from ..persistence import save
 from ..samples import data_warnings
 from ..splits import run_random_state, seeded
 from .shared import (
@@ -54,7 +54,7 @@ def main(args):
     with method_refusals(f"{method.name} cannot be fitted on {dataset.name}"):
         model.fit(dataset.X, dataset.y)
     elapsed = time.perf_counter() - started
-    save(model, out)
+    save(model, out, input_contract=_input_contract(dataset, args))
     settings = estimator.get_params(deep=False)
     shown = ", ".join(f"{k}={settings[k]}" for k in {**method.params, **params})
     print(
@@ -67,6 +67,21 @@ def main(args):
         file=sys.stderr,
     )
     return 0
+
+
+def _input_contract(dataset, args):
+    """What the model takes, for `fdlsr predict` to apply: the samples' column names
+    (a CSV's header), their image size and pixel order, and the size images were
+    resized to."""
+    resize = getattr(args, "resize", None)
+    folder = dataset.path is not None and Path(dataset.path).is_dir()
+    return InputContract(
+        n_features=dataset.X.shape[1],
+        feature_names=dataset.feature_names,
+        image_shape=dataset.image_shape,
+        order=dataset.order if dataset.image_shape is not None else None,
+        resize=tuple(resize) if resize is not None and folder else None,
+    )
 
 
 def _model_path(path):

@@ -3,16 +3,33 @@
 import csv
 import io
 import sys
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ...common.validation import label_repr
-from ...errors import ConfigError, DatasetError
+from ...errors import DatasetError
+from ...persistence import read_model_file
+from ...persistence.contract import label_kind
 from ..datasets import label_text, load_dataset, npy_samples
 from ..outputs import check_output
-from ..persistence import load as load_model
 from .shared import dataset_file, emit
+
+
+@dataclass(frozen=True)
+class _Samples:
+    """The samples of ``fdlsr predict DATA`` and what the data says of them."""
+
+    X: np.ndarray
+    y: np.ndarray | None
+    name: str
+    feature_names: tuple | None = None
+    image_shape: tuple | None = None
+    order: str | None = None
+    hint: str = ""  # how to give other columns, for this kind of data
+    notes: tuple = ()  # what was done to the samples for the model
 
 
 def main(args):
@@ -21,30 +38,45 @@ def main(args):
         check_output(
             args.output, inputs=[args.model, dataset_file(args.data, args.data_dir)]
         )
-    model = load_model(args.model)
-    X, y, name = _prediction_data(args)
-    _check_samples(X, name)
-    expected = getattr(model, "n_features_in_", None)
-    if expected is not None and X.shape[1] != expected:
-        raise ConfigError(
-            f"{args.model} was fitted on samples of {expected} features; {name} has "
-            f"{X.shape[1]}: give data of the same kind (or --samples columns if its "
-            "samples are columns)"
-        )
-    predicted = model.predict(X)
+    saved = read_model_file(args.model)
+    model, contract = saved.model, saved.input
+    samples = _prediction_data(args, contract)
+    _check_samples(samples.X, samples.name)
+    # the model's input contract, in one place: columns by name, pixel order, width
+    X, notes = contract.conform(
+        samples.X,
+        where=samples.name,
+        model_name=args.model,
+        feature_names=samples.feature_names,
+        image_shape=samples.image_shape,
+        order=samples.order,
+        hint=samples.hint,
+    )
+    with warnings.catch_warnings():
+        # the columns are the model's, taken by name above: scikit-learn's note that
+        # an array has no column names is answered
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        predicted = model.predict(X)
+    y, name = samples.y, samples.name
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["index", "prediction"] + (["label"] if y is not None else []))
     for i, label in enumerate(predicted.tolist()):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
     emit(text.getvalue(), args.output, "the predictions")
+    for note in [*samples.notes, *notes]:  # after the output: an error stays one line
+        print(f"fdlsr: note: {note}", file=sys.stderr)
     if y is not None:  # compared as text: label 7 of one file is "7" of another
         truth = label_text(y)
         if not set(truth.tolist()) & set(label_text(model.classes_).tolist()):
+            kinds = [_KINDS[label_kind(y)], _KINDS[contract.labels]]
+            differ = f"; its labels are {kinds[1]}, these {kinds[0]}"
             print(
                 f"fdlsr: warning: no label of {name} ({_some(np.unique(y))}) is a class "
-                f"of the model ({_some(model.classes_)}): every prediction counts as "
-                "wrong; give data labelled as the model's training data was",
+                f"of the model ({_some(model.classes_)}"
+                + (differ if kinds[0] != kinds[1] else "")
+                + "): every prediction counts as wrong; give data labelled as the "
+                "model's training data was",
                 file=sys.stderr,
             )
         right = int(np.sum(label_text(predicted) == truth))
@@ -74,16 +106,53 @@ def _check_samples(X, name):
         )
 
 
-def _prediction_data(args):
-    """``(X, y or None, name)`` of ``fdlsr predict DATA``: a ``.npy`` file holds
-    samples only; anything else is loaded as ``fdlsr run --dataset`` loads it."""
+def _prediction_data(args, contract):
+    """The :class:`_Samples` of ``fdlsr predict DATA``: a ``.npy`` file holds samples
+    only; anything else is loaded as ``fdlsr run --dataset`` loads it, an image
+    folder at the size the model's images were resized to (``contract``)."""
     path = Path(args.data)
-    if path.suffix.lower() != ".npy":
-        overrides = {"x": args.x_var, "y": args.y_var, "samples": args.samples}
-        dataset = load_dataset(
-            args.data,
-            data_dir=args.data_dir,
-            **{k: v for k, v in overrides.items() if v is not None},
+    if path.suffix.lower() == ".npy":
+        if args.resize is not None:
+            raise DatasetError(
+                f"--resize applies to image folders, not to the samples of {path.name}"
+            )
+        return _Samples(
+            npy_samples(path, args.samples), None, path.name, hint=_COLUMNS_HINT
         )
-        return dataset.X, dataset.y, dataset.name
-    return npy_samples(path, args.samples), None, path.name
+    source = dataset_file(args.data, args.data_dir)
+    folder = source is not None and source.is_dir()
+    resize = contract.resize_for(args.resize, args.model)
+    if resize is not None and args.resize is None and not folder:
+        resize = None  # the model's images came resized; these samples are no images
+    overrides = {
+        "x": args.x_var, "y": args.y_var, "samples": args.samples, "resize": resize,
+    }  # fmt: skip
+    dataset = load_dataset(
+        args.data,
+        data_dir=args.data_dir,
+        **{k: v for k, v in overrides.items() if v is not None},
+    )
+    notes = ()
+    if resize is not None and args.resize is None:
+        notes = (
+            f"the images of {dataset.name} are resized to {resize[0]} x {resize[1]} "
+            "pixels, as the model's were",
+        )
+    arrays = source is not None and source.suffix.lower() in (".mat", ".npz")
+    hint = _COLUMNS_HINT if arrays else ""
+    if dataset.feature_names is not None:
+        hint = "the label column is chosen with --y NAME"
+    return _Samples(
+        dataset.X,
+        dataset.y,
+        dataset.name,
+        feature_names=dataset.feature_names,
+        image_shape=dataset.image_shape,
+        order=dataset.order,
+        hint=hint,
+        notes=notes,
+    )
+
+
+_COLUMNS_HINT = "or --samples columns if its samples are columns"
+_KINDS = {"integer": "integers", "text": "text", "other": "other values"}

@@ -104,7 +104,8 @@ def load_dataset(
     -------
     Dataset
         ``X`` (n_samples, n_features) float64 raw values, ``y`` labels as stored,
-        ``name``, ``image_shape``, ``order``, ``fixed_split``, ``description``.
+        ``name``, ``image_shape``, ``order``, ``fixed_split``, ``description``,
+        ``feature_names`` (a CSV header's names of the feature columns).
 
     Raises
     ------
@@ -228,6 +229,7 @@ def _read(
 ):  # fmt: skip
     kind = _kind(path)
     split, shape, default_order = None, None, "F" if kind == "mat" else "C"
+    feature_names = None
     if kind == "csv" and y is not None:  # y names the labels: here, a column
         if label_column is not None and str(label_column) != str(y):
             raise DatasetError(
@@ -259,7 +261,7 @@ def _read(
                 f"weights {record.get('weights')}; {how}"
             )
     elif kind == "csv":
-        X, labels, how = read_csv(path, label_column=label_column)
+        X, labels, how, feature_names = read_csv(path, label_column=label_column)
         how = f"CSV, {how}"
     else:
         X, labels, shape = read_image_folder(path, grey=grey, resize=resize)
@@ -275,6 +277,7 @@ def _read(
         fixed_split=split,
         description=description or f"{path.name}: {how}",
         path=str(path),
+        feature_names=feature_names,
     )  # fmt: skip
 
 

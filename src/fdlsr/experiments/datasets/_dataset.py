@@ -56,6 +56,9 @@ class Dataset:
         One line saying what the data are.
     path : str or None
         The file or folder the data came from.
+    feature_names : tuple of str or None
+        The name of each feature (column of ``X``), where the file names them (a
+        CSV's header).
     """
 
     X: np.ndarray
@@ -66,6 +69,7 @@ class Dataset:
     fixed_split: tuple | None = None
     description: str = ""
     path: str | None = None
+    feature_names: tuple | None = None
 
     def __post_init__(self):
         n = self.X.shape[0]
@@ -85,6 +89,14 @@ class Dataset:
                     "pass the image_shape whose product is the number of features"
                 )
             object.__setattr__(self, "image_shape", shape)
+        if self.feature_names is not None:
+            names = tuple(str(name) for name in self.feature_names)
+            if len(names) != self.X.shape[1]:
+                raise DatasetError(
+                    f"{self.name}: {len(names)} feature names for {self.X.shape[1]} "
+                    "features; give one name per feature"
+                )
+            object.__setattr__(self, "feature_names", names)
         if self.fixed_split is not None:
             train, test = (np.asarray(i, dtype=np.intp) for i in self.fixed_split)
             object.__setattr__(self, "fixed_split", (train, test))

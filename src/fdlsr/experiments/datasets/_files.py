@@ -37,7 +37,8 @@ def read_csv(path, *, label_column=None):
     writes it), which is dropped; a headerless first column that numbers the lines
     is refused. A first line is a header when it has text in two columns, or names a
     label column (see ``_is_header``). The delimiter (comma, semicolon, tab or
-    spaces) is detected. Returns ``X, y, how``.
+    spaces) is detected. Returns ``X, y, how, feature_names`` (the header's names of
+    the feature columns, or None without a header).
     """
     try:
         with open(path, newline="", encoding=ENCODING) as f:
@@ -112,7 +113,13 @@ def read_csv(path, *, label_column=None):
     how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
-    return as_samples(X, str(path)), class_labels(y, f"{path} column {label}"), how
+    feature_names = None if names is None else [names[i] for i in features]
+    return (
+        as_samples(X, str(path)),
+        class_labels(y, f"{path} column {label}"),
+        how,
+        feature_names,
+    )
 
 
 def _loadtxt(path, *, encoding, **options):

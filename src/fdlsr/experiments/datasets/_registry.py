@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import DatasetError, setting
+from ...errors import DatasetError, did_you_mean, setting
 from ._checksum import cached_sha256
 
 DEFAULT_DATA_DIR = "data"
@@ -46,7 +46,8 @@ def require(name):
     if entry is None:
         raise DatasetError(
             f"unknown data set {name!r}; the registry knows {', '.join(names())} "
-            "(or give the path of a .mat, .npz, .csv file or an image folder)"
+            "(or give the path of a .mat, .npz, .csv file or an image folder)."
+            + did_you_mean(name, names())
         )
     return entry
 
