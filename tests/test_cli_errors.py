@@ -29,7 +29,7 @@ CASES = [
     ([*RUN, "-k", "two"], "'two' is not a number of samples per class"),
     ([*RUN, "-k", "500"], "k=500"),
     ([*RUN, "--methods", "Nope"], "unknown method 'Nope'"),
-    ([*RUN, "--out", "FILE"], "cannot create the results folder"),
+    ([*RUN, "--out", "FILE"], "is not a results store: it is a file"),
     ([*RUN, "--out", "FILE/sub"], "Not a directory"),
     (["run", "--dataset", "DIR", "-k", "1"], "no images found"),
     (["run", "--dataset", "DIR/missing.mat", "-k", "1"], "file not found"),

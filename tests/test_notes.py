@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli
 from fdlsr.experiments.cli import main
+from fdlsr.experiments.store import make_store
 
 SMALL = ["--methods", "FDLSR", "1-NN", "-k", "2", "--splits", "2", "--no-table"]
 NOTE = "Exactly the paper's data and setting."
@@ -231,7 +232,7 @@ def test_any_experiment_json_gives_true_notes_or_one_line(small_store, info, pap
     data, rows, argv = small_store
     with tempfile.TemporaryDirectory() as folder:
         store = Path(folder) / "store"
-        store.mkdir()
+        make_store(store)
         (store / "results.jsonl").write_bytes(rows)
         (store / "experiment.json").write_text(json.dumps(info))
         one_line_or_table(*cli(["report", str(store), *paper]))

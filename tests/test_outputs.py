@@ -239,9 +239,13 @@ def test_run_never_writes_its_store_over_the_data(tmp_path, assets, capsys):
     root = make_tree(tmp_path, assets)
     (root / "faces").mkdir()
     (root / "faces" / "results.jsonl").write_bytes(assets[0]["d.npz"])
+    argv = [*RUN, "--dataset", "faces/results.jsonl", "--out", "faces"]
     before = snapshot(root)
     with inside(root):  # data named like a store's file, in the folder asked for
-        argv = [*RUN, "--dataset", "faces/results.jsonl", "--out", "faces"]
+        assert "not a results store" in cli_error(capsys, argv)
+        # even in a folder marked as a store
+        (root / "faces" / "fdlsr-store.json").write_bytes(assets[1]["fdlsr-store.json"])
+        before = snapshot(root)
         assert "is the input" in cli_error(capsys, argv)
     assert snapshot(root) == before
 

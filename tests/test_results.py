@@ -1,19 +1,27 @@
 """The results store: durable rows, torn lines, locking, resume, environment."""
 
 import json
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.datasets import load_digits
 
+from fdlsr._testing import cli
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.planning import Experiment
 from fdlsr.experiments.scheduler import run_experiment
 from fdlsr.experiments.store import (
     ResultStore,
     environment,
+    make_store,
     read_rows,
+    read_store,
     row_key,
+    whole_lines,
     write_atomic,
 )
 
@@ -141,3 +149,163 @@ def test_atomic_writes_leave_a_pipe_a_pipe(tmp_path):
     assert received == ["a table\n"]
     assert stat.S_ISFIFO(os.stat(pipe).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+# -- the last line: a row if it parses, cut short if it does not -----------------------
+
+
+def test_a_whole_last_row_without_its_newline_is_a_row(tmp_path):
+    make_store(tmp_path)
+    lines = [json.dumps(row(i)) for i in range(3)]
+    (tmp_path / "results.jsonl").write_text("\n".join(lines))  # no final newline
+    store = read_store(tmp_path)
+    assert [r["split"] for r in store.rows] == [0, 1, 2] and not store.skipped
+    with ResultStore(tmp_path) as writer:  # the writer reads it as the reader does
+        assert [r["split"] for r in writer.rows] == [0, 1, 2]
+        writer.append(row(3))
+    text = (tmp_path / "results.jsonl").read_text()
+    assert text.startswith("\n".join(lines) + "\n") and text.endswith("\n")
+    assert [r["split"] for r in read_rows(tmp_path)] == [0, 1, 2, 3]
+
+
+def test_a_report_and_a_resume_keep_a_last_row_without_newline(tmp_path):
+    rng = np.random.default_rng(0)
+    data = tmp_path / "faces.npz"
+    np.savez(data, X=rng.random((24, 10)), y=np.repeat(np.arange(4), 6))
+    run = ["run", "--dataset", str(data), "--methods", "LSR", "-k", "3", "--no-table"]
+    out = tmp_path / "store"
+    assert cli([*run, "--splits", "2", "--out", str(out)])[0] == 0
+    status, table, _ = cli(["report", str(out)])
+    assert status == 0
+    results = out / "results.jsonl"
+    rows = results.read_bytes().splitlines()
+    results.write_bytes(b"\n".join(rows))  # as "\n".join(rows) leaves it
+    status, out_text, err = cli(["report", str(out)])
+    assert status == 0 and out_text == table and "cut short" not in err, err
+    status, _, err = cli([*run, "--splits", "3", "--out", str(out)])
+    assert status == 0 and "1 runs computed, 2 already" in err, err
+    after = results.read_bytes().splitlines()
+    assert after[:2] == rows and len(after) == 3  # both finished rows kept
+
+
+@pytest.mark.parametrize(
+    "tail, counted, skipped",
+    [
+        (b"", [0], {}),
+        (b"\n", [0], {}),
+        (b"  ", [0], {}),  # blank: not a line
+        (json.dumps(row(1)).encode(), [0, 1], {}),
+        (json.dumps(row(1)).encode() + b" \r", [0, 1], {}),
+        (json.dumps(row(1)).encode()[:-1], [0], {"cut short by an interruption": 1}),
+        (b'{"dataset": "d", "met', [0], {"cut short by an interruption": 1}),
+        (b"\xff\xfe", [0], {"cut short by an interruption": 1}),
+        (b"{}", [0], {"'dataset' missing": 1}),  # parses: a line, not a row
+        (b"null", [0], {"not a JSON object": 1}),
+    ],
+    ids=[
+        "none",
+        "newline",
+        "blank",
+        "row",
+        "row and whitespace",
+        "row without its brace",
+        "torn row",
+        "not UTF-8",
+        "JSON object, not a row",
+        "JSON null",
+    ],
+)
+def test_reader_and_writer_share_one_rule_for_the_last_line(
+    tmp_path, tail, counted, skipped
+):
+    make_store(tmp_path)
+    first = json.dumps(row(0)).encode() + b"\n"
+    (tmp_path / "results.jsonl").write_bytes(first + tail)
+    _, torn = whole_lines(first + tail)
+    store = read_store(tmp_path)
+    assert [r["split"] for r in store.rows] == counted
+    assert dict(store.skipped) == skipped
+    with ResultStore(tmp_path) as writer:
+        assert writer.rows == store.rows
+        writer.append(row(9))
+    data = (tmp_path / "results.jsonl").read_bytes()
+    # a torn line is dropped; anything else is ended and kept
+    kept = first + tail[: len(tail) - len(torn)]
+    assert data.startswith(kept if kept.endswith(b"\n") else kept + b"\n")
+    assert [r["split"] for r in read_rows(tmp_path)] == [*counted, 9]
+
+
+def test_an_append_that_fails_partway_leaves_whole_lines(tmp_path, monkeypatch):
+    import os
+
+    real_write = os.write
+    with ResultStore(tmp_path) as store:
+        store.append(row(0))
+        before = (tmp_path / "results.jsonl").read_bytes()
+
+        def half_then_full_disk(fd, data):
+            if len(data) > 10:
+                return real_write(fd, data[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(os, "write", half_then_full_disk)
+        with pytest.raises(OSError, match="No space"):
+            store.append(row(1))
+        monkeypatch.setattr(os, "write", real_write)
+        assert (tmp_path / "results.jsonl").read_bytes() == before
+        store.append(row(2))  # not glued to half a row
+    assert [r["split"] for r in read_rows(tmp_path)] == [0, 2]
+
+
+def test_an_interrupt_after_a_whole_row_keeps_it(tmp_path, monkeypatch):
+    import os
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    with ResultStore(tmp_path) as store:
+        store.start_session()
+        monkeypatch.setattr(os, "fsync", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            store.append(row(0))
+    assert [r["split"] for r in read_rows(tmp_path)] == [0]
+
+
+# -- property: any last line ---------------------------------------------------------
+
+ROWS = st.lists(st.integers(0, 40), unique=True, max_size=5).map(
+    lambda splits: [json.dumps(row(split)).encode() for split in splits]
+)
+TORN = st.tuples(st.integers(0, 3), st.floats(0, 1, exclude_max=True)).map(
+    lambda drawn: json.dumps(row(100 + drawn[0])).encode()[
+        : int(drawn[1] * len(json.dumps(row(100 + drawn[0]))))
+    ]
+)  # a row cut anywhere before its last character: never finished
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    rows=ROWS,
+    ended=st.booleans(),
+    tail=st.just(b"") | TORN | st.binary(max_size=30),
+)
+def test_a_finished_row_is_never_lost_and_a_torn_one_never_counted(rows, ended, tail):
+    content = b"\n".join(rows) + (b"\n" if ended and rows else b"") + tail
+    # the rows whose line is whole: the row's JSON, with JSON's own whitespace
+    whole = [line for line in content.split(b"\n") if line.strip(b" \t\r") in rows]
+    expected = [json.loads(line)["split"] for line in whole]
+    with tempfile.TemporaryDirectory() as folder:
+        folder = Path(folder)
+        make_store(folder)
+        (folder / "results.jsonl").write_bytes(content)
+        assert [r["split"] for r in read_rows(folder)] == expected
+        with ResultStore(folder) as writer:
+            assert [r["split"] for r in writer.rows] == expected
+            writer.append(row(200))
+        data = (folder / "results.jsonl").read_bytes()
+        assert [r["split"] for r in read_rows(folder)] == [*expected, 200]
+        # every line before the last is kept byte for byte, every whole row too
+        assert data.startswith(content[: content.rfind(b"\n") + 1])
+        lines = data.split(b"\n")
+        assert [line for line in lines if line.strip(b" \t\r") in rows] == whole
+        assert data.endswith(b"\n")

@@ -10,6 +10,7 @@ import numpy as np
 
 from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
+from fdlsr.experiments.store import make_store
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
 
@@ -155,7 +156,7 @@ def test_a_store_merged_by_hand_reports_each_data_apart(tmp_path, capsys):
     run(capsys, "--dataset", a, "--out", str(tmp_path / "ra"))
     run(capsys, "--dataset", b, "--out", str(tmp_path / "rb"), "--splits", "3")
     merged = tmp_path / "merged"
-    merged.mkdir()
+    make_store(merged)
     (merged / "results.jsonl").write_text(
         (tmp_path / "ra" / "results.jsonl").read_text()
         + (tmp_path / "rb" / "results.jsonl").read_text()

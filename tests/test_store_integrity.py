@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.store import read_rows, validate_row
+from fdlsr.experiments.store import MARK, MARK_TEXT, read_rows, validate_row
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
+MARKED = {MARK: MARK_TEXT.encode()}  # what makes a folder a store
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def store_of(folder, results, experiment, environment):
     """A store in ``folder`` of these three files' contents (None: no such file)."""
     return make_store(
         folder,
-        {},
+        MARKED,
         **{
             "results.jsonl": results,
             "experiment.json": experiment,
@@ -192,10 +193,16 @@ def test_report_on_what_is_not_a_store_is_a_one_line_error(healthy, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("# not results\n")
     assert "not a results store" in one_line_error(["report", str(readme)])
-    assert "run an experiment first" in one_line_error(["report", str(tmp_path)])
-    empty = make_store(tmp_path / "empty", {"results.jsonl": b""})
+    assert "not a results store" in one_line_error(["report", str(tmp_path)])
+    (tmp_path / "new").mkdir()
+    assert "run an experiment first" in one_line_error(
+        ["report", str(tmp_path / "new")]
+    )
+    empty = make_store(tmp_path / "empty", {**MARKED, "results.jsonl": b""})
     assert "no result rows" in one_line_error(["report", str(empty)])
-    garbage = make_store(tmp_path / "garbage", {"results.jsonl": b"null\n[]\n"})
+    garbage = make_store(
+        tmp_path / "garbage", {**MARKED, "results.jsonl": b"null\n[]\n"}
+    )
     error = one_line_error(["report", str(garbage)])
     assert "no result rows" in error and "2 not a JSON object" in error
 

@@ -9,8 +9,8 @@ The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
   or the same file under another name (a hard link);
 * a path inside an input folder (an image folder, a results store being reported):
   a new file there would change the input;
-* a path directly inside a results store (a folder holding ``results.jsonl`` or
-  ``experiment.json``), except the store that ``fdlsr run`` itself writes;
+* a path directly inside a results store (a folder holding fdlsr's mark,
+  ``fdlsr-store.json``), except the store that ``fdlsr run`` itself writes;
 * with ``kind``, an existing file that is not of that kind (a model file for ``fit``,
   a features file for ``features``), unless ``force``.
 
@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..persistence.archive import MANIFEST
+from .store_folder import is_store
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,6 @@ MODEL_FILE = FileKind(
 FEATURES_FILE = FileKind(
     "a features file (written by `fdlsr features`)", _is_features_file
 )
-
-
-def is_store(folder):
-    """Whether ``folder`` is a results store: it holds ``results.jsonl`` or
-    ``experiment.json``."""
-    from .store import INFO, RESULTS  # here: the store writes through this module
-
-    return any((Path(folder) / name).exists() for name in (RESULTS, INFO))
 
 
 def _real(path):

@@ -23,7 +23,6 @@ from .store import (  # noqa: F401
     read_rows,
     read_store,
     record_run,
-    results_path,
     row_key,
     table_info,
     validate_row,

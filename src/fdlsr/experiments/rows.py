@@ -13,8 +13,6 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from ..errors import ConfigError
-
 RESULTS = "results.jsonl"
 
 
@@ -149,26 +147,35 @@ def validate_row(row):
     return None
 
 
-# -- reading a store ----------------------------------------------------------------
+# -- reading a store's lines ---------------------------------------------------------
 
 
-def results_path(path):
-    """The ``results.jsonl`` of a store given as its folder (or as the file itself)."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS
-    elif path.exists() and path.name != RESULTS:
-        raise ConfigError(
-            f"{path} is not a results store: give the folder that `fdlsr run --out` "
-            f"wrote (it holds {RESULTS})"
-        )
-    if not path.exists():
-        folder = path.parent if path.name == RESULTS else path
-        raise ConfigError(
-            f"no results in {folder}: run an experiment first (fdlsr run --out "
-            f"{folder}) or point at the folder that has {RESULTS}"
-        )
-    return path
+def whole_lines(data):
+    """``(lines, torn)``: the lines of a ``results.jsonl``'s bytes, and its last line if
+    an interruption cut it short (``b""`` if none).
+
+    The one rule of the reader (:func:`read_lines`) and of the writer, which ends the
+    last line before appending (``ResultStore``). The last line may lack its newline
+    and still be whole (a file written as ``"\\n".join(rows)``, or a write stopped just
+    before its newline): it is cut short only if it does not parse as JSON. A row cut
+    anywhere before its newline never parses, since its closing brace is its last
+    character. Blank lines are not lines.
+    """
+    *ended, last = data.split(b"\n")  # last: b"" after a final newline
+    lines = [line for line in ended if line.strip()]
+    if not last.strip():
+        return lines, b""
+    if _parses(last):
+        return [*lines, last], b""
+    return lines, last
+
+
+def _parses(line):
+    try:
+        json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return False
+    return True
 
 
 @dataclass
@@ -211,27 +218,21 @@ def n_rows(n):
     return f"{n} row" + ("" if n == 1 else "s")
 
 
-def read_store(path):
-    """Every line of a store's ``results.jsonl`` through :func:`validate_row`.
+def read_lines(data, path):
+    """The :class:`StoreRows` of ``data``, the bytes of the ``results.jsonl`` at ``path``.
 
-    A line that is not UTF-8, not JSON, fails the schema, repeats a run already read
-    (the first is kept; see ``_repeats``), or is a last line cut short by an
-    interruption, is skipped and counted in ``skipped`` by reason.
+    Every line goes through :func:`validate_row`. A line that is not UTF-8, not JSON,
+    fails the schema, repeats a run already read (the first is kept; see
+    ``_repeats``), or is a last line cut short by an interruption (:func:`whole_lines`),
+    is skipped and counted in ``skipped`` by reason.
     """
-    path = results_path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
-    store = StoreRows(path)
-    lines = data.split(b"\n")
-    torn = lines.pop()  # b"" after a final newline
+    store = StoreRows(Path(path))
+    lines, torn = whole_lines(data)
     seen = {}
     for line in lines:
-        if line.strip():
-            store.n_lines += 1
-            _read_line(line, store, seen)
-    if torn.strip():
+        store.n_lines += 1
+        _read_line(line, store, seen)
+    if torn:
         store.n_lines += 1
         store.skipped["cut short by an interruption"] += 1
     return store
@@ -265,11 +266,6 @@ def _repeats(row, seen):
                 return "repeat a run already read"
             return "give another result for a run already read (the first is used)"
     return None
-
-
-def read_rows(path):
-    """The valid rows of a store (a folder, or its ``results.jsonl``)."""
-    return read_store(path).rows
 
 
 def by_data(rows):

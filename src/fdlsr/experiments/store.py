@@ -2,6 +2,8 @@
 
 A results directory holds
 
+* ``fdlsr-store.json``: the mark that makes the folder a results store (see
+  :func:`check_store`), written when the store is made and never changed;
 * ``results.jsonl``: one row per method x dataset x k x split x setting, appended and
   flushed to disk (``fsync``) as each run finishes;
 * ``environment.json``: one entry per session that wrote rows (package versions, BLAS
@@ -10,11 +12,16 @@ A results directory holds
 * ``experiment.json``: what the reports need besides the rows (title, notes, the
   commands that wrote the store).
 
+A folder is a store only if its mark says so: every command that reads or writes a
+store goes through :func:`check_store`, which refuses any other folder (the user's
+own, which may hold files of these names) in one line, before anything is written.
+
 Why JSON Lines rather than CSV: a row carries nested data (the chosen parameters, the
 warnings raised) without an escaping scheme or a fixed set of columns, each line stands
-alone, and a line cut short by ``kill -9`` is recognisable (no final newline, not valid
+alone, and a line cut short by ``kill -9`` is recognisable (the last line, not valid
 JSON) and dropped on the next start. That row was not finished, so it is computed again;
-nothing finished is lost or computed twice.
+nothing finished is lost or computed twice. Reader and writer share that rule
+(:func:`~fdlsr.experiments.rows.whole_lines`).
 
 Rows are read through one schema (``fdlsr.experiments.rows``): a line that fails it is
 skipped and counted. A store never holds two data sets under one name
@@ -22,15 +29,14 @@ skipped and counted. A store never holds two data sets under one name
 (a temporary file renamed over the old one).
 """
 
-import datetime
-import fcntl
+import contextlib
 import json
 import os
-import platform
-import sys
+import re
 from pathlib import Path
 
 from ..errors import ConfigError
+from .environment import cpu_model, environment, now  # noqa: F401 (cpu_model: results.py)
 from .outputs import write_atomic
 from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
     KEY_FIELDS,
@@ -38,18 +44,26 @@ from .rows import (  # noqa: F401 (the store's rows, read as the store reads the
     StoreRows,
     by_data,
     n_rows,
-    read_rows,
-    read_store,
-    results_path,
+    read_lines,
     row_key,
     validate_row,
+    whole_lines,
 )
-
-ENVIRONMENT = "environment.json"
-INFO = "experiment.json"
-LOCK = ".lock"
-# Every file `fdlsr run` writes into a store.
-STORE_FILES = (RESULTS, ENVIRONMENT, ENVIRONMENT + ".unreadable", INFO, LOCK)
+from .store_folder import (  # noqa: F401 (the store's files, and which folder is one)
+    ENVIRONMENT,
+    INFO,
+    LOCK,
+    MARK,
+    MARK_TEXT,
+    STORE_FILES,
+    UNREADABLE,
+    check_store,
+    is_store,
+    lock_store,
+    make_store,
+    read_rows,
+    read_store,
+)
 
 
 def _whole(value):
@@ -120,7 +134,10 @@ def read_info(directory):
         return {}, None
     info, problem = _read_json(path)
     if info is None:
-        return {}, f"{path} {problem}: ignored (a run rewrites it)"
+        return {}, (
+            f"{path} {problem}: ignored (a run keeps it as {INFO}{UNREADABLE} and "
+            "writes a new one)"
+        )
     wrong = _drop_wrong(info, INFO_FIELDS)
     for name, table in list(info.get("tables", {}).items()):
         if not isinstance(table, dict):
@@ -175,7 +192,7 @@ def record_run(info, dataset, command, *, settings, configured, stored=(), **con
     by --params, --raw or --cv). ``config`` holds the title, paper_table, note and source of the run's
     config: an empty value leaves the one recorded. ``stored`` lists the rows already
     in the store: the rows of an ``info`` written before it had a part per data set
-    are taken to be its config's.
+    are taken to be its config's. Fields fdlsr does not write are kept as they are.
     """
     tables = dict(info.get("tables") or {})
     if "tables" not in info and "dataset" in info:  # the one data set of an old store
@@ -193,7 +210,8 @@ def record_run(info, dataset, command, *, settings, configured, stored=(), **con
     table["configured"] = known
     tables[dataset] = table
     commands = info.get("commands") or ([info["command"]] if "command" in info else [])
-    return {"commands": _added(commands, [command]), "tables": tables}
+    others = {key: value for key, value in info.items() if key not in INFO_FIELDS}
+    return {**others, "commands": _added(commands, [command]), "tables": tables}
 
 
 def _settings(rows):
@@ -217,55 +235,58 @@ def _added(old, new):
 class ResultStore:
     """Append-only results of one experiment folder; safe to interrupt at any point.
 
-    Opening the store takes an exclusive lock on the folder (released when the process
-    ends, even by ``kill -9``), so two runs cannot interleave rows in one file.
+    Opening the store checks the folder (:func:`check_store`: a missing or empty one
+    is made a new store, one that is not a store is refused before anything is
+    written in it) and takes an exclusive lock on it (released when the process ends,
+    even by ``kill -9``), so two runs cannot interleave rows in one file.
     ``notices`` collects one line per problem found in the store (skipped lines, rows
     without a fingerprint, a side file that could not be read).
     """
 
     def __init__(self, directory):
-        self.directory = Path(directory)
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConfigError(
-                f"cannot create the results folder {self.directory}: "
-                f"{error.strerror}; choose another with --out DIR"
-            ) from None
+        self.directory, new = check_store(directory, writing=True)
+        if new:
+            make_store(self.directory)
         self.path = self.directory / RESULTS
-        self._lock = open(self.directory / LOCK, "w")  # noqa: SIM115 (held open)
+        self._lock = lock_store(self.directory)
         try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise ConfigError(
-                f"another fdlsr run is writing to {self.directory}; wait for it or "
-                "choose another folder with --out DIR"
-            ) from None
-        try:
-            self._drop_torn_line()
-            contents = read_store(self.path) if self.path.exists() else None
+            _remove_temporaries(self.directory)
+            data = self._end_last_line()
         except BaseException:
             self._lock.close()
             raise
+        contents = read_lines(data, self.path) if data is not None else None
         self.rows = contents.rows if contents else []
         self.notices = contents.notices() if contents else []
         self.session = None
 
-    def _drop_torn_line(self):
-        """Truncate a last line without its newline (a write cut by a kill)."""
+    def _end_last_line(self):
+        """End the last line of ``results.jsonl`` before rows are appended after it:
+        a whole row without its newline gets one, a row cut short by an interruption
+        is dropped (:func:`~fdlsr.experiments.rows.whole_lines`, the reader's rule).
+        The file's bytes then, or None when there is no file."""
         if not self.path.exists():
-            return
+            return None
         try:
             with open(self.path, "rb+") as handle:
                 data = handle.read()
-                if data and not data.endswith(b"\n"):
-                    handle.truncate(data.rfind(b"\n") + 1)
+                _, torn = whole_lines(data)
+                if torn:
+                    data = data[: len(data) - len(torn)]
+                    handle.truncate(len(data))
+                elif data and not data.endswith(b"\n"):
+                    handle.write(b"\n")
+                    data += b"\n"
+                else:
+                    return data
+                handle.flush()
+                os.fsync(handle.fileno())
         except OSError as error:
             raise ConfigError(
                 f"cannot write to {self.path}: {error.strerror}; "
                 "choose another folder with --out DIR"
             ) from None
+        return data
 
     def stored_runs(self, name, data, fingerprints, facts):
         """Which of the runs ``fingerprints`` (``{row_key: fingerprint}``) are stored.
@@ -326,8 +347,9 @@ class ResultStore:
         the cores out among worker processes), recorded as ``blas_threads_per_run``.
 
         An ``environment.json`` that cannot be read is kept as
-        ``environment.json.unreadable`` (with a notice) and a new one is started;
-        session numbers continue after those the rows name.
+        ``environment.json.unreadable`` (``.unreadable.2``, ... if taken; with a
+        notice) and a new one is started; session numbers continue after those the
+        rows name.
         """
         env = environment(command)
         if blas_threads is not None:
@@ -339,10 +361,9 @@ class ResultStore:
             if stored is not None and not isinstance(stored.get("sessions"), list):
                 stored, problem = None, "has no list of sessions"
             if stored is None:
-                os.replace(path, path.with_name(ENVIRONMENT + ".unreadable"))
+                kept = _keep_aside(path)
                 self.notices.append(
-                    f"{path} {problem}: kept as {ENVIRONMENT}.unreadable, a new one "
-                    "started"
+                    f"{path} {problem}: kept as {kept}, a new one started"
                 )
             else:
                 sessions = stored["sessions"]
@@ -356,16 +377,49 @@ class ResultStore:
         self.session = env["session"]
         return env
 
+    def read_info(self):
+        """The store's ``experiment.json`` with its fields checked (:func:`read_info`),
+        for a run that rewrites it: one that cannot be read is first kept as
+        ``experiment.json.unreadable`` (with a notice), never lost."""
+        path = self.directory / INFO
+        if path.exists():
+            stored, problem = _read_json(path)
+            if stored is None:
+                kept = _keep_aside(path)
+                self.notices.append(
+                    f"{path} {problem}: kept as {kept}, a new one started"
+                )
+        info, problem = read_info(self.directory)
+        if problem:
+            self.notices.append(problem)
+        return info
+
     def append(self, row):
-        """Write one finished row and force it to disk before returning."""
+        """Write one finished row and force it to disk before returning.
+
+        A write that fails partway (a full disk, an interrupt) is undone: the file
+        ends with a whole line, and the next row never follows a torn one.
+        """
         if self.session is None:
             self.start_session()
-        row = {**row, "session": self.session, "finished": _now()}
+        row = {**row, "session": self.session, "finished": now()}
         line = (json.dumps(row, default=str) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW
+        fd = os.open(self.path, flags, 0o644)
         try:
-            os.write(fd, line)
-            os.fsync(fd)
+            size = os.fstat(fd).st_size
+            try:
+                written = 0
+                while written < len(line):
+                    written += os.write(fd, line[written:])
+                os.fsync(fd)
+            except BaseException:
+                # a row cut short is undone; a whole one (the interrupt came after
+                # the write) is kept
+                with contextlib.suppress(OSError):
+                    if os.fstat(fd).st_size != size + len(line):
+                        os.ftruncate(fd, size)
+                raise
         finally:
             os.close(fd)
         self.rows.append(row)
@@ -380,6 +434,34 @@ class ResultStore:
         self.close()
 
 
+def _remove_temporaries(folder):
+    """Remove what a kill left of a side file being replaced (``write_atomic``'s
+    temporary ``.experiment.XXXXXXXX.tmp.json``): while the store is locked, no
+    writer is using one."""
+    for name in (ENVIRONMENT, INFO):
+        stem, suffix = os.path.splitext(name)
+        left = re.compile(
+            rf"\.{re.escape(stem)}\.[a-z0-9_]{{8}}\.tmp{re.escape(suffix)}"
+        )
+        for entry in os.listdir(folder):
+            path = folder / entry
+            if left.fullmatch(entry) and path.is_file() and not path.is_symlink():
+                with contextlib.suppress(OSError):
+                    path.unlink()
+
+
+def _keep_aside(path):
+    """Rename the unreadable side file ``path`` to ``NAME.unreadable`` (or
+    ``.unreadable.2``, ...: an earlier one is never replaced); the name it got."""
+    target = path.with_name(path.name + UNREADABLE)
+    number = 1
+    while os.path.lexists(target):
+        number += 1
+        target = path.with_name(f"{path.name}{UNREADABLE}.{number}")
+    os.replace(path, target)
+    return target.name
+
+
 def _contradiction(row, facts):
     """What in a row without fingerprint shows other data than ``facts``, or ``""``."""
     for name in ("n_features", "n_classes"):
@@ -390,73 +472,3 @@ def _contradiction(row, facts):
         if n != facts["n_samples"]:
             return f"{n} samples where these data have {facts['n_samples']}"
     return ""
-
-
-def _now():
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def environment(command=None):
-    """Versions, BLAS, threads, CPU and platform of this process, as a dict."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from threadpoolctl import threadpool_info
-
-    packages = {}
-    for name in (
-        "fdlsr",
-        "numpy",
-        "scipy",
-        "scikit-learn",
-        "threadpoolctl",
-        "matplotlib",
-    ):
-        try:
-            packages[name] = version(name)
-        except PackageNotFoundError:
-            packages[name] = None
-    blas = [
-        {
-            key: info.get(key)
-            for key in (
-                "user_api",
-                "internal_api",
-                "version",
-                "num_threads",
-                "architecture",
-                "filepath",
-            )
-        }
-        for info in threadpool_info()
-    ]
-    threads = {
-        name: os.environ[name]
-        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-        if name in os.environ
-    }
-    try:
-        load = list(os.getloadavg())  # other jobs on a shared machine skew the timings
-    except OSError:
-        load = None
-    return {
-        "date": _now(),
-        "load_average": load,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpu": cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "packages": packages,
-        "threadpools": blas,
-        "thread_variables": threads,
-        "command": command if command is not None else sys.argv,
-    }

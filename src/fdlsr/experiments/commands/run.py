@@ -17,7 +17,7 @@ from ..scheduler import blas_threads_per_run, run_units
 from ..store import (
     STORE_FILES,
     ResultStore,
-    read_info,
+    check_store,
     record_run,
     row_key,
     table_info,
@@ -38,8 +38,9 @@ def main(args):
     """``fdlsr run``: plan, compute what the store lacks, print the table."""
     config = config_from_args(args)
     ex = config.experiment
-    dataset = load(args, ex)
     out = Path(args.out or Path("fdlsr-results") / Path(ex.dataset).stem)
+    check_store(out, writing=True)  # before the data are loaded; made when opened
+    dataset = load(args, ex)
     for name in STORE_FILES:  # the store's own files, never an input
         check_output(
             out / name,
@@ -68,8 +69,8 @@ def main(args):
         command = command_line(args) or "fdlsr"
         threads = cluster.threads if cluster else blas_threads_per_run(args.jobs)
         store.start_session(command, blas_threads=threads)
-        stored, problem = read_info(out)
-        for notice in [*store.notices, *([problem] if problem else [])]:
+        stored = store.read_info()
+        for notice in store.notices:
             print(f"fdlsr: {notice}", file=sys.stderr)
         settings = {}
         for unit in units:
@@ -87,7 +88,7 @@ def main(args):
             note=config.note if described else None,
             source=config.source if described else None,
         )
-        write_info(out, info)
+        write_info(store.directory, info)
         progress = Progress(dataset.name)
         try:
             computed = run_units(
