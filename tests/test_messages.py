@@ -118,13 +118,18 @@ def test_caption_of_one_random_split_is_singular(tmp_path, capsys):
         (["run", "--dataset", "orll"], "'orl'"),
         (["run", "--config", "ferte"], "'feret'"),
         (["run", "--dataset", "digits", "--params", "FDLSR.alhpa=1"], "'alpha'"),
-        (["fit", "--dataset", "digits", "--method", "lrdsr", "-o", "m.fdlsr"], "'LRDLSR'"),
+        (
+            ["fit", "--dataset", "digits", "--method", "lrdsr", "-o", "m.fdlsr"],
+            "'LRDLSR'",
+        ),
         (["plot", "tsen", "--dataset", "digits"], "'tsne'"),
         (["rnu"], "'run'"),
         (["report", ".", "--format", "mdd"], "'md'"),
     ],
 )
-def test_a_misspelled_name_gets_did_you_mean(capsys, tmp_path, monkeypatch, argv, suggested):
+def test_a_misspelled_name_gets_did_you_mean(
+    capsys, tmp_path, monkeypatch, argv, suggested
+):
     monkeypatch.chdir(tmp_path)
     line = cli_error(capsys, argv)
     assert f"Did you mean {suggested}?" in line, line
@@ -158,8 +163,11 @@ def test_a_torchvision_built_for_another_torch_is_one_line(tmp_path):
     fake = tmp_path / "site"
     for name, version, body in [
         ("torch", "2.13.0", "__version__ = '2.13.0'\n"),
-        ("torchvision", "0.29.1",
-         "raise RuntimeError('operator torchvision::nms does not exist')\n"),
+        (
+            "torchvision",
+            "0.29.1",
+            "raise RuntimeError('operator torchvision::nms does not exist')\n",
+        ),
     ]:
         (fake / name).mkdir(parents=True)
         (fake / name / "__init__.py").write_text(body)
@@ -172,9 +180,22 @@ def test_a_torchvision_built_for_another_torch_is_one_line(tmp_path):
     image_folder(images, classes=2, per_class=2, size=16)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), *sys.path]))
     done = subprocess.run(
-        [sys.executable, "-m", "fdlsr", "features", str(images),
-         "-o", str(tmp_path / "f.npz"), "--weights", "none"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "fdlsr",
+            "features",
+            str(images),
+            "-o",
+            str(tmp_path / "f.npz"),
+            "--weights",
+            "none",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr

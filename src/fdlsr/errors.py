@@ -93,5 +93,7 @@ def did_you_mean(name, choices):
     """`` Did you mean 'X'?`` for a misspelled ``name`` (case aside) among ``choices``,
     or ``""`` when none is close, to end a message that lists the choices."""
     by_lower = {str(choice).lower(): str(choice) for choice in choices}
-    close = difflib.get_close_matches(str(name).lower(), list(by_lower), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(
+        str(name).lower(), list(by_lower), n=1, cutoff=0.6
+    )
     return f" Did you mean {by_lower[close[0]]!r}?" if close else ""
