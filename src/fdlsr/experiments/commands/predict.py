@@ -12,7 +12,7 @@ from ...errors import ConfigError, DatasetError
 from ..datasets import label_text, load_dataset, npy_samples
 from ..outputs import check_output
 from ..persistence import load as load_model
-from .shared import dataset_file, emit
+from .shared import data_options, dataset_file, emit
 
 
 def main(args):
@@ -77,13 +77,8 @@ def _check_samples(X, name):
 def _prediction_data(args):
     """``(X, y or None, name)`` of ``fdlsr predict DATA``: a ``.npy`` file holds
     samples only; anything else is loaded as ``fdlsr run --dataset`` loads it."""
-    path = Path(args.data)
+    path, options = Path(args.data), data_options(args)
     if path.suffix.lower() != ".npy":
-        overrides = {"x": args.x_var, "y": args.y_var, "samples": args.samples}
-        dataset = load_dataset(
-            args.data,
-            data_dir=args.data_dir,
-            **{k: v for k, v in overrides.items() if v is not None},
-        )
+        dataset = load_dataset(args.data, **options)
         return dataset.X, dataset.y, dataset.name
-    return npy_samples(path, args.samples), None, path.name
+    return npy_samples(path, **options), None, path.name

@@ -15,6 +15,7 @@ import numpy as np
 from ...errors import DatasetError, quote
 from ._dataset import as_samples, one_line
 from ._memory import MemoryBudget
+from ._options import DATA_OPTIONS, refuse_inapplicable
 
 
 def read_npz(path):
@@ -76,10 +77,17 @@ def read_npy(path):
         ) from None
 
 
-def npy_samples(path, samples=None):
+def npy_samples(path, samples=None, **options):
     """Samples as rows from a ``.npy`` file of numbers (``samples="columns"``: one
     per column); a 1-D array is one sample. NaN, infinity, no samples or no
-    features are refused."""
+    features are refused, and so are the other options of ``load_dataset``
+    (``options``, e.g. ``x=``), which do not apply to a lone array."""
+    unknown = set(options) - set(DATA_OPTIONS)
+    if unknown:
+        raise TypeError(f"npy_samples() got unexpected keywords {sorted(unknown)}")
+    refuse_inapplicable("npy", str(path), dict(options, samples=samples))
+    if samples not in (None, "rows", "columns"):
+        raise DatasetError(f"samples must be 'rows' or 'columns', got {samples!r}")
     X = read_npy(path)
     if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
         raise DatasetError(
