@@ -24,7 +24,10 @@ def main(args):
         for key, value in info.items():
             print(f"{key}: {value}")
         return 0
-    for given, what in ((args.name, f"a name ({args.name})"), (args.resize, "--resize")):
+    for given, what in (
+        (args.name, f"a name ({args.name})"),
+        (args.resize, "--resize"),
+    ):
         if given is not None:
             raise ConfigError(
                 f"`fdlsr datasets list` takes no {what}; describe one data set with "
