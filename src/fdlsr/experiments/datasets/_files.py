@@ -1,6 +1,6 @@
 """Readers for CSV tables and folders of images."""
 
-import csv
+import re
 import warnings
 from pathlib import Path
 
@@ -10,6 +10,7 @@ from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
 from ._images import read_image
 from ._labels import class_labels
+from ._table import table_shape
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -54,22 +55,24 @@ def read_csv(path, *, label_column=None):
             f"cannot read {path} as a text table ({one_line(exc)}); "
             "save it as UTF-8 CSV"
         ) from None
-    lines = [line for line in sample.splitlines() if line.strip()]
+    lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
     if not lines:
         raise DatasetError(f"{path} is empty; it needs one sample per line")
     delimiter = _delimiter(lines[0])
-    first = _fields(lines[0], delimiter)
-    n_columns = len(first)
+    table = table_shape(path, delimiter=delimiter, encoding=ENCODING)
+    n_columns = table.n_columns
     if n_columns < 2:
         raise DatasetError(
             f"{path} has a single column; it needs features and a label on each line "
             "(comma, semicolon, tab or space separated)"
         )
-    second = _fields(lines[1], delimiter) if len(lines) > 1 else []
+    first, second = table.first, table.second
     by_name = _is_name(label_column)
     header = first if by_name or _is_header(path, first, second) else None
     names = [h.strip() for h in header] if header is not None else None
-    options = dict(delimiter=delimiter, skiprows=int(header is not None), ndmin=1)
+    n_samples = table.n_records - (header is not None)
+    skip = table.first_end if header is not None else 0  # lines, blank ones too
+    options = dict(delimiter=delimiter, skiprows=skip, ndmin=1)
     # "#" is text like any other (a comment would cut labels such as "a#1" short)
     options.update(quotechar='"', comments=None, encoding=ENCODING)
 
@@ -108,7 +111,12 @@ def read_csv(path, *, label_column=None):
     except ValueError as exc:
         raise _bad_rows(path, exc) from None
     y = column(label)
-    X = X.reshape(len(y), len(features))
+    if len(y) != n_samples or X.size != n_samples * len(features):
+        raise DatasetError(  # numpy split the lines otherwise than table_shape did
+            f"cannot read {path} unambiguously: {n_samples} samples were counted but "
+            f"{len(y)} read; save the table again with a CSV writer (quoting text)"
+        )
+    X = X.reshape(n_samples, len(features))
     how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
@@ -277,12 +285,6 @@ def _delimiter(line):
     counts = {d: line.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=counts.get)
     return best if counts[best] else None  # None: any run of white space
-
-
-def _fields(line, delimiter):
-    if delimiter is None:
-        return line.split()
-    return next(csv.reader([line], delimiter=delimiter))
 
 
 def _is_number(text):

@@ -328,15 +328,21 @@ def _index_split(arrays, where, n):
         tr, te = _lookup(arrays, train_name), _lookup(arrays, test_name)
         if not (tr and te):
             continue
-        parts = [np.asarray(arrays[k]).ravel() for k in (tr, te)]
+        vectors = [np.asarray(arrays[k]) for k in (tr, te)]
+        parts = [v.ravel() for v in vectors]
         valid = all(
-            p.size and np.all(p == np.round(p)) and p.min() >= 1 and p.max() <= n
-            for p in parts
+            sum(s > 1 for s in v.shape) <= 1
+            and p.size
+            and np.all(p == np.round(p))
+            and p.min() >= 1
+            and p.max() <= n
+            for v, p in zip(vectors, parts, strict=True)
         )
         if not valid:
             raise DatasetError(
-                f"{quote(tr)}/{quote(te)} in {where} are not 1-based indices of the {n} "
-                "samples; fix them, or load the samples alone with x= and y="
+                f"{quote(tr)}/{quote(te)} in {where} are not vectors of 1-based indices "
+                f"of the {n} samples; fix them, or load the samples alone with x= and "
+                "y="
             )
         shared = np.intersect1d(*parts).size
         if shared:
