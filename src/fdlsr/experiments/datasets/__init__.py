@@ -28,6 +28,7 @@ from ._files import read_csv, read_image_folder
 from ._labels import check_classes, class_labels, label_text
 from ._layout import resolve
 from ._matlab import HDF5_SIGNATURE, read_mat
+from ._memory import MemoryBudget
 from ._numpy import npy_samples, read_npz
 from ._options import refuse_inapplicable
 from ._sklearn import load_sklearn
@@ -248,6 +249,7 @@ def _read(
     label_column, grey, resize,
 ):  # fmt: skip
     split, shape, default_order = None, None, "F" if kind == "mat" else "C"
+    budget = MemoryBudget(path)  # what reading it will hold, charged step by step
     if kind == "csv" and y is not None:  # y names the labels: here, a column
         if label_column is not None and str(label_column) != str(y):
             raise DatasetError(
@@ -256,8 +258,8 @@ def _read(
             )
         label_column, y = y, None
     if kind in ("mat", "npz"):
-        arrays = read_mat(path) if kind == "mat" else read_npz(path)
-        layout = resolve(arrays, str(path), x=x, y=y, samples=samples)
+        arrays = (read_mat if kind == "mat" else read_npz)(path, budget)
+        layout = resolve(arrays, str(path), x=x, y=y, samples=samples, budget=budget)
         X, labels, split = layout.X, layout.y, layout.fixed_split
         shape, default_order = layout.image_shape, layout.order or default_order
         if layout.order is not None:  # a stack of images: its shape and order hold
@@ -270,11 +272,13 @@ def _read(
                 f"weights {record.get('weights')}; {how}"
             )
     elif kind == "csv":
-        X, labels, how = read_csv(path, label_column=label_column)
+        X, labels, how = read_csv(path, label_column=label_column, budget=budget)
         how = f"CSV, {how}"
     else:
         grey = True if grey is None else grey
-        X, labels, shape = read_image_folder(path, grey=grey, resize=resize)
+        X, labels, shape = read_image_folder(
+            path, grey=grey, resize=resize, budget=budget
+        )
         how = f"images, {'grey' if grey else 'RGB'}, one sub-folder per class"
     if X.shape[0] == 0:
         raise DatasetError(f"{path} holds no samples; check the file")
