@@ -120,6 +120,17 @@ def test_wide_text_labels_are_counted(tmp_path):
     assert "wide.csv needs" in line and "(column 0 as text: 1000)" in line
 
 
+def test_a_tables_longest_line_is_counted_as_it_will_be_split(tmp_path):
+    """A line of 100,000 fields becomes 100,000 strings while it is read."""
+    path = tmp_path / "wide.csv"
+    header = "label," + ",".join(f"f{j}" for j in range(100_000))
+    rows = [f"{'ab'[i % 2]}," + ",".join(["0.5"] * 100_000) for i in range(4)]
+    path.write_text("\n".join([header, *rows]) + "\n")
+    with available(_memory.WORKING_MEMORY + 8 * 10**6):
+        line = one_line_refusal(["datasets", "info", str(path)])
+    assert f"(its longest line split into fields: {len(header)})" in line, line
+
+
 # --- the arithmetic: the estimate is never below what loading holds -------------------
 
 

@@ -10,7 +10,7 @@ from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels
-from ._memory import IMAGE_WORK_BYTES, MemoryBudget, text_column_bytes
+from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
 from ._table import table_shape
 
 IMAGE_SUFFIXES = {
@@ -45,6 +45,7 @@ def read_csv(path, *, label_column=None, budget=None):
     ``X, y, how``.
     """
     budget = MemoryBudget(path) if budget is None else budget
+    longest = run = 0  # the longest line, in characters
     try:
         with open(path, newline="", encoding=ENCODING) as f:
             sample = part = f.read(1 << 16)
@@ -54,12 +55,19 @@ def read_csv(path, *, label_column=None, budget=None):
                         f"{path} holds NUL characters, which a text table does not; "
                         "save it as UTF-8 CSV"
                     )
+                *ended, run_on = re.split("[\r\n]", part)
+                if ended:
+                    longest = max(longest, run + len(ended[0]), *map(len, ended))
+                    run = 0
+                run += len(run_on)
                 part = f.read(1 << 16)  # a bigger block costs memory, not time
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(
             f"cannot read {path} as a text table ({one_line(exc)}); "
             "save it as UTF-8 CSV"
         ) from None
+    longest = max(longest, run)
+    budget.charge((longest,), LINE_BYTES, "its longest line split into fields")
     lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
     if not lines:
         raise DatasetError(f"{path} is empty; it needs one sample per line")

@@ -69,6 +69,10 @@ NUMBER_LABEL_BYTES = 32
 NUMBER_TEXT_CHARACTERS = 32
 
 
+# Bytes per character of a table's longest line while it is split into fields (a
+# Python string per field, up to one field per two characters; numpy's tokenizer
+# holds a line in 4-byte characters with 16 bytes per field).
+LINE_BYTES = 32
 # Bytes per pixel (of the largest image as stored and once resized) that decoding one
 # image of more than 8 bits holds besides the samples: it becomes float64 samples,
 # three channels, scaled, resized channel by channel (an 8-bit one: 4 bytes).
