@@ -30,7 +30,7 @@ from ._layout import resolve
 from ._matlab import HDF5_SIGNATURE, read_mat
 from ._memory import MemoryBudget
 from ._numpy import npy_samples, read_npz
-from ._options import refuse_inapplicable
+from ._options import DATA_OPTIONS, refuse_inapplicable
 from ._sklearn import load_sklearn
 
 __all__ = [
@@ -76,7 +76,7 @@ def load_dataset(
         registry name wins over a file of the same name: write ``./feret`` for
         the file.
     data_dir : str or path-like, optional
-        Registry names read from the data folder only: the folder that holds the
+        Registry names only (a path is refused with it): the folder that holds the
         registry's files (``feret/FERET.mat``, ...). Default: the
         ``FDLSR_DATA_DIR`` environment variable, else ``./data``.
     x, y : str, optional
@@ -203,6 +203,9 @@ def dataset_info(name, data_dir=None, **options):
     info : dict
         What is known of the data set, as described above.
     """
+    unknown = set(options) - set(DATA_OPTIONS)
+    if unknown:
+        raise TypeError(f"dataset_info() got unexpected keywords {sorted(unknown)}")
     entry = _registry.lookup(name)
     if entry is not None or not (
         Path(name).expanduser().exists() or _looks_like_path(str(name))
@@ -317,7 +320,7 @@ def _refuse_for_entry(entry, options):
     where = entry["name"] + (
         " (shipped inside the package)" if entry["loader"] == "embedded" else ""
     )
-    refuse_inapplicable(kind, where, options, data_folder=entry["loader"] == "file")
+    refuse_inapplicable(kind, where, options, registry=True)
 
 
 def feature_record(arrays):

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from ...errors import DatasetError, setting
 
-# The kinds of input, in the words a message uses. A registry name is also "data
-# folder" when its file is looked for there (not a shipped or scikit-learn one).
+# The kinds of input, in the words a message uses. A registry name is of its file's
+# kind and also of the kind "registry" (its file is looked for in the data folder).
 KINDS = {
     "mat": "a MATLAB file",
     "npz": "an .npz archive",
@@ -23,7 +23,7 @@ KINDS = {
     "csv": "a CSV table",
     "images": "an image folder",
     "sklearn": "a scikit-learn data set",
-    "data folder": "a registry name whose file is in the data folder",
+    "registry": "a registry name",
 }
 
 # How an input of each kind is read, when that is what an inapplicable option missed
@@ -70,27 +70,27 @@ DATA_OPTIONS = {
                    "chooses grey or colour pixels"),
         DataOption("resize", "resize=(h, w)", frozenset({"images"}),
                    "resizes image files as they are read"),
-        DataOption("data_dir", "data_dir=", frozenset({"data folder"}),
+        DataOption("data_dir", "data_dir=", frozenset({"registry"}),
                    "says where the registry's files (feret, orl, ...) are looked for"),
     )
 }  # fmt: skip
 
 
-def refuse_inapplicable(kind, where, options, *, data_folder=False):
+def refuse_inapplicable(kind, where, options, *, registry=False):
     """Refuse the first option given (not None) in ``options`` that does not apply to
     an input of ``kind``.
 
     Parameters
     ----------
     kind : str
-        The input's format, a key of :data:`KINDS` other than ``"data folder"``.
+        The input's format, a key of :data:`KINDS` other than ``"registry"``.
     where : str
         The input as the user named it (a path or a registry name).
     options : dict
         ``{keyword: value}``, None meaning not given; every keyword is declared in
         :data:`DATA_OPTIONS`.
-    data_folder : bool, default=False
-        Whether the input is a registry name whose file is in the data folder.
+    registry : bool, default=False
+        Whether the input is a registry name (rather than a path).
 
     Raises
     ------
@@ -98,7 +98,7 @@ def refuse_inapplicable(kind, where, options, *, data_folder=False):
         For an option that does not apply, naming the option, the input's kind, the
         kinds it applies to and the fix.
     """
-    kinds = {kind, "data folder"} if data_folder else {kind}
+    kinds = {kind, "registry"} if registry else {kind}
     for name, value in options.items():
         option = DATA_OPTIONS[name]
         if value is None or option.kinds & kinds:
