@@ -280,3 +280,17 @@ def test_every_data_flag_of_every_command_on_every_input(
     assert f"error: {flag[0]} " in lines[0] and "does not apply to" in lines[0]
     assert KIND_WORDS[name] in lines[0] and f"leave {flag[0]} out" in lines[0]
     assert not (tmp_path / "r").exists() and not (tmp_path / "m.fdlsr").exists()
+
+
+@pytest.mark.parametrize(
+    "extra, named", [(["--resize", "2", "2"], "--resize"), (["orl"], "a name (orl)")]
+)
+def test_datasets_list_takes_no_data_options(extra, named):
+    """`fdlsr datasets list` describes no data set: what would describe one is
+    refused, not ignored."""
+    status, out, err = cli(["datasets", "list", *extra])
+    assert status == 2 and out == ""
+    assert err.strip() == (
+        f"fdlsr: error: `fdlsr datasets list` takes no {named}; describe one data set "
+        "with `fdlsr datasets info NAME`"
+    )
