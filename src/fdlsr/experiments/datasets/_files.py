@@ -94,7 +94,7 @@ def read_csv(path, *, label_column=None, budget=None):
     def column(index):
         if index not in read:
             budget.charge(
-                (n_samples,), text_column_bytes(table.longest[index]),
+                (n_samples,), text_column_bytes(table.longest),
                 f"column {index} as text",
             )  # fmt: skip
             try:

@@ -96,7 +96,7 @@ def text_label_bytes(characters):
 
 def text_column_bytes(characters):
     """Bytes held per value of a table's column of up to ``characters`` characters
-    read as text (``numpy.loadtxt(dtype=str)``: Python strings first, then numpy
+    (at most the table's longest field) read as text (``numpy.loadtxt(dtype=str)``: Python strings first, then numpy
     strings, sorted or read as numbers once to tell what the column holds)."""
     return 3 * 4 * int(characters) + PYTHON_STRING + 16
 

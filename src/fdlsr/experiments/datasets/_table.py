@@ -32,8 +32,8 @@ class TableShape:
     ``first`` and ``second`` are the fields of the first two records (``second`` is
     empty for a table of one record); ``first_end`` is the physical line the first
     record ends on (what ``numpy.loadtxt(skiprows=...)`` skips for a header);
-    ``n_records`` counts every record, the first included; ``longest`` holds each
-    column's longest field, in characters.
+    ``n_records`` counts every record, the first included; ``longest`` is the
+    longest field, in characters.
     """
 
     n_columns: int
@@ -41,7 +41,7 @@ class TableShape:
     second: list
     first_end: int
     n_records: int
-    longest: tuple
+    longest: int
 
 
 def table_shape(path, *, delimiter, encoding):
@@ -68,24 +68,20 @@ def table_shape(path, *, delimiter, encoding):
         empty table, or a field too long for the CSV reader.
     """
     first = second = None
-    first_line = first_end = n_records = 0
-    longest = []
+    first_line = first_end = n_records = longest = 0
     with open(path, newline="", encoding=encoding) as f:
         for line, end, fields in records(f, delimiter, path):
             n_records += 1
             if first is None:
                 first, first_line, first_end = fields, line, end
-                longest = [0] * len(first)
             elif len(fields) != len(first):
                 raise _ragged(path, line, fields, first_line, first, delimiter)
             elif second is None:
                 second = fields
-            longest = list(map(max, longest, map(len, fields)))
+            longest = max(longest, *map(len, fields))
     if first is None:
         raise DatasetError(f"{path} is empty; it needs one sample per line")
-    return TableShape(
-        len(first), first, second or [], first_end, n_records, tuple(longest)
-    )
+    return TableShape(len(first), first, second or [], first_end, n_records, longest)
 
 
 def records(f, delimiter, path):
