@@ -177,7 +177,10 @@ def _quoted_record(text, lines, number):
 
 def _ragged(path, line, fields, first_line, first, delimiter):
     n, k = len(first), len(fields)
-    if k < n:
+    if any("\n" in f or "\r" in f for f in fields):
+        why = 'a field opened by a quote runs on over the line ends; is a " not closed?'
+        fix = "close the quote, or quote the whole field"
+    elif k < n:
         why, fix = "a value is missing", "fill in what is missing"
     elif delimiter in (",", ";"):
         why = (
