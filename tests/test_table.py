@@ -10,6 +10,8 @@ Flowers index files, index splits in .mat/.npz files) check theirs too.
 import csv
 import io
 import os
+import subprocess
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -17,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.io
+import scipy.sparse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -266,3 +269,44 @@ def test_csv_writer_output_is_read_back(tmp_path):
     ds = load_dataset(path)
     np.testing.assert_array_equal(ds.X, X)
     assert ds.y.tolist() == labels
+
+
+def damaged_sparse_v5(path):
+    """A v5 file whose sparse matrix has a row index past its rows."""
+    scipy.io.savemat(path, {"fea": scipy.sparse.csc_matrix(np.eye(4)),
+                            "gnd": np.arange(4.0)})  # fmt: skip
+    data = bytearray(path.read_bytes())
+    at = data.find(np.array([0, 1, 2, 3], "<i4").tobytes())  # the row indices
+    data[at + 12 : at + 16] = np.array([10**8], "<i4").tobytes()
+    path.write_bytes(bytes(data))
+
+
+def damaged_sparse_v73(path):
+    h5py = pytest.importorskip("h5py")
+    with h5py.File(path, "w", userblock_size=512) as f:
+        group = f.create_group("fea")
+        group.attrs["MATLAB_sparse"] = np.uint64(4)
+        group.attrs["MATLAB_class"] = np.bytes_("double")
+        group["data"] = np.ones(4)
+        group["ir"] = np.array([0, 1, 2, 10**8], np.uint64)
+        group["jc"] = np.arange(5, dtype=np.uint64)
+        f["gnd"] = np.arange(4.0)[None]
+        f["gnd"].attrs["MATLAB_class"] = np.bytes_("double")
+
+
+@pytest.mark.parametrize("write", [damaged_sparse_v5, damaged_sparse_v73])
+def test_a_sparse_matrix_with_indices_out_of_bounds_is_refused(tmp_path, write):
+    """scipy reads such indices out of bounds when making the matrix dense, and the
+    process dies (a segmentation fault): refused in one line instead. Run as a
+    separate process, so that a crash fails the test rather than the test run."""
+    path = tmp_path / "sparse.mat"
+    write(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "fdlsr", "datasets", "info", str(path)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.strip().splitlines() == [
+        f"fdlsr: error: 'fea' in {path} is a damaged sparse matrix (indices must be "
+        "< 4); re-download the file or save it again with MATLAB's save"
+    ]

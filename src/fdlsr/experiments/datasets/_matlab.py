@@ -45,7 +45,7 @@ def read_mat(path, budget=None):
     arrays = {}
     for name, value in raw.items():
         if not name.startswith("__"):
-            _add_v5(arrays, name, value)
+            _add_v5(arrays, name, value, path)
     return arrays
 
 
@@ -71,9 +71,9 @@ def is_hdf5(head):
     return any(head[o : o + 8] == HDF5_SIGNATURE for o in (0, 512, 1024, 2048))
 
 
-def _add_v5(arrays, name, value):
+def _add_v5(arrays, name, value, path):
     if scipy.sparse.issparse(value):
-        arrays[name] = value.toarray()
+        arrays[name] = _dense(value, path, quote(name))
         return
     if not isinstance(value, np.ndarray):
         return
@@ -81,7 +81,7 @@ def _add_v5(arrays, name, value):
         if value.size == 1:
             record = value.reshape(-1)[0]
             for field in value.dtype.names:
-                _add_v5(arrays, f"{name}.{field}", record[field])
+                _add_v5(arrays, f"{name}.{field}", record[field], path)
         return
     if value.dtype.kind == "O":
         strings = _cellstr([_v5_string(v) for v in value.reshape(-1, order="F")])
@@ -177,6 +177,19 @@ def _hdf5_sparse(group, budget, what):
     data = np.asarray(group["data"][()]).ravel() if "data" in group else np.zeros(0)
     ir = np.asarray(group["ir"][()]).ravel() if "ir" in group else np.zeros(0, int)
     matrix = scipy.sparse.csc_matrix((data, ir, jc), shape=(n_rows, n_cols))
+    return _dense(matrix, group.file.filename, what)
+
+
+def _dense(matrix, path, what):
+    """A sparse matrix made dense, its index arrays checked first: scipy reads out of
+    bounds (and crashes) on the indices of a damaged file."""
+    try:
+        matrix.check_format(full_check=True)
+    except ValueError as exc:
+        raise DatasetError(
+            f"{what} in {path} is a damaged sparse matrix ({one_line(exc)}); "
+            "re-download the file or save it again with MATLAB's save"
+        ) from None
     return matrix.toarray()
 
 
