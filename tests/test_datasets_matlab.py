@@ -139,7 +139,9 @@ def test_fixed_split_as_one_based_indices(tmp_path, version):
     np.testing.assert_array_equal(ds.fixed_split[1], test - 1)
     np.testing.assert_array_equal(ds.X, X)
     variables["trainIdx"] = train - 1  # 0-based by mistake: index 0 is out of range
-    with pytest.raises(DatasetError, match="not 1-based indices of the 12 samples"):
+    with pytest.raises(
+        DatasetError, match="not vectors of 1-based indices of the 12 samples"
+    ):
         load_dataset(save(tmp_path / "bad.mat", variables, version))
     variables["trainIdx"] = np.array([2, 3])
     with pytest.raises(DatasetError, match="share 1 samples"):

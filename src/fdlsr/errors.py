@@ -40,7 +40,13 @@ class UnreliableResultWarning(UserWarning):
 
 
 # How the command line spells the settings that messages name (Python keyword: option).
-OPTIONS = {"data_dir": "--data-dir", "resize": "--resize H W"}
+OPTIONS = {
+    "data_dir": "--data-dir",
+    "resize": "--resize H W",
+    "x": "--x NAME",
+    "y": "--y NAME|INDEX",
+    "samples": "--samples rows|columns",
+}
 _COMMAND_LINE = contextvars.ContextVar("fdlsr_command_line", default=False)
 
 
@@ -56,9 +62,10 @@ def on_command_line():
 
 def setting(name, python):
     """Setting ``name`` as the user gives it: its command-line option (from
-    :data:`OPTIONS`) inside :func:`on_command_line`, else ``python`` (e.g.
-    ``"resize=(h, w)"``)."""
-    return OPTIONS[name] if _COMMAND_LINE.get() else python
+    :data:`OPTIONS`) inside :func:`on_command_line`, else (or for a setting the
+    command line does not offer) ``python`` (e.g. ``"resize=(h, w)"``)."""
+    on_line = _COMMAND_LINE.get() and name in OPTIONS  # else Python's only
+    return OPTIONS[name] if on_line else python
 
 
 # A message quotes at most this many characters of a user's text (a label, a line of a

@@ -76,6 +76,19 @@ def _whole(minimum, what):
 
 PIXELS = {"nargs": 2, "type": _whole(1, "a number of pixels"), "metavar": ("H", "W")}
 
+# The data options' help, shared by the commands that offer them. Each says the inputs
+# it applies to; the loader refuses the others (datasets/_options.py).
+DATA_DIR_HELP = (
+    "registry names only: the folder holding the dataset files (default: "
+    "$FDLSR_DATA_DIR, else ./data)"
+)
+X_HELP = ".mat and .npz files only: the variable holding the samples"
+Y_HELP = (
+    ".mat and .npz files: the variable holding the labels; a CSV: the label column "
+    "(header name, or index: 0 first, -1 last)"
+)
+SAMPLES_HELP = "are the samples the rows or the columns of X: .mat, .npz"
+
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose mistakes are reported on one line (usage: --help)."""
@@ -102,27 +115,10 @@ def _dataset_args(parser):
     group.add_argument(
         "--dataset", help="dataset name (see `fdlsr datasets`) or a file/folder path"
     )
-    group.add_argument(
-        "--data-dir",
-        help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
-    )
-    group.add_argument(
-        "--x",
-        dest="x_var",
-        help="variable holding the samples, when a file has several",
-    )
-    group.add_argument(
-        "--y",
-        dest="y_var",
-        metavar="NAME|INDEX",
-        help="variable holding the labels, when a file has several; for a CSV, the "
-        "label column (header name, or index: 0 first, -1 last)",
-    )
-    group.add_argument(
-        "--samples",
-        choices=["rows", "columns"],
-        help="are samples the rows or columns of X",
-    )
+    group.add_argument("--data-dir", help=DATA_DIR_HELP)
+    group.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
+    group.add_argument("--y", dest="y_var", metavar="NAME|INDEX", help=Y_HELP)
+    group.add_argument("--samples", choices=["rows", "columns"], help=SAMPLES_HELP)
     group.add_argument(
         "--config",
         help="a shipped config name (e.g. feret) or the path of a .toml file; "
@@ -131,8 +127,8 @@ def _dataset_args(parser):
     group.add_argument(
         "--resize",
         **PIXELS,
-        help="image folders: resize every image to H x W pixels (for images of "
-        "several sizes)",
+        help="image folders only: resize every image to H x W pixels (for images "
+        "of several sizes)",
     )
 
 
@@ -331,14 +327,11 @@ def build_parser():
     data.add_argument(
         "name", nargs="?", help="with info: a registry name or a file or folder path"
     )
-    data.add_argument(
-        "--data-dir",
-        help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
-    )
+    data.add_argument("--data-dir", help=DATA_DIR_HELP)
     data.add_argument(
         "--resize",
         **PIXELS,
-        help="with info on an image folder: resize every image to H x W pixels",
+        help="with info on an image folder only: resize every image to H x W pixels",
     )
 
     _features_parser(sub)
@@ -411,25 +404,11 @@ def _model_parsers(sub):
     predict.add_argument(
         "-o", "--output", help="write the CSV to this file instead of the screen"
     )
+    predict.add_argument("--data-dir", help=DATA_DIR_HELP)
+    predict.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
+    predict.add_argument("--y", dest="y_var", metavar="NAME|INDEX", help=Y_HELP)
     predict.add_argument(
-        "--data-dir",
-        help="folder holding the dataset files (default: $FDLSR_DATA_DIR, else ./data)",
-    )
-    predict.add_argument(
-        "--x",
-        dest="x_var",
-        help="variable holding the samples, when a file has several",
-    )
-    predict.add_argument(
-        "--y",
-        dest="y_var",
-        metavar="NAME|INDEX",
-        help="variable (or CSV column) holding the labels, when a file has several",
-    )
-    predict.add_argument(
-        "--samples",
-        choices=["rows", "columns"],
-        help="are samples the rows or columns of X",
+        "--samples", choices=["rows", "columns"], help=SAMPLES_HELP + ", .npy"
     )
     predict.add_argument(
         "--resize",

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ..datasets import dataset_info, list_datasets
+from .shared import data_options
 
 
 def main(args):
@@ -19,17 +20,26 @@ def main(args):
             raise ConfigError(
                 "name the dataset: fdlsr datasets info NAME (or the path of a file)"
             )
-        info = dataset_info(args.name, args.data_dir, resize=args.resize)
+        info = dataset_info(args.name, **data_options(args))
         for key, value in info.items():
             print(f"{key}: {value}")
         return 0
+    for given, what in (
+        (args.name, f"a name ({args.name})"),
+        (args.resize, "--resize"),
+    ):
+        if given is not None:
+            raise ConfigError(
+                f"`fdlsr datasets list` takes no {what}; describe one data set with "
+                "`fdlsr datasets info NAME`"
+            )
     print(f"{'name':<18} {'status':<10} description")
     missing = downloads = 0
     for entry in list_datasets():
         if entry.get("loader") == "sklearn" and entry["name"] == "digits":
             status = "embedded"  # ships with scikit-learn
         elif entry.get("loader") == "sklearn":  # fetched by scikit-learn on first use
-            cached = dataset_info(entry["name"], args.data_dir).get("present")
+            cached = dataset_info(entry["name"]).get("present")
             status = "cached" if cached else "download"
             downloads += not cached
         elif entry.get("loader") == "embedded":

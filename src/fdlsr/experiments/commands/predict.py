@@ -15,7 +15,7 @@ from ...persistence import read_model_file
 from ...persistence.contract import label_kind
 from ..datasets import label_text, load_dataset, npy_samples
 from ..outputs import check_output
-from .shared import dataset_file, emit
+from .shared import data_options, dataset_file, emit
 
 
 @dataclass(frozen=True)
@@ -110,28 +110,19 @@ def _prediction_data(args, contract):
     """The :class:`_Samples` of ``fdlsr predict DATA``: a ``.npy`` file holds samples
     only; anything else is loaded as ``fdlsr run --dataset`` loads it, an image
     folder at the size the model's images were resized to (``contract``)."""
-    path = Path(args.data)
-    if path.suffix.lower() == ".npy":
-        if args.resize is not None:
-            raise DatasetError(
-                f"--resize applies to image folders, not to the samples of {path.name}"
-            )
+    path, options = Path(args.data), data_options(args)
+    if path.suffix.lower() == ".npy":  # the loader refuses options that do not apply
         return _Samples(
-            npy_samples(path, args.samples), None, path.name, hint=_COLUMNS_HINT
+            npy_samples(path, **options), None, path.name, hint=_COLUMNS_HINT
         )
     source = dataset_file(args.data, args.data_dir)
     folder = source is not None and source.is_dir()
     resize = contract.resize_for(args.resize, args.model)
     if resize is not None and args.resize is None and not folder:
         resize = None  # the model's images came resized; these samples are no images
-    overrides = {
-        "x": args.x_var, "y": args.y_var, "samples": args.samples, "resize": resize,
-    }  # fmt: skip
-    dataset = load_dataset(
-        args.data,
-        data_dir=args.data_dir,
-        **{k: v for k, v in overrides.items() if v is not None},
-    )
+    if resize is not None:
+        options["resize"] = resize
+    dataset = load_dataset(args.data, **options)
     notes = ()
     if resize is not None and args.resize is None:
         notes = (

@@ -114,22 +114,33 @@ def config_speaks_of(args, dataset):
     return theirs.resolve() == Path(dataset.path).resolve()
 
 
-def load(args, experiment):
-    """The dataset of the experiment, with the file-layout overrides of the flags;
-    data of fewer than two classes is refused."""
-    overrides = {
-        name: value
-        for name, value in (
-            ("x", args.x_var),
-            ("y", args.y_var),
-            ("samples", args.samples),
-            ("resize", getattr(args, "resize", None)),
-        )
-        if value is not None
+# The data options a command may offer: the parsed argument's name and the loader's
+# keyword (datasets/_options.py declares the inputs each applies to).
+DATA_ARGUMENTS = {
+    "x_var": "x",
+    "y_var": "y",
+    "samples": "samples",
+    "resize": "resize",
+    "data_dir": "data_dir",
+}
+
+
+def data_options(args):
+    """The data options given to a command, as the loader's keywords (those the
+    command does not offer or that were not given left out): every command hands
+    them all to the loader, which refuses those that do not apply to the data."""
+    return {
+        keyword: getattr(args, name)
+        for name, keyword in DATA_ARGUMENTS.items()
+        if getattr(args, name, None) is not None
     }
-    dataset = load_dataset(
-        experiment.dataset, data_dir=experiment.data_dir, **overrides
-    )
+
+
+def load(args, experiment):
+    """The dataset of the experiment, with the data options of the flags (the data
+    folder may come from the config); data of fewer than two classes is refused."""
+    options = dict(data_options(args), data_dir=experiment.data_dir)
+    dataset = load_dataset(experiment.dataset, **options)
     check_classes(dataset.y, dataset.name)  # every command that loads data trains
     return dataset
 

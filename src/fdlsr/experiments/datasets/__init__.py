@@ -10,8 +10,10 @@ the package and ``digits`` with scikit-learn, other files are looked for in
 ``data_dir``, default ``$FDLSR_DATA_DIR`` or ``./data``) or the path of a MATLAB
 ``.mat`` (v4 to v7.3), ``.npz``, CSV file or a folder of images with one
 sub-folder per class. Mistakes a user can fix raise
-:class:`fdlsr.errors.DatasetError` with a one-line message that names the fix.
-See ``docs/datasets.md`` for the registry and the layouts recognised.
+:class:`fdlsr.errors.DatasetError` with a one-line message that names the fix; an
+option that does not apply to the input (``resize`` for a ``.mat`` file) is one of
+them (``_options``). See ``docs/datasets.md`` for the registry and the layouts
+recognised.
 """
 
 import json
@@ -26,7 +28,9 @@ from ._files import read_csv, read_image_folder
 from ._labels import check_classes, class_labels, label_text
 from ._layout import resolve
 from ._matlab import HDF5_SIGNATURE, read_mat
+from ._memory import MemoryBudget
 from ._numpy import npy_samples, read_npz
+from ._options import DATA_OPTIONS, refuse_inapplicable
 from ._sklearn import load_sklearn
 
 __all__ = [
@@ -54,11 +58,15 @@ def load_dataset(
     order=None,
     verify=True,
     label_column=None,
-    grey=True,
+    grey=None,
     resize=None,
     download=True,
 ):
     """Load a data set by registry name or from a file or folder.
+
+    An option that does not apply to the input (``x`` for a CSV table, ``resize``
+    for anything but an image folder, ``data_dir`` for a path) is refused, never
+    ignored; each option below says what it applies to.
 
     Parameters
     ----------
@@ -68,21 +76,25 @@ def load_dataset(
         registry name wins over a file of the same name: write ``./feret`` for
         the file.
     data_dir : str or path-like, optional
-        The folder that holds the registry's files (``feret/FERET.mat``, ...).
-        Default: the ``FDLSR_DATA_DIR`` environment variable, else ``./data``.
+        Registry names only (a path is refused with it): the folder that holds the
+        registry's files (``feret/FERET.mat``, ...). Default: the
+        ``FDLSR_DATA_DIR`` environment variable, else ``./data``.
     x, y : str, optional
-        The variables (``.mat``, ``.npz``) holding the samples and the labels, for
-        files whose layout is not recognised or is ambiguous; a struct's field
-        is ``"struct.field"``. For a CSV, ``y`` is the label column (as
-        ``label_column``).
+        ``.mat`` and ``.npz`` files only: the variables holding the samples and the
+        labels, for files whose layout is not recognised or is ambiguous; a
+        struct's field is ``"struct.field"``. For a CSV, ``y`` is the label column
+        (as ``label_column``).
     samples : {"rows", "columns"}, optional
-        Whether samples are the rows or the columns of ``x`` (needed only when
-        both have as many entries as there are labels).
+        ``.mat`` and ``.npz`` files only: whether samples are the rows or the
+        columns of ``x`` (needed only when both have as many entries as there are
+        labels).
     image_shape : tuple of int, optional
-        ``(h, w)`` of the images the rows flatten.
+        ``.mat``, ``.npz`` and CSV files only: ``(h, w)`` of the images the rows
+        flatten. A stack of images (a 3-D array) has its own: another is refused.
     order : {"F", "C"}, optional
-        How a row was flattened: ``"F"`` (MATLAB, column-major; the default for
-        ``.mat`` files) or ``"C"`` (row-major; the default otherwise).
+        ``.mat``, ``.npz`` and CSV files only: how a row was flattened: ``"F"``
+        (MATLAB, column-major; the default for ``.mat`` files) or ``"C"``
+        (row-major; the default otherwise). A stack of images has its own.
     verify : bool, default=True
         For registry names: check the file's sha256 (when known; cached by size
         and modification time) and its size, class count and label range.
@@ -91,9 +103,9 @@ def load_dataset(
         same). Default: the header column named label, labels, class, target or y;
         else the first or the last column, when only one of them can hold labels;
         otherwise the file is refused, with the fix (see ``read_csv``).
-    grey : bool, default=True
-        Image folders only: convert to grey levels (else RGB, image_shape
-        ``(h, w, 3)``).
+    grey : bool, optional
+        Image folders only: convert to grey levels (True, the default) or keep
+        RGB (False; image_shape ``(h, w, 3)``).
     resize : tuple of int, optional
         Image folders only: resize every image to ``(h, w)``.
     download : bool, default=True
@@ -111,7 +123,8 @@ def load_dataset(
     ------
     fdlsr.errors.DatasetError
         A missing, unreadable or ambiguous file, labels that do not match the
-        samples, a checksum or content mismatch, or an unknown name.
+        samples, a checksum or content mismatch, an unknown name, or an option that
+        does not apply to the input.
     """
     _check_options(samples, image_shape, order, resize)
     options = dict(
@@ -128,13 +141,14 @@ def load_dataset(
                 f"file not found: {path} (relative to {Path.cwd()}); check the path, "
                 f"or give a registry name ({', '.join(_registry.names())})"
             )
-        return _load_path(path, path.name, "", **options)
+        return _load_path(path, path.name, "", data_dir=data_dir, **options)
+    _refuse_for_entry(entry, dict(options, data_dir=data_dir))
     if entry["loader"] == "sklearn":
         X, labels, shape = load_sklearn(entry["name"], download=download)
         if verify:
             _registry.verify_contents(entry, X, labels)
         return Dataset(
-            X, labels, entry["name"], image_shape or shape, order or entry["order"],
+            X, labels, entry["name"], shape, entry["order"],
             description=entry["description"],
         )  # fmt: skip
     if entry["loader"] == "embedded":  # shipped inside the package, always verified
@@ -166,14 +180,14 @@ def list_datasets():
     return _registry.entries()
 
 
-def dataset_info(name, data_dir=None, resize=None):
+def dataset_info(name, data_dir=None, **options):
     """A registry entry plus ``path``, ``present`` and ``verified`` (True: the
     checksum matches; False: it does not; None: no checksum known or no file) and,
     when something is wrong, ``problem`` (the message loading would raise).
 
     For the path of a file or folder (a name the registry does not know) what
-    :func:`load_dataset` reads from it (an image folder resized to ``resize``, if
-    given): sizes, classes, layout and any fixed split.
+    :func:`load_dataset` reads from it with ``options`` (an image folder resized to
+    ``resize=(h, w)``, say): sizes, classes, layout and any fixed split.
 
     Parameters
     ----------
@@ -181,20 +195,29 @@ def dataset_info(name, data_dir=None, resize=None):
         A registry name or the path of a file or folder.
     data_dir : str or path-like, optional
         The folder of the registry's files, as in :func:`load_dataset`.
-    resize : tuple of int, optional
-        Image folders only: resize every image to ``(h, w)``, as in
-        :func:`load_dataset`.
+    **options
+        The options of :func:`load_dataset` (``resize``, ``x``, ...); one that does
+        not apply to the input is refused, for a registry name too.
 
     Returns
     -------
     info : dict
         What is known of the data set, as described above.
     """
-    if _registry.lookup(name) is not None or not (
+    unknown = set(options) - set(DATA_OPTIONS)
+    if unknown:
+        raise TypeError(f"dataset_info() got unexpected keywords {sorted(unknown)}")
+    entry = _registry.lookup(name)
+    if entry is not None or not (
         Path(name).expanduser().exists() or _looks_like_path(str(name))
     ):
+        if entry is not None:
+            _check_options(
+                *(options.get(k) for k in ("samples", "image_shape", "order", "resize"))
+            )
+            _refuse_for_entry(entry, dict(options, data_dir=data_dir))
         return _registry.info(name, data_dir)
-    ds = load_dataset(name, resize=resize)
+    ds = load_dataset(name, data_dir=data_dir, **options)
     counts = np.unique(ds.y, return_counts=True)[1]
     info = {
         "path": ds.path,
@@ -213,9 +236,11 @@ def dataset_info(name, data_dir=None, resize=None):
     return info
 
 
-def _load_path(path, name, description, **options):
+def _load_path(path, name, description, *, data_dir=None, **options):
     try:
-        return _read(path, name, description, **options)
+        kind = _kind(path)
+        refuse_inapplicable(kind, str(path), dict(options, data_dir=data_dir))
+        return _read(path, kind, name, description, **options)
     except OSError as exc:  # unreadable: permissions, a folder that vanished, ...
         raise DatasetError(
             f"cannot read {path} ({exc.strerror or exc}); check that the file "
@@ -224,12 +249,12 @@ def _load_path(path, name, description, **options):
 
 
 def _read(
-    path, name, description, *, x, y, samples, image_shape, order, label_column,
-    grey, resize,
+    path, kind, name, description, *, x, y, samples, image_shape, order,
+    label_column, grey, resize,
 ):  # fmt: skip
-    kind = _kind(path)
     split, shape, default_order = None, None, "F" if kind == "mat" else "C"
     feature_names = None
+    budget = MemoryBudget(path)  # what reading it will hold, charged step by step
     if kind == "csv" and y is not None:  # y names the labels: here, a column
         if label_column is not None and str(label_column) != str(y):
             raise DatasetError(
@@ -237,22 +262,13 @@ def _read(
                 "give the label column once"
             )
         label_column, y = y, None
-    if kind == "csv" and (x or samples):
-        raise DatasetError(
-            f"x= (--x) and samples= (--samples) apply to .mat and .npz files, not to "
-            f"the CSV {path}; choose its label column with y= (--y NAME|INDEX) or "
-            "label_column="
-        )
-    if kind == "images" and (x or y or samples):
-        raise DatasetError(
-            f"x=, y= and samples= apply to .mat and .npz files, not to {path}; "
-            "an image folder takes its labels from the sub-folder names"
-        )
     if kind in ("mat", "npz"):
-        arrays = read_mat(path) if kind == "mat" else read_npz(path)
-        layout = resolve(arrays, str(path), x=x, y=y, samples=samples)
+        arrays = (read_mat if kind == "mat" else read_npz)(path, budget)
+        layout = resolve(arrays, str(path), x=x, y=y, samples=samples, budget=budget)
         X, labels, split = layout.X, layout.y, layout.fixed_split
         shape, default_order = layout.image_shape, layout.order or default_order
+        if layout.order is not None:  # a stack of images: its shape and order hold
+            _refuse_other_image_layout(path, layout, image_shape, order)
         how = layout.description
         record = feature_record(arrays)
         if record:
@@ -261,10 +277,15 @@ def _read(
                 f"weights {record.get('weights')}; {how}"
             )
     elif kind == "csv":
-        X, labels, how, feature_names = read_csv(path, label_column=label_column)
+        X, labels, how, feature_names = read_csv(
+            path, label_column=label_column, budget=budget
+        )
         how = f"CSV, {how}"
     else:
-        X, labels, shape = read_image_folder(path, grey=grey, resize=resize)
+        grey = True if grey is None else grey
+        X, labels, shape = read_image_folder(
+            path, grey=grey, resize=resize, budget=budget
+        )
         how = f"images, {'grey' if grey else 'RGB'}, one sub-folder per class"
     if X.shape[0] == 0:
         raise DatasetError(f"{path} holds no samples; check the file")
@@ -279,6 +300,32 @@ def _read(
         path=str(path),
         feature_names=feature_names,
     )  # fmt: skip
+
+
+def _refuse_other_image_layout(path, layout, image_shape, order):
+    """A stack of images fixes how its rows are images: refuse another."""
+    given = tuple(int(s) for s in image_shape) if image_shape is not None else None
+    if given not in (None, tuple(layout.image_shape)) or order not in (
+        None, layout.order
+    ):  # fmt: skip
+        own = "x".join(map(str, layout.image_shape))
+        raise DatasetError(
+            f"{path} holds a stack of {own} images (rows flattened in {layout.order} "
+            f"order); image_shape= and order= apply to samples stored as flat rows: "
+            "leave them out"
+        )
+
+
+def _refuse_for_entry(entry, options):
+    """Refuse the options that do not apply to a registry entry's data."""
+    if entry["loader"] == "sklearn":
+        kind = "sklearn"
+    else:
+        kind = "mat" if Path(entry["file"]).suffix.lower() in MAT else "npz"
+    where = entry["name"] + (
+        " (shipped inside the package)" if entry["loader"] == "embedded" else ""
+    )
+    refuse_inapplicable(kind, where, options, registry=True)
 
 
 def feature_record(arrays):

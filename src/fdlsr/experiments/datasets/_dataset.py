@@ -9,13 +9,18 @@ from ...errors import DatasetError, one_line
 __all__ = ["Dataset", "as_samples", "one_line"]
 
 
-def as_samples(X, where):
-    """Samples as a C-contiguous float64 matrix, refusing NaN and infinity."""
-    if np.asarray(X).dtype.kind == "c":  # float64 would drop the imaginary parts
+def as_samples(X, where, budget=None, name="the samples"):
+    """Samples as a C-contiguous float64 matrix, refusing NaN and infinity; the
+    memory this takes is charged to ``budget`` (a ``MemoryBudget``) first, as
+    ``name``."""
+    X = np.asarray(X)
+    if X.dtype.kind == "c":  # float64 would drop the imaginary parts
         raise DatasetError(
             f"the samples in {where} are complex numbers; classify real features "
             "(e.g. their magnitudes), or choose another variable with x=NAME"
         )
+    if budget is not None and X.dtype.kind in "biuf":
+        budget.charge_samples(X, name)
     try:
         X = np.ascontiguousarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -23,7 +28,7 @@ def as_samples(X, where):
             f"the samples in {where} are not numbers ({one_line(exc)}); "
             "choose the numeric variable with x=NAME"
         ) from None
-    bad = np.count_nonzero(~np.isfinite(X))
+    bad = X.size - np.count_nonzero(np.isfinite(X))  # one mask, one byte a value
     if bad:
         raise DatasetError(
             f"the samples in {where} contain {bad} NaN or infinite values; "

@@ -1,6 +1,6 @@
 """Readers for CSV tables and folders of images."""
 
-import csv
+import re
 import warnings
 from pathlib import Path
 
@@ -8,8 +8,10 @@ import numpy as np
 
 from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
-from ._images import read_image
+from ._images import image_size, read_image
 from ._labels import class_labels
+from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
+from ._table import table_shape
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -24,7 +26,7 @@ INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
 ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
 
 
-def read_csv(path, *, label_column=None):
+def read_csv(path, *, label_column=None, budget=None):
     """Samples, labels and how they were found in a CSV table, one sample per line.
 
     The label column is, in this order: ``label_column`` (a header name, else an
@@ -37,9 +39,14 @@ def read_csv(path, *, label_column=None):
     writes it), which is dropped; a headerless first column that numbers the lines
     is refused. A first line is a header when it has text in two columns, or names a
     label column (see ``_is_header``). The delimiter (comma, semicolon, tab or
-    spaces) is detected. Returns ``X, y, how, feature_names`` (the header's names of
-    the feature columns, or None without a header).
+    spaces) is detected. Every line must have as many fields as the first
+    (``table_shape``). The memory the samples and the text columns will take is
+    charged to ``budget`` (a ``MemoryBudget``) before they are read. Returns
+    ``X, y, how, feature_names`` (the header's names of the feature columns, or None
+    without a header).
     """
+    budget = MemoryBudget(path) if budget is None else budget
+    longest = run = 0  # the longest line, in characters
     try:
         with open(path, newline="", encoding=ENCODING) as f:
             sample = part = f.read(1 << 16)
@@ -49,28 +56,37 @@ def read_csv(path, *, label_column=None):
                         f"{path} holds NUL characters, which a text table does not; "
                         "save it as UTF-8 CSV"
                     )
-                part = f.read(1 << 20)
+                *ended, run_on = re.split("[\r\n]", part)
+                if ended:
+                    longest = max(longest, run + len(ended[0]), *map(len, ended))
+                    run = 0
+                run += len(run_on)
+                part = f.read(1 << 16)  # a bigger block costs memory, not time
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(
             f"cannot read {path} as a text table ({one_line(exc)}); "
             "save it as UTF-8 CSV"
         ) from None
-    lines = [line for line in sample.splitlines() if line.strip()]
+    longest = max(longest, run)
+    budget.charge((longest,), LINE_BYTES, "its longest line split into fields")
+    lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
     if not lines:
         raise DatasetError(f"{path} is empty; it needs one sample per line")
     delimiter = _delimiter(lines[0])
-    first = _fields(lines[0], delimiter)
-    n_columns = len(first)
+    table = table_shape(path, delimiter=delimiter, encoding=ENCODING)
+    n_columns = table.n_columns
     if n_columns < 2:
         raise DatasetError(
             f"{path} has a single column; it needs features and a label on each line "
             "(comma, semicolon, tab or space separated)"
         )
-    second = _fields(lines[1], delimiter) if len(lines) > 1 else []
+    first, second = table.first, table.second
     by_name = _is_name(label_column)
     header = first if by_name or _is_header(path, first, second) else None
     names = [h.strip() for h in header] if header is not None else None
-    options = dict(delimiter=delimiter, skiprows=int(header is not None), ndmin=1)
+    n_samples = table.n_records - (header is not None)
+    skip = table.first_end if header is not None else 0  # lines, blank ones too
+    options = dict(delimiter=delimiter, skiprows=skip, ndmin=1)
     # "#" is text like any other (a comment would cut labels such as "a#1" short)
     options.update(quotechar='"', comments=None, encoding=ENCODING)
 
@@ -78,6 +94,10 @@ def read_csv(path, *, label_column=None):
 
     def column(index):
         if index not in read:
+            budget.charge(
+                (n_samples,), text_column_bytes(table.longest),
+                f"column {index} as text",
+            )  # fmt: skip
             try:
                 read[index] = _loadtxt(path, usecols=[index], dtype=str, **options)
             except ValueError as exc:
@@ -104,22 +124,27 @@ def read_csv(path, *, label_column=None):
     if index_column is None and names is None and label != 0:
         _refuse_row_numbers(path, column(0))
     features = [i for i in range(n_columns) if i not in (label, index_column)]
+    # numpy's parser grows its array by a quarter at a time
+    grown = (n_samples + n_samples // 4 + 1, len(features))
+    budget.charge(grown, 8, "the samples as read")
     try:
         X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
     except ValueError as exc:
         raise _bad_rows(path, exc) from None
     y = column(label)
-    X = X.reshape(len(y), len(features))
+    if len(y) != n_samples or X.size != n_samples * len(features):
+        raise DatasetError(  # numpy split the lines otherwise than table_shape did
+            f"cannot read {path} unambiguously: {n_samples} samples were counted but "
+            f"{len(y)} read; save the table again with a CSV writer (quoting text)"
+        )
+    X = X.reshape(n_samples, len(features))
     how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
     feature_names = None if names is None else [names[i] for i in features]
-    return (
-        as_samples(X, str(path)),
-        class_labels(y, f"{path} column {label}"),
-        how,
-        feature_names,
-    )
+    X = as_samples(X, str(path), budget)
+    y = class_labels(y, f"{path} column {label}", budget=budget)
+    return X, y, how, feature_names
 
 
 def _loadtxt(path, *, encoding, **options):
@@ -286,12 +311,6 @@ def _delimiter(line):
     return best if counts[best] else None  # None: any run of white space
 
 
-def _fields(line, delimiter):
-    if delimiter is None:
-        return line.split()
-    return next(csv.reader([line], delimiter=delimiter))
-
-
 def _is_number(text):
     try:
         float(text)
@@ -300,23 +319,27 @@ def _is_number(text):
     return True
 
 
-def read_image_folder(path, *, grey=True, resize=None):
+def read_image_folder(path, *, grey=True, resize=None, budget=None):
     """Images as rows (C order), labelled by their sub-folder's name (as any text
     label: ``class_labels``).
 
     ``grey`` converts to one channel (Pillow's ``"L"``); ``resize=(h, w)`` resizes
     every image (Pillow's default resampling). Pixels are on the 0..255 scale of
     8-bit images; a 16-bit image keeps its finer levels (``_images.read_image``).
-    Returns ``X, y, image_shape``.
+    Every image's size is read from its header first: images of several sizes (and
+    no ``resize``) are refused, and the float64 matrix of all of them, at the size
+    they will have, is charged to ``budget`` (a ``MemoryBudget``) before any is
+    decoded. Returns ``X, y, image_shape``.
     """
     try:
-        import PIL  # noqa: F401
+        from PIL import Image
     except ImportError:
         raise DatasetError(
             f"reading the image folder {path} needs Pillow: pip install pillow (or "
             'pip install ".[data]" in the fdlsr source folder)'
         ) from None
     path = Path(path)
+    budget = MemoryBudget(path) if budget is None else budget
     classes = sorted(
         p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")
     )
@@ -334,18 +357,49 @@ def read_image_folder(path, *, grey=True, resize=None):
             else "put the images of each class in a sub-folder named after the class"
         )
         raise DatasetError(f"no images found in class sub-folders of {path}; {hint}")
-    images = [read_image(file, grey=grey, resize=resize) for _, file in files]
-    shapes = {}
-    for (_, file), img in zip(files, images, strict=True):
-        shapes.setdefault(img.shape, file)
-    if len(shapes) > 1:
-        (s1, f1), (s2, f2) = list(shapes.items())[:2]
+    limit = Image.MAX_IMAGE_PIXELS
+    if resize is not None and limit and resize[0] * resize[1] > limit:
+        raise DatasetError(
+            f"{setting('resize', 'resize=(h, w)')} of {resize[0]}x{resize[1]} asks "
+            f"for {resize[0] * resize[1]} pixels per image, more than the {limit} "
+            "Pillow allows in one image (a decompression bomb's size); give a "
+            "smaller size"
+        )
+    sizes, deep = {}, False
+    for _, file in files:  # headers only: nothing is decoded yet
+        height, width, more_bits = image_size(file)
+        sizes.setdefault((height, width), file)
+        deep = deep or more_bits
+    if resize is None and len(sizes) > 1:
+        (s1, f1), (s2, f2) = list(sizes.items())[:2]
         raise DatasetError(
             f"the images in {path} differ in size ({f1.name} is {s1[1]}x{s1[0]}, "
             f"{f2.name} is {s2[1]}x{s2[0]} pixels, width x height); "
             f"pass {setting('resize', 'resize=(h, w)')} to bring them to one size"
         )
-    shape = images[0].shape
-    X = np.stack(images).reshape(len(images), -1)
-    y = class_labels([label for label, _ in files], f"the sub-folder names of {path}")
-    return as_samples(X, str(path)), y, tuple(shape)
+    shape = tuple(resize) if resize is not None else next(iter(sizes))
+    shape = shape if grey else (*shape, 3)
+    pixels = int(np.prod(shape))
+    fix = (
+        f"give a smaller {setting('resize', 'resize=(h, w)')}, or load the images on "
+        "a machine with more memory"
+    )
+    size = "x".join(map(str, shape[:2]))
+    what = f"{len(files)} images of {size} pixels as read"
+    budget.charge((len(files), pixels), 8, what, fix)
+    largest = max(h * w for h, w in sizes)
+    work = IMAGE_WORK_BYTES if deep else 4  # 8-bit: one copy, up to 3 channels
+    budget.charge((largest + pixels,), work, "one image being decoded", fix)
+    X = np.empty((len(files), pixels))
+    for row, (_, file) in enumerate(files):
+        image = read_image(file, grey=grey, resize=resize)
+        if image.shape != shape:  # the header said otherwise: a damaged file
+            raise DatasetError(
+                f"the image {file} decodes to {image.shape[1]}x{image.shape[0]} "
+                "pixels where its header says otherwise; replace or remove the file"
+            )
+        X[row] = image.reshape(-1)
+    y = class_labels(
+        [label for label, _ in files], f"the sub-folder names of {path}", budget=budget
+    )
+    return as_samples(X, str(path), budget), y, shape

@@ -145,7 +145,11 @@ def image_folder(path):
 
 
 def list_file(path):
-    """``path,label[,train|test]`` lines; paths relative to the list file's folder."""
+    """``path,label[,train|test]`` lines; paths relative to the list file's folder.
+
+    A line holding a comma is split at commas, any other at white space; a line with
+    another number of fields is refused with its line (``file:line``).
+    """
     root = path.parent
     files, labels, parts = [], [], []
     text = _read_text(path)
@@ -156,13 +160,13 @@ def list_file(path):
         fields = [f.strip() for f in (line.split(",") if "," in line else line.split())]
         if len(fields) not in (2, 3) or not all(fields):
             raise DatasetError(
-                f"{path} line {number}: expected path,label (or path,label,train|test), "
-                f"got {quote(line)}"
+                f"{path}:{number}: expected path,label (or path,label,train|test), "
+                f"got {quote(line)}; fix the line"
             )
         if len(fields) == 3 and fields[2] not in ("train", "test"):
             raise DatasetError(
-                f"{path} line {number}: the third field must be train or test, got "
-                f"{quote(fields[2])}"
+                f"{path}:{number}: the third field must be train or test, got "
+                f"{quote(fields[2])}; fix the line"
             )
         files.append(_resolved(root / fields[0], path, number))
         labels.append(fields[1])
@@ -216,8 +220,8 @@ def stanford40(path):
 def cub200(path):
     """CUB-200-2011: ids in ``images.txt`` joined with the class and split files."""
     images = _id_table(path / "images.txt")
-    classes = _id_table(path / "image_class_labels.txt")
-    split = _id_table(path / "train_test_split.txt")
+    classes = _id_table(path / "image_class_labels.txt", one_word=True)
+    split = _id_table(path / "train_test_split.txt", one_word=True)
     names = _id_table(path / "classes.txt") if (path / "classes.txt").is_file() else {}
     for label, table in (("image_class_labels.txt", classes),
                          ("train_test_split.txt", split)):  # fmt: skip
@@ -255,17 +259,19 @@ def flowers102(path):
     from scipy.io import loadmat
 
     try:
-        labels = loadmat(path / "imagelabels.mat")["labels"].ravel().astype(np.int64)
+        labels = _whole_vector(loadmat(path / "imagelabels.mat"), "labels", path)
         setid = loadmat(path / "setid.mat")
-        train = np.concatenate([setid["trnid"].ravel(), setid["valid"].ravel()])
-        test = setid["tstid"].ravel()
+        parts = [
+            _whole_vector(setid, name, path) for name in ("trnid", "valid", "tstid")
+        ]
     except (KeyError, ValueError, OSError) as exc:
         raise DatasetError(
             f"cannot read {path}'s imagelabels.mat (labels) and setid.mat (trnid, "
             f"valid, tstid): {one_line(exc)}; use the files of the Oxford 102 release"
         ) from None
+    train, test = np.concatenate(parts[:2]), parts[2]
     n = labels.size
-    ids = np.concatenate([train, test]).astype(np.int64)
+    ids = np.concatenate([train, test])
     if ids.min() < 1 or ids.max() > n or np.unique(ids).size != ids.size:
         raise DatasetError(
             f"{path / 'setid.mat'}: trnid, valid and tstid must be distinct image "
@@ -278,8 +284,27 @@ def flowers102(path):
     )  # fmt: skip
 
 
-def _id_table(path):
-    """``{id: value}`` from a file of ``id value`` lines (CUB's metadata files)."""
+def _whole_vector(arrays, name, path):
+    """The variable ``name`` of a Flowers ``.mat`` file: a vector of whole numbers."""
+    a = np.asarray(arrays[name])
+    if (
+        a.dtype.kind not in "biuf"
+        or sum(s > 1 for s in a.shape) > 1
+        or not np.all(np.isfinite(a))
+        or np.any(a != np.round(a))
+    ):
+        raise DatasetError(
+            f"{quote(name)} in {path} is not a vector of whole numbers (a "
+            f"{'x'.join(map(str, a.shape))} {a.dtype} array); use the files of the "
+            "Oxford 102 release"
+        )
+    return a.ravel().astype(np.int64)
+
+
+def _id_table(path, one_word=False):
+    """``{id: value}`` from a file of ``id value`` lines (CUB's metadata files); with
+    ``one_word`` the value is one word (a class id, a 0 or 1), else the rest of the
+    line (a file or class name)."""
     if not path.is_file():
         raise DatasetError(
             f"{path} is missing; give the CUB_200_2011 folder (images.txt, "
@@ -289,14 +314,14 @@ def _id_table(path):
     for number, line in enumerate(_read_text(path).splitlines(), 1):
         if not line.strip():
             continue
-        fields = line.split(maxsplit=1)
+        fields = line.split() if one_word else line.split(maxsplit=1)
         if len(fields) != 2:
             raise DatasetError(
-                f"{path} line {number}: expected 'id value', got {quote(line)}"
+                f"{path}:{number}: expected 'id value', got {quote(line)}; fix the line"
             )
         if fields[0] in table:
             raise DatasetError(
-                f"{path} line {number}: id {quote(fields[0])} is given twice; give "
+                f"{path}:{number}: id {quote(fields[0])} is given twice; give "
                 "each id once"
             )
         table[fields[0]] = fields[1].strip()

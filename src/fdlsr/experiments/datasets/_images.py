@@ -20,6 +20,7 @@ below 256 all become 0: such files (a ``;16`` raw mode under an 8-bit mode) are
 refused with the fix, before their pixels are read.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -63,6 +64,22 @@ def decode_image(path, *, grey=False):
         A file that is not an image, is damaged or truncated, declares too many
         pixels, or holds samples with no fixed range (modes ``I`` and ``F``).
     """
+    with _opened(path) as img:
+        return _pixels(img, path, grey)
+
+
+def image_size(path):
+    """``(height, width, deep)`` of the image file ``path`` from its header alone (no
+    pixel is decoded; ``deep``: more than 8 bits per sample); refused as
+    :func:`decode_image` refuses a file."""
+    with _opened(path) as img:
+        return img.height, img.width, img.mode not in EIGHT_BIT
+
+
+@contextlib.contextmanager
+def _opened(path):
+    """The image file ``path`` opened by Pillow, whatever goes wrong inside the block
+    refused in one line."""
     from PIL import Image
 
     with warnings.catch_warnings():
@@ -72,7 +89,7 @@ def decode_image(path, *, grey=False):
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
             with Image.open(path) as img:
-                return _pixels(img, path, grey)
+                yield img
         except DatasetError:
             raise
         except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:

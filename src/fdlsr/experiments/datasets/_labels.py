@@ -20,11 +20,16 @@ import re
 import numpy as np
 
 from ...errors import DatasetError, quote
+from ._memory import (
+    NUMBER_LABEL_BYTES,
+    NUMBER_TEXT_CHARACTERS,
+    text_label_bytes,
+)
 
 INT64 = (-(2**63), 2**63)  # [low, high): the whole numbers int64 holds
 
 
-def class_labels(values, where, *more):
+def class_labels(values, where, *more, budget=None):
     """Labels as classes: an int64 or a str array, in the order given.
 
     Parameters
@@ -36,15 +41,21 @@ def class_labels(values, where, *more):
     *more : array-like
         Further labels of the same data set (a fixed split's test labels): all are
         converted together, so that one label is one class in every part.
+    budget : MemoryBudget, optional
+        Charged with the memory the conversion holds, before it is allocated.
 
     Returns
     -------
     ndarray of int64 or str
         The labels of ``values`` and of ``more``, concatenated.
     """
-    parts = [_as_int_or_text(np.asarray(v).ravel(), where) for v in (values, *more)]
+    parts = [
+        _as_int_or_text(np.asarray(v).ravel(), where, budget) for v in (values, *more)
+    ]
     if all(p.dtype.kind == "i" for p in parts):
         return np.concatenate(parts)
+    if budget is not None:  # whole numbers become text too, up to 20 digits
+        budget.charge((sum(p.size for p in parts),), text_label_bytes(20), where)
     text = np.concatenate([p.astype(str) for p in parts])
     return _from_text(text, where)
 
@@ -65,11 +76,19 @@ def label_text(y):
     return np.asarray(y).astype(str)
 
 
-def _as_int_or_text(y, where):
+def _as_int_or_text(y, where, budget):
     """Numbers as int64 or as their text; text as str (bytes decoded as UTF-8)."""
     kind = y.dtype.kind
+
+    def charge(per_label):
+        if budget is not None:
+            budget.charge(y.shape, per_label, f"the labels of {where}")
+
+    if kind in "biuf":
+        charge(NUMBER_LABEL_BYTES)
     if kind in "biu":
         if y.size and (int(y.min()) < INT64[0] or int(y.max()) >= INT64[1]):
+            charge(text_label_bytes(NUMBER_TEXT_CHARACTERS))
             return np.array([str(v) for v in y.tolist()])
         return y.astype(np.int64)
     if kind == "f":
@@ -82,6 +101,7 @@ def _as_int_or_text(y, where):
         whole = (y == np.floor(y)) & (y >= low) & (y < high)
         if np.all(whole):
             return y.astype(np.int64)
+        charge(text_label_bytes(NUMBER_TEXT_CHARACTERS))
         # A whole number is written as an integer, as an int label is; numpy's str()
         # of any other is the shortest text that reads back as the same number, in
         # the scalar's own precision (float16 to long double).
@@ -89,6 +109,12 @@ def _as_int_or_text(y, where):
             [str(int(v)) if w else str(v) for v, w in zip(y, whole, strict=True)]
         )
     if kind in "USO":
+        longest = y.itemsize // 4 if kind == "U" else y.itemsize
+        if kind == "O":
+            longest = max(
+                (len(v) for v in y.tolist() if hasattr(v, "__len__")), default=0
+            )
+        charge(text_label_bytes(longest))
         return np.array([_text(v, where) for v in y], dtype=str)
     raise DatasetError(
         f"labels in {where} have an unsupported type ({y.dtype}); "

@@ -64,11 +64,12 @@ class Layout:
     samples: str | None = None  # "rows"/"columns" for a matrix, None for a stack
 
 
-def resolve(arrays, where, *, x=None, y=None, samples=None):
+def resolve(arrays, where, *, x=None, y=None, samples=None, budget=None):
     """Find the samples and labels among ``arrays`` ({name: ndarray}).
 
     ``where`` names the file in messages; ``x``/``y`` are variable names to use,
-    ``samples`` ("rows"/"columns") settles a square matrix.
+    ``samples`` ("rows"/"columns") settles a square matrix; the copies made of the
+    samples and labels are charged to ``budget`` (a ``MemoryBudget``) first.
     """
     for role, name in (("x", x), ("y", y)):
         if name is not None and name not in arrays:
@@ -77,7 +78,7 @@ def resolve(arrays, where, *, x=None, y=None, samples=None):
                 f"{_listing(arrays)}: pass one of them as {role}=NAME"
             )
     if x is not None and y is not None:
-        layout = _pair(arrays, where, x, y, samples)
+        layout = _pair(arrays, where, x, y, samples, budget)
     else:
         found = _known(arrays, x, y)
         if len(found) > 1:
@@ -87,11 +88,12 @@ def resolve(arrays, where, *, x=None, y=None, samples=None):
                 f"({options}); choose one with x=NAME and y=NAME"
             )
         if found and len(found[0]) == 4:
-            layout = _split(arrays, where, *found[0], samples)
+            layout = _split(arrays, where, *found[0], samples, budget)
         elif found:
-            layout = _pair(arrays, where, *found[0], samples)
+            layout = _pair(arrays, where, *found[0], samples, budget)
         else:
-            layout = _pair(arrays, where, *_guess(arrays, where, x, y), samples)
+            guessed = _guess(arrays, where, x, y)
+            layout = _pair(arrays, where, *guessed, samples, budget)
     if layout.image_shape is None:
         layout.image_shape = _size_hint(arrays, layout.X.shape[1])
     if layout.fixed_split is None:
@@ -233,21 +235,25 @@ def _sample_axes(a):
     return ()
 
 
-def _pair(arrays, where, xn, yn, samples):
-    labels = class_labels(_labels(arrays, yn, where), f"{where}:{cut(yn)}")
+def _pair(arrays, where, xn, yn, samples, budget, convert_labels=True):
+    labels = _labels(arrays, yn, where)
+    if convert_labels:
+        labels = class_labels(labels, f"{where}:{cut(yn)}", budget=budget)
     X, image_shape, order, how = _orient(
-        arrays[xn], labels.size, where, xn, yn, samples
+        arrays[xn], labels.size, where, xn, yn, samples, budget
     )
     desc = f"x={quote(xn)} ({how}), y={quote(yn)}"
     samples = how if how in ("rows", "columns") else None
-    X = as_samples(X, f"{where}:{xn}")
+    X = as_samples(X, f"{where}:{xn}", budget, name=quote(xn))
     return Layout(X, labels, image_shape, order, None, desc, samples)
 
 
-def _split(arrays, where, xtr, ytr, xte, yte, samples):
-    train = _pair(arrays, where, xtr, ytr, samples)
+def _split(arrays, where, xtr, ytr, xte, yte, samples, budget):
+    train = _pair(arrays, where, xtr, ytr, samples, budget, convert_labels=False)
     # A square test matrix takes the orientation of the training matrix.
-    test = _pair(arrays, where, xte, yte, samples or train.samples)
+    test = _pair(
+        arrays, where, xte, yte, samples or train.samples, budget, convert_labels=False
+    )
     if train.X.shape[1] != test.X.shape[1]:
         raise DatasetError(
             f"{where}: training samples {quote(xtr)} have {train.X.shape[1]} features "
@@ -256,11 +262,13 @@ def _split(arrays, where, xtr, ytr, xte, yte, samples):
         )
     # one conversion for both parts, so that a label is one class in each
     labels = class_labels(
-        _labels(arrays, ytr, where), f"{where}:{cut(ytr)} and {cut(yte)}",
-        _labels(arrays, yte, where),
-    )  # fmt: skip
+        train.y, f"{where}:{cut(ytr)} and {cut(yte)}", test.y, budget=budget
+    )
     n_train, n_test = train.y.size, test.y.size
     split = (np.arange(n_train), np.arange(n_train, n_train + n_test))
+    if budget is not None:
+        shape = (n_train + n_test, train.X.shape[1])
+        budget.charge(shape, 8, "the training and test samples joined")
     return Layout(
         np.concatenate([train.X, test.X]),
         labels,
@@ -271,8 +279,9 @@ def _split(arrays, where, xtr, ytr, xte, yte, samples):
     )
 
 
-def _orient(a, n, where, xn, yn, samples):
-    """Samples as rows; image shape and flattening order for a 3-D stack."""
+def _orient(a, n, where, xn, yn, samples, budget=None):
+    """Samples as rows; image shape and flattening order for a 3-D stack (flattened
+    by a copy when its memory order is not the stack's: charged to ``budget``)."""
     shape = "x".join(map(str, a.shape))
     if a.ndim == 2:
         rows, cols = a.shape[0] == n, a.shape[1] == n
@@ -306,6 +315,9 @@ def _orient(a, n, where, xn, yn, samples):
         )
     if a.ndim == 2:
         return (a if rows else a.T), None, None, "rows" if rows else "columns"
+    copied = not (a.flags.c_contiguous if rows else a.flags.f_contiguous)
+    if budget is not None and copied:
+        budget.charge(a.shape, a.itemsize, f"{quote(xn)} flattened")
     if rows:
         return a.reshape(n, -1), a.shape[1:], "C", "images, first axis"
     return a.reshape(-1, n, order="F").T, a.shape[:2], "F", "images, last axis"
@@ -328,15 +340,21 @@ def _index_split(arrays, where, n):
         tr, te = _lookup(arrays, train_name), _lookup(arrays, test_name)
         if not (tr and te):
             continue
-        parts = [np.asarray(arrays[k]).ravel() for k in (tr, te)]
+        vectors = [np.asarray(arrays[k]) for k in (tr, te)]
+        parts = [v.ravel() for v in vectors]
         valid = all(
-            p.size and np.all(p == np.round(p)) and p.min() >= 1 and p.max() <= n
-            for p in parts
+            sum(s > 1 for s in v.shape) <= 1
+            and p.size
+            and np.all(p == np.round(p))
+            and p.min() >= 1
+            and p.max() <= n
+            for v, p in zip(vectors, parts, strict=True)
         )
         if not valid:
             raise DatasetError(
-                f"{quote(tr)}/{quote(te)} in {where} are not 1-based indices of the {n} "
-                "samples; fix them, or load the samples alone with x= and y="
+                f"{quote(tr)}/{quote(te)} in {where} are not vectors of 1-based indices "
+                f"of the {n} samples; fix them, or load the samples alone with x= and "
+                "y="
             )
         shared = np.intersect1d(*parts).size
         if shared:

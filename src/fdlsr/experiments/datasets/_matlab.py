@@ -19,19 +19,21 @@ from ._memory import MemoryBudget
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
-def read_mat(path):
-    """``{name: ndarray}`` of a MATLAB file of any version."""
+def read_mat(path, budget=None):
+    """``{name: ndarray}`` of a MATLAB file of any version, each variable charged to
+    ``budget`` (a :class:`MemoryBudget`, else a new one) before it is read."""
+    budget = MemoryBudget(path) if budget is None else budget
     with open(path, "rb") as f:
         head = f.read(2048 + 8)
     if not head:
         raise DatasetError(f"{path} is empty; re-download or re-create the file")
     if is_hdf5(head):
-        return _read_hdf5(path)
+        return _read_hdf5(path, budget)
     try:
-        _charge_v5(path)
+        _charge_v5(path, budget)
         raw = scipy.io.loadmat(path, struct_as_record=True, squeeze_me=False)
     except NotImplementedError:  # scipy's answer to a v7.3 file it did not spot
-        return _read_hdf5(path)
+        return _read_hdf5(path, budget)
     except DatasetError:
         raise
     except Exception as exc:  # scipy raises many types for damaged files
@@ -43,25 +45,25 @@ def read_mat(path):
     arrays = {}
     for name, value in raw.items():
         if not name.startswith("__"):
-            _add_v5(arrays, name, value)
+            _add_v5(arrays, name, value, path)
     return arrays
 
 
 # Bytes per element of each MATLAB class once read (characters as numpy's 4-byte
-# str, sparse matrices made dense); cells, structs and objects: one reference each.
+# str, sparse matrices made dense, logical read as uint8 and made bool); cells,
+# structs and objects: one reference each.
 ITEMSIZE = {
     "double": 8, "single": 4, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
-    "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "logical": 1, "char": 4,
+    "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "logical": 2, "char": 4,
     "sparse": 8,
 }  # fmt: skip
 
 
-def _charge_v5(path):
+def _charge_v5(path, budget):
     """Refuse a v4-v7 file whose variables' headers declare more than memory holds
     (read before any data: a compressed variable can declare terabytes)."""
-    budget = MemoryBudget(path)
     for name, shape, kind in scipy.io.whosmat(path):
-        budget.charge(shape, ITEMSIZE.get(kind, 8), quote(name))
+        budget.charge(shape, ITEMSIZE.get(kind, 8), f"{quote(name)} as read")
 
 
 def is_hdf5(head):
@@ -69,9 +71,9 @@ def is_hdf5(head):
     return any(head[o : o + 8] == HDF5_SIGNATURE for o in (0, 512, 1024, 2048))
 
 
-def _add_v5(arrays, name, value):
+def _add_v5(arrays, name, value, path):
     if scipy.sparse.issparse(value):
-        arrays[name] = value.toarray()
+        arrays[name] = _dense(value, path, quote(name))
         return
     if not isinstance(value, np.ndarray):
         return
@@ -79,7 +81,7 @@ def _add_v5(arrays, name, value):
         if value.size == 1:
             record = value.reshape(-1)[0]
             for field in value.dtype.names:
-                _add_v5(arrays, f"{name}.{field}", record[field])
+                _add_v5(arrays, f"{name}.{field}", record[field], path)
         return
     if value.dtype.kind == "O":
         strings = _cellstr([_v5_string(v) for v in value.reshape(-1, order="F")])
@@ -102,7 +104,7 @@ def _cellstr(items):
     return None
 
 
-def _read_hdf5(path):
+def _read_hdf5(path, budget):
     try:
         import h5py
     except ImportError:
@@ -110,7 +112,7 @@ def _read_hdf5(path):
             f"{path} is a MATLAB v7.3 (HDF5) file and reading it needs h5py: "
             'pip install h5py (or pip install ".[data]" in the fdlsr source folder)'
         ) from None
-    arrays, budget = {}, MemoryBudget(path)
+    arrays = {}
     try:
         with h5py.File(path, "r") as f:
             _visit_hdf5(f, "", arrays, h5py, budget)
@@ -152,7 +154,9 @@ def _visit_hdf5(group, prefix, arrays, h5py, budget):
             continue
         if cls == "char" or obj.dtype.kind not in "biuf":
             continue
-        budget.charge(obj.shape or (), obj.dtype.itemsize, quote(name))
+        # a logical array is read as uint8, then made bool: one more byte a value
+        itemsize = obj.dtype.itemsize + (cls == "logical")
+        budget.charge(obj.shape or (), itemsize, f"{quote(name)} as read")
         # HDF5 stores MATLAB's column-major arrays with the axes reversed.
         value = np.asarray(obj[()]).T
         arrays[name] = value.astype(bool) if cls == "logical" else value
@@ -164,19 +168,34 @@ def _hdf5_sparse(group, budget, what):
     n_rows = int(group.attrs["MATLAB_sparse"])
     for part in ("jc", "ir", "data"):
         if part in group:
-            budget.charge(group[part].shape or (), group[part].dtype.itemsize, what)
+            budget.charge(
+                group[part].shape or (), group[part].dtype.itemsize, f"{what} as read"
+            )
     jc = np.asarray(group["jc"][()]).ravel()
     n_cols = jc.size - 1
-    budget.charge((n_rows, n_cols), 8, what)  # made dense
+    budget.charge((n_rows, n_cols), 8, f"{what} made dense")
     data = np.asarray(group["data"][()]).ravel() if "data" in group else np.zeros(0)
     ir = np.asarray(group["ir"][()]).ravel() if "ir" in group else np.zeros(0, int)
     matrix = scipy.sparse.csc_matrix((data, ir, jc), shape=(n_rows, n_cols))
+    return _dense(matrix, group.file.filename, what)
+
+
+def _dense(matrix, path, what):
+    """A sparse matrix made dense, its index arrays checked first: scipy reads out of
+    bounds (and crashes) on the indices of a damaged file."""
+    try:
+        matrix.check_format(full_check=True)
+    except ValueError as exc:
+        raise DatasetError(
+            f"{what} in {path} is a damaged sparse matrix ({one_line(exc)}); "
+            "re-download the file or save it again with MATLAB's save"
+        ) from None
     return matrix.toarray()
 
 
 def _hdf5_cellstr(dataset, f, h5py, budget, what):
     """A cell array of strings (object references to UTF-16 char arrays)."""
-    budget.charge(dataset.shape or (), 8, what)
+    budget.charge(dataset.shape or (), 8, f"{what} as read")
     refs = dataset[()]
     items = []
     for ref in refs.T.reshape(-1, order="F"):
@@ -186,7 +205,7 @@ def _hdf5_cellstr(dataset, f, h5py, budget, what):
         if target.attrs.get("MATLAB_empty", 0):
             items.append("")
             continue
-        budget.charge(target.shape or (), 4, what)
+        budget.charge(target.shape or (), 4, f"{what} as read")
         codes = np.asarray(target[()]).T.ravel(order="F")
         if codes.dtype.kind not in "iu" or (
             codes.size and not 0 <= codes.min() <= codes.max() <= 0xFFFF

@@ -15,16 +15,19 @@ import numpy as np
 from ...errors import DatasetError, quote
 from ._dataset import as_samples, one_line
 from ._memory import MemoryBudget
+from ._options import DATA_OPTIONS, refuse_inapplicable
 
 
-def read_npz(path):
+def read_npz(path, budget=None):
     """``{name: ndarray}`` of an ``.npz`` archive (no pickled objects).
 
     Every array's header is read first, and the archive refused in one line when its
-    arrays would not fit in the memory available (:class:`MemoryBudget`); members
-    that are not ``.npy`` arrays are left out.
+    arrays would not fit in the memory available (``budget``, a
+    :class:`MemoryBudget`, else a new one); members that are not ``.npy`` arrays are
+    left out.
     """
-    budget, arrays = MemoryBudget(path), {}
+    budget = MemoryBudget(path) if budget is None else budget
+    arrays = {}
     try:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
@@ -38,7 +41,7 @@ def read_npz(path):
                         f"{path} holds two arrays named {quote(name)}; re-create it "
                         "with numpy.savez"
                     )
-                budget.charge(*header, quote(name))
+                budget.charge(*header, f"{quote(name)} as read")
                 with archive.open(info) as member:
                     arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
     except DatasetError:
@@ -52,8 +55,9 @@ def read_npz(path):
     return arrays
 
 
-def read_npy(path):
-    """The array of a ``.npy`` file (no pickled objects), its size checked first."""
+def read_npy(path, budget=None):
+    """The array of a ``.npy`` file (no pickled objects), its size charged to
+    ``budget`` (a :class:`MemoryBudget`, else a new one) first."""
     try:
         with open(path, "rb") as f:
             header = _npy_header(f, path, "its array")
@@ -62,7 +66,8 @@ def read_npy(path):
                     f"{path} is not a .npy file (it does not start as one); save the "
                     "samples with numpy.save"
                 )
-            MemoryBudget(path).charge(*header, "its array")
+            budget = MemoryBudget(path) if budget is None else budget
+            budget.charge(*header, "its array as read")
             f.seek(0)
             return np.lib.format.read_array(f, allow_pickle=False)
     except DatasetError:
@@ -76,18 +81,26 @@ def read_npy(path):
         ) from None
 
 
-def npy_samples(path, samples=None):
+def npy_samples(path, samples=None, **options):
     """Samples as rows from a ``.npy`` file of numbers (``samples="columns"``: one
     per column); a 1-D array is one sample. NaN, infinity, no samples or no
-    features are refused."""
-    X = read_npy(path)
+    features are refused, and so are the other options of ``load_dataset``
+    (``options``, e.g. ``x=``), which do not apply to a lone array."""
+    unknown = set(options) - set(DATA_OPTIONS)
+    if unknown:
+        raise TypeError(f"npy_samples() got unexpected keywords {sorted(unknown)}")
+    refuse_inapplicable("npy", str(path), dict(options, samples=samples))
+    if samples not in (None, "rows", "columns"):
+        raise DatasetError(f"samples must be 'rows' or 'columns', got {samples!r}")
+    budget = MemoryBudget(path)
+    X = read_npy(path, budget)
     if X.ndim not in (1, 2) or X.dtype.kind not in "biuf":
         raise DatasetError(
             f"{path} holds a {X.ndim}-dimensional {X.dtype} array; give numbers, one "
             "sample per row"
         )
     X = np.atleast_2d(X)
-    X = as_samples(X.T if samples == "columns" else X, str(path))
+    X = as_samples(X.T if samples == "columns" else X, str(path), budget)
     if X.size == 0:
         what = "no samples" if X.shape[0] == 0 else "samples without features"
         raise DatasetError(

@@ -1,0 +1,312 @@
+"""Readers refuse rows they cannot read unambiguously, naming the line (file:line).
+
+A CSV line with one field too many (an unquoted ``1,234.5``) used to be read shifted
+by one, its last value dropped; the table is now walked record by record as
+numpy's tokenizer splits it (``datasets/_table.py``) and a record of another width
+is refused. The other readers of rows (list files, CUB-200's tables, the Oxford
+Flowers index files, index splits in .mat/.npz files) check theirs too.
+"""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fdlsr._testing import cli
+from fdlsr.errors import DatasetError
+from fdlsr.experiments.datasets import load_dataset
+from fdlsr.experiments.datasets._image_lists import image_list
+from image_layouts import cub200, flowers102
+
+FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def table(rows, header=("label", *(f"f{j}" for j in range(10)))):
+    return "\n".join([",".join(header), *rows]) + "\n"
+
+
+def row(label, values):
+    return ",".join([str(label), *(f"{v:.3f}" for v in values)])
+
+
+def test_a_number_with_a_thousands_separator_is_refused_with_its_line(tmp_path):
+    """The issue's case: 12 fields among lines of 11, exit 2 and the line named,
+    nothing written; quoted, the same value is one field (and not a number)."""
+    values = np.random.default_rng(0).normal(size=(40, 10))
+    rows = [row(i % 4, v) for i, v in enumerate(values)]
+    rows[5] = "1,1,234.5," + ",".join(["0.5"] * 9)  # line 7 of the file
+    path = tmp_path / "t.csv"
+    path.write_text(table(rows))
+    model = tmp_path / "m.fdlsr"
+    status, out, err = cli(
+        ["fit", "--dataset", str(path), "--method", "1-NN", "-o", str(model)]
+    )
+    assert status == 2 and not model.exists()
+    (line,) = err.strip().splitlines()
+    assert f"{path}:7 has 12 fields but line 1 has 11" in line
+    assert '"1,234.5"' in line and "quote" in line
+    rows[5] = '1,"1,234.5",' + ",".join(["0.5"] * 9)
+    path.write_text(table(rows))
+    with pytest.raises(DatasetError, match="not numbers|cannot read"):
+        load_dataset(path)
+
+
+@pytest.mark.parametrize(
+    "text, line, fields",
+    [
+        ("label,a,b\n1,2,3\n1,2,3,\n2,5,6\n2,5,6\n", 3, 4),  # a trailing delimiter
+        ("label,a,b\n1,2,3\n1,2\n2,5,6\n2,5,6\n", 3, 2),  # a value missing
+        ("label,a\n1,2,3\n1,2,3\n2,5,6\n2,5,6\n", 2, 3),  # the header is short
+        ("\n\nlabel,a,b\n\n1,2,3\n1,2,3\n2,5,6,7\n", 7, 4),  # blank lines counted
+        ('label,a,b\n"x\ny",2,3\n1,2,3\n2,5,6,7\n', 5, 4),  # a quoted line break
+        ("label;a;b\n1;2;3\n1;2,5;3;4\n2;5;6\n", 3, 4),  # semicolons
+        ("label\ta\tb\n1\t2\t3\n1\t2\t3\t4\n", 3, 4),  # tabs
+        ("label a b\n1 2 3\n1 2  3 4\n2 5 6\n", 3, 4),  # white space
+        ("label,a,b\r\n1,2,3\r\n1,2,3,4\r\n", 3, 4),  # CR LF
+        ("label,a,b\r1,2,3\r1,2,3,4\r", 3, 4),  # CR
+    ],
+)
+def test_a_line_of_another_width_is_refused(tmp_path, text, line, fields):
+    path = tmp_path / "t.csv"
+    path.write_text(text, newline="")
+    with pytest.raises(DatasetError) as refusal:
+        load_dataset(path)
+    message = str(refusal.value)
+    assert f"{path}:{line} has {fields} fields" in message, message
+    assert "\n" not in message
+
+
+@st.composite
+def tables(draw):
+    """A table with a header naming its columns in any order, written with any
+    delimiter, and maybe lines made ragged: ``(text, X, y, first ragged line)``."""
+    n_features = draw(st.integers(1, 4))
+    n = draw(st.integers(4, 10))
+    labels = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=n, max_size=n))
+    labels[:2] = ["a", "b"]
+    X = (
+        np.array(
+            draw(
+                st.lists(
+                    st.lists(
+                        st.integers(-999, 999), min_size=n_features, max_size=n_features
+                    ),
+                    min_size=n,
+                    max_size=n,
+                )
+            )  # fmt: skip
+        )
+        / 8
+    )
+    names = [f"f{j}" for j in range(n_features)]
+    order = draw(st.permutations(["label", *names]))
+    delimiter = draw(st.sampled_from([",", ";", "\t", " "]))
+    lines = [delimiter.join(order)]
+    for label, x in zip(labels, X, strict=True):
+        values = {"label": label, **{f"f{j}": repr(float(v)) for j, v in enumerate(x)}}
+        lines.append(delimiter.join(values[c] for c in order))
+    ragged = sorted(draw(st.sets(st.integers(1, n), max_size=2)))
+    for i in ragged:
+        fields = lines[i].split(delimiter)
+        how = draw(st.sampled_from(["extra", "missing", "thousands"]))
+        if how == "extra":
+            fields.append("0.5")
+        elif how == "missing":
+            fields.pop(draw(st.integers(0, len(fields) - 1)))
+        else:  # a value written with the delimiter inside, unquoted
+            j = draw(st.integers(0, len(fields) - 1))
+            fields[j:j + 1] = ["1", "234.5"]  # fmt: skip
+        lines[i] = delimiter.join(fields)
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    features = [int(c[1:]) for c in order if c != "label"]
+    return newline.join(lines) + newline, X[:, features], labels, ragged
+
+
+@settings(max_examples=150, **FUZZ)
+@given(case=tables())
+def test_tables_with_ragged_lines_and_any_column_order(case):
+    """Read exactly (features in the file's order, labels by the header), or refused
+    at the first ragged line."""
+    text, X, y, ragged = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.csv"
+        path.write_bytes(text.encode())
+        if not ragged:
+            ds = load_dataset(path)
+            np.testing.assert_array_equal(ds.X, X)
+            assert ds.y.tolist() == y
+            return
+        with pytest.raises(DatasetError) as refusal:
+            load_dataset(path)
+    assert f"{path}:{ragged[0] + 1} has " in str(refusal.value)
+
+
+# --- the tokenizer is numpy's -------------------------------------------------------
+
+CHARACTERS = st.sampled_from(
+    list('a1 \t,;"\r\n#') + ["\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\xa0", "é"]
+)
+
+
+@settings(max_examples=400, **FUZZ)
+@given(text=st.text(CHARACTERS, max_size=30), delimiter=st.sampled_from(
+    [",", ";", "\t", None]))  # fmt: skip
+def test_records_are_split_as_numpy_splits_them(text, delimiter):
+    """The same fields as ``numpy.loadtxt(dtype=str, quotechar='"')`` reads, and
+    ragged exactly where numpy finds the number of columns changing."""
+    from fdlsr.experiments.datasets._table import records
+
+    fd, name = tempfile.mkstemp(suffix=".csv")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            f.write(text)
+        with open(name, newline="", encoding="utf-8") as f:
+            ours = [fields for _, _, fields in records(f, delimiter, name)]
+        try:
+            with (
+                open(name, newline="", encoding="utf-8") as f,
+                warnings.catch_warnings(),
+            ):
+                warnings.simplefilter("ignore")
+                theirs = np.loadtxt(f, dtype=str, delimiter=delimiter, quotechar='"',
+                                    comments=None, ndmin=2).tolist()  # fmt: skip
+        except ValueError as exc:
+            assert "number of columns changed" in str(exc)
+            assert len({len(fields) for fields in ours}) > 1
+            return
+    finally:
+        os.unlink(name)
+    assert ours == [r for r in theirs if r] or (not ours and not any(theirs))
+
+
+def test_line_numbers_count_physical_lines():
+    from fdlsr.experiments.datasets._table import records
+
+    text = 'a,b\n\n"x\ny",2\r\n\r3,4'
+    got = list(records(io.StringIO(text, newline=""), ",", "t"))
+    assert got == [(1, 1, ["a", "b"]), (3, 4, ["x\ny", "2"]), (6, 6, ["3", "4"])]
+
+
+# --- the other readers of rows ------------------------------------------------------
+
+
+def test_list_file_lines_are_named_file_colon_line(tmp_path):
+    (tmp_path / "a.png").write_bytes(b"")
+    listing = tmp_path / "list.txt"
+    listing.write_text("# path,label\na.png,x\na.png,x,train,extra\n")
+    with pytest.raises(DatasetError, match=rf"{listing}:3: expected path,label"):
+        image_list(listing)
+
+
+@pytest.mark.parametrize(
+    "table_name", ["image_class_labels.txt", "train_test_split.txt"]
+)
+def test_cub_tables_of_one_value_per_id(tmp_path, table_name):
+    """A class id or split flag followed by another word is refused, not read as a
+    class named '2 7'."""
+    root = tmp_path / "cub"
+    cub200(root)
+    path = root / table_name
+    lines = path.read_text().splitlines()
+    lines[1] += " 7"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DatasetError, match=rf"{path}:2: expected 'id value'"):
+        image_list(root)
+
+
+@pytest.mark.parametrize(
+    "file, name, value",
+    [
+        ("setid.mat", "trnid", lambda a: a.astype(float) + 0.5),  # not whole numbers
+        ("imagelabels.mat", "labels", lambda a: np.vstack([a, a])),  # a matrix
+    ],
+)
+def test_flowers_index_files_hold_whole_number_vectors(tmp_path, file, name, value):
+    flowers102(tmp_path)
+    arrays = scipy.io.loadmat(tmp_path / file)
+    arrays = {k: v for k, v in arrays.items() if not k.startswith("__")}
+    arrays[name] = value(arrays[name])
+    scipy.io.savemat(tmp_path / file, arrays)
+    with pytest.raises(DatasetError, match=f"'{name}' in .* is not a vector of whole"):
+        image_list(tmp_path)
+
+
+def test_index_splits_are_vectors(tmp_path):
+    """trainIdx given as a matrix is refused, not flattened into some order."""
+    path = tmp_path / "s.mat"
+    fea = np.random.default_rng(0).random((12, 3))
+    gnd = np.repeat([1, 2, 3], 4)
+    index = np.arange(1, 7).reshape(2, 3)
+    scipy.io.savemat(path, {"fea": fea, "gnd": gnd, "trainIdx": index,
+                            "testIdx": np.arange(7, 13)})  # fmt: skip
+    with pytest.raises(DatasetError, match="not vectors of 1-based indices"):
+        load_dataset(path)
+
+
+def test_csv_writer_output_is_read_back(tmp_path):
+    """Text with delimiters, quotes and line breaks, quoted by Python's csv writer:
+    one field each, read back exactly."""
+    labels = ['a,b', 'say "hi"', "two\nlines", "x;y", "a,b", 'say "hi"', "two\nlines",
+              "x;y"]  # fmt: skip
+    X = np.arange(16.0).reshape(8, 2)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["label", "p", "q"])
+    writer.writerows([[lab, *x] for lab, x in zip(labels, X, strict=True)])
+    path = tmp_path / "t.csv"
+    path.write_text(out.getvalue(), newline="")
+    ds = load_dataset(path)
+    np.testing.assert_array_equal(ds.X, X)
+    assert ds.y.tolist() == labels
+
+
+def damaged_sparse_v5(path):
+    """A v5 file whose sparse matrix has a row index past its rows."""
+    scipy.io.savemat(path, {"fea": scipy.sparse.csc_matrix(np.eye(4)),
+                            "gnd": np.arange(4.0)})  # fmt: skip
+    data = bytearray(path.read_bytes())
+    at = data.find(np.array([0, 1, 2, 3], "<i4").tobytes())  # the row indices
+    data[at + 12 : at + 16] = np.array([10**8], "<i4").tobytes()
+    path.write_bytes(bytes(data))
+
+
+def damaged_sparse_v73(path):
+    h5py = pytest.importorskip("h5py")
+    with h5py.File(path, "w", userblock_size=512) as f:
+        group = f.create_group("fea")
+        group.attrs["MATLAB_sparse"] = np.uint64(4)
+        group.attrs["MATLAB_class"] = np.bytes_("double")
+        group["data"] = np.ones(4)
+        group["ir"] = np.array([0, 1, 2, 10**8], np.uint64)
+        group["jc"] = np.arange(5, dtype=np.uint64)
+        f["gnd"] = np.arange(4.0)[None]
+        f["gnd"].attrs["MATLAB_class"] = np.bytes_("double")
+
+
+@pytest.mark.parametrize("write", [damaged_sparse_v5, damaged_sparse_v73])
+def test_a_sparse_matrix_with_indices_out_of_bounds_is_refused(tmp_path, write):
+    """scipy reads such indices out of bounds when making the matrix dense, and the
+    process dies (a segmentation fault): refused in one line instead. Run as a
+    separate process, so that a crash fails the test rather than the test run."""
+    path = tmp_path / "sparse.mat"
+    write(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "fdlsr", "datasets", "info", str(path)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert done.stderr.strip().splitlines() == [
+        f"fdlsr: error: 'fea' in {path} is a damaged sparse matrix (indices must be "
+        "< 4); re-download the file or save it again with MATLAB's save"
+    ]
