@@ -216,7 +216,14 @@ def build_parser():
         nargs="*",
         metavar="NAME",
         help="choose parameters by cross-validation on each training split (over the "
-        "method's grid) for these methods; no names: every method with a grid",
+        "method's grid) for these methods; no names: every method with a grid. "
+        "FDLSR's grid is the paper's, with its 1-NN rule",
+    )
+    group.add_argument(
+        "--cv-rules",
+        action="store_true",
+        help="with --cv, choose the decision rule too, for the methods that have "
+        "several (FDLSR: 1-NN, k-NN, nearest class centroid, argmax; 1-NN on ties)",
     )
     group.add_argument(
         "--cv-folds",

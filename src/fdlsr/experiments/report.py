@@ -12,7 +12,7 @@ rows got its parameters (:data:`TUNING`), explained in a note under the title.
 
 import csv
 import io
-import re
+import json
 from collections import defaultdict
 from importlib import resources
 
@@ -20,6 +20,8 @@ import numpy as np
 
 from ..errors import ConfigError, UnreliableResultWarning
 from ..methods import METHODS, family_rank
+from .cv_choices import choices_of, choices_text, per_split
+from .escape import MARK, MARK_TEX, latex, markdown, note, prose
 from .variants import (
     best_cells,
     fairness_note,
@@ -57,14 +59,12 @@ def tuning_note(rows):
     """The note explaining the Parameters labels that ``rows`` show, or None."""
     shown = {r.get("tuning") for r in rows}
     meanings = [text for key, text in TUNING_MEANING.items() if key in shown]
-    return f"Parameters column: {'; '.join(meanings)}." if meanings else None
+    return prose(f"Parameters column: {'; '.join(meanings)}.") if meanings else None
 
 
 # Rows whose run raised this warning hold a number the method computed faithfully but
 # that is known to be unreliable: the table marks their cells (MARK) and says why.
 DOUBT = UnreliableResultWarning.__name__ + ":"
-MARK = "†"
-MARK_TEX = r"$^\dagger$"
 PAPER_TABLES = {
     "I": "AR",
     "II": "CMU PIE",
@@ -162,6 +162,7 @@ def summarise(rows):
             continue
         acc = 100 * np.array([r["accuracy"] for r in group])
         doubts = [w for w in map(_doubt, group) if w]
+        choices = choices_of(group)
         out.append(
             {
                 **common,
@@ -178,6 +179,10 @@ def summarise(rows):
                 "n_failed": len(failed),
                 "n_unreliable": len(doubts),
                 "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
+                "chosen": choices_text(choices) if choices else "",
+                "chosen_per_split": (
+                    json.dumps(per_split(group), default=str) if choices else ""
+                ),
             }
         )
     return out
@@ -185,7 +190,12 @@ def summarise(rows):
 
 def _doubt(row):
     """The run's warning that its result is unreliable (:data:`DOUBT`), or None."""
-    return next((w for w in row.get("warnings", ()) if w.startswith(DOUBT)), None)
+    return next((w for w in row.get("warnings", ()) if is_doubt(w)), None)
+
+
+def is_doubt(warning):
+    """Whether a run's recorded warning says its result is unreliable."""
+    return isinstance(warning, str) and warning.startswith(DOUBT)
 
 
 def _norm(name):
@@ -309,60 +319,79 @@ def unreliable_notes(summary):
 
 
 def render(summary, fmt="md", *, paper=None, title="", notes=()):
-    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``)."""
+    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``).
+
+    ``notes`` (strings, or tuples of pieces: :func:`.escape.note`) are printed under
+    the table, after those that the summary itself calls for (:func:`table_notes`).
+    """
     ks, rows = table_rows(summary, paper)
     if fmt == "csv":
         return _csv(summary, paper)
     n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
-    notes = list(notes) + [
+    notes = list(notes) + table_notes(summary, rows)
+    best, _ = best_cells(summary)
+    if fmt == "md":
+        return _markdown(ks, rows, n_max, best, title, notes)
+    if fmt == "latex":
+        return _latex(ks, rows, n_max, best, title, notes)
+    raise ConfigError(f"unknown report format {fmt!r}; choose md, latex or csv")
+
+
+def table_notes(summary, rows):
+    """The notes that the summary of a table calls for: cells that failed in every
+    split, cells marked unreliable, cells left out of the comparison for bold, and
+    the meaning of the Parameters labels shown (``rows`` from :func:`table_rows`)."""
+    notes = [
         f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
         for s in summary
         if s["mean"] is None
     ]
     notes += unreliable_notes(summary)
-    best, left_out = best_cells(summary)
+    _, left_out = best_cells(summary)
     notes += filter(None, [fairness_note(left_out)])
     notes += filter(None, [tuning_note(rows)])
-    if fmt == "md":
-        lines = [f"### {_md(title)}", ""] if title else []
-        lines += [f"> {' '.join(note.splitlines())}" for note in notes]
-        lines += [""] if notes else []
-        head = (
-            ["Method"]
-            + [f"k={_md(k)}" for k in ks]
-            + ["Training time (s)", "Test time (s)", "Parameters"]
-        )
-        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        family = None
-        for r in rows:
-            if r["family"] != family:
-                family = r["family"]
-                lines.append(
-                    f"| *{_md(FAMILY_TITLES.get(family, family))}* |"
-                    + " |" * (len(head) - 1)
-                )
-            cells = [
-                _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
-                for k in ks
-            ]
-            label = _md(r["label"]) if r["source"] == "ours" else f"*{_md(r['label'])}*"
+    return notes
+
+
+def _markdown(ks, rows, n_max, best, title, notes):
+    """The Markdown table: its title, the table, then the notes, one paragraph each."""
+    lines = [f"### {markdown(title)}", ""] if title else []
+    head = (
+        ["Method"]
+        + [f"k={markdown(k)}" for k in ks]
+        + ["Training time (s)", "Test time (s)", "Parameters"]
+    )
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    family = None
+    for r in rows:
+        if r["family"] != family:
+            family = r["family"]
             lines.append(
-                "| "
-                + " | ".join(
-                    [
-                        label,
-                        *cells,
-                        _time(r["train_time"]),
-                        _time(r["test_time"]),
-                        _tuning_cell(r),
-                    ]
-                )
-                + " |"
+                f"| *{markdown(FAMILY_TITLES.get(family, family))}* |"
+                + " |" * (len(head) - 1)
             )
-        return "\n".join(lines) + "\n"
-    if fmt == "latex":
-        return _latex(ks, rows, n_max, best, title, notes)
-    raise ConfigError(f"unknown report format {fmt!r}; choose md, latex or csv")
+        cells = [
+            _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ())) for k in ks
+        ]
+        label = markdown(r["label"])
+        label = label if r["source"] == "ours" else f"*{label}*"
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    label,
+                    *cells,
+                    _time(r["train_time"]),
+                    _time(r["test_time"]),
+                    _tuning_cell(r),
+                ]
+            )
+            + " |"
+        )
+    if notes:
+        lines.append("")
+        lines += "\n>\n".join(f"> {note(n, 'md')}" for n in notes).splitlines()
+    return "\n".join(lines) + "\n"
 
 
 def _tuning_cell(row, fmt="md"):
@@ -370,40 +399,6 @@ def _tuning_cell(row, fmt="md"):
     if row.get("tuning") in TUNING:
         return TUNING[row["tuning"]]
     return "—" if fmt == "md" else "--"
-
-
-# Characters that Markdown (GitHub's) would read as table or inline markup.
-_MD_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
-# What LaTeX reads as commands, in one pass so that no escape is escaped again.
-_TEX_SPECIAL = re.compile(r"<=|>=|" + MARK + r"|[\\{}$^_%&#~]")
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "$": r"\$",
-    "^": r"\^{}",
-    "_": r"\_",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "~": r"\textasciitilde{}",
-    MARK: MARK_TEX,
-    "<=": r"$\le$",
-    ">=": r"$\ge$",
-}
-
-
-def _md(text):
-    """``text`` as literal Markdown inside a table cell or a heading: markup escaped
-    with a backslash, a line break made a space (it would end the row)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
-
-
-def _tex(text):
-    """``text`` as literal LaTeX text: every special character escaped, a line break
-    made a space (a blank line would end a caption's paragraph)."""
-    text = " ".join(str(text).splitlines())
-    return _TEX_SPECIAL.sub(lambda match: _TEX[match.group()], text)
 
 
 def _latex(ks, rows, n_max, best, title, notes):
@@ -415,12 +410,12 @@ def _latex(ks, rows, n_max, best, title, notes):
         r"\scriptsize",
     ]
     if title:
-        lines.append(rf"\caption{{{_tex(title)}}}")
+        lines.append(rf"\caption{{{latex(title)}}}")
     lines += [rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
     lines.append(
         " & ".join(
             ["Train No."]
-            + [_tex(k) for k in ks]
+            + [latex(k) for k in ks]
             + ["Training time", "Test time", "Parameters"]
         )
         + r" \\"
@@ -435,9 +430,9 @@ def _latex(ks, rows, n_max, best, title, notes):
             for k in ks
         ]
         label = (
-            _tex(r["label"])
+            latex(r["label"])
             if r["source"] == "ours"
-            else rf"\textit{{{_tex(r['label'])}}}"
+            else rf"\textit{{{latex(r['label'])}}}"
         )
         lines.append(
             " & ".join(
@@ -452,7 +447,7 @@ def _latex(ks, rows, n_max, best, title, notes):
             + r" \\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
-    lines += [rf"\par\smallskip {_tex(note)}" for note in notes]
+    lines += [rf"\par\smallskip {note(n, 'latex')}" for n in notes]
     lines.append(r"\end{table*}")
     return "\n".join(lines) + "\n"
 
@@ -473,6 +468,8 @@ def _csv(summary, paper):
         "tune_time",
         "tuning",
         "n_unreliable",
+        "chosen",
+        "chosen_per_split",
     ]
     buffer = io.StringIO()
     writer = csv.DictWriter(

@@ -100,6 +100,15 @@ def row_labels(rows):
     return labels
 
 
+def cell_sizes(rows):
+    """The runs of each cell of a table, failed ones included: ``{(variant, k): n}``.
+
+    The largest is the number of splits the table is over; a cell whose mean is over
+    fewer says so (``n=...``).
+    """
+    return Counter((variant(r), r["k"]) for r in rows)
+
+
 def splits_of(rows, k):
     """The random splits a cell is over: its ``(seed, split)`` pairs (a data set's own
     split, ``k="fixed"``, is the same whatever the seed)."""

@@ -66,13 +66,21 @@ def config_from_args(args):
         if getattr(args, name, None) is not None:
             setattr(ex, name, getattr(args, name))
     overridden = _split_params(args.params, ex.methods)
+    changed = {method.lower() for method in overridden}
+    if getattr(args, "cv", None) is not None:
+        ex.cv = list(args.cv) if args.cv else list(ex.methods)
+        # A method the command line tunes is searched over its whole grid: the
+        # config's fixed values of it no longer apply (only --params fixes a
+        # parameter during the search), so that --cv FDLSR is the paper's search.
+        tuned = {name.lower() for name in ex.cv}
+        ex.params = {m: p for m, p in ex.params.items() if m.lower() not in tuned}
+        changed |= tuned
     for method, values in overridden.items():
         ex.params.setdefault(method, {}).update(values)
     # values changed on the command line are no longer the paper's
-    changed = {method.lower() for method in overridden}
     ex.paper_params = [m for m in ex.paper_params if m.lower() not in changed]
-    if getattr(args, "cv", None) is not None:
-        ex.cv = list(args.cv) if args.cv else list(ex.methods)
+    if getattr(args, "cv_rules", False):
+        ex.cv_rules = True
     if getattr(args, "raw", False):
         ex.normalize = False
     if getattr(args, "standardize", False):
