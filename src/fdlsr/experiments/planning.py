@@ -8,7 +8,6 @@ configured is part of its rows' identity (:func:`setting_key`).
 """
 
 import dataclasses
-import dataclasses
 import json
 from dataclasses import dataclass, field
 

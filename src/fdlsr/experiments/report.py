@@ -477,7 +477,7 @@ def _csv(summary, paper):
     )
     writer.writeheader()
     for s in sorted(
-        summary, key=lambda s: (family_rank(s["family"]), s["label"], s["k"])
+        summary, key=lambda s: (family_rank(s["family"]), s["label"], k_order(s["k"]))
     ):
         writer.writerow(s)
     for p in paper or []:

@@ -25,7 +25,9 @@ def setting_spec(setting):
         spec = json.loads(setting)
     except (TypeError, ValueError):
         spec = None
-    return spec if isinstance(spec, dict) else {"params": {}}
+    if not isinstance(spec, dict):
+        return {"params": {}}
+    return spec if isinstance(spec.get("params"), dict) else {**spec, "params": {}}
 
 
 def is_normalized(row):
