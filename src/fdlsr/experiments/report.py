@@ -110,7 +110,7 @@ def paper_results(table, dataset=None):
     return rows
 
 
-def _tuning(row):
+def tuning_of(row):
     """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
     (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
     paper's values from its own (such rows have no fingerprint either)."""
@@ -145,7 +145,7 @@ def summarise(rows):
             out.append(
                 {
                     **common,
-                    "family": _family(all_runs[0]),
+                    "family": family_of(all_runs[0]),
                     "source": "ours",
                     "k": k,
                     "n_splits": 0,
@@ -155,7 +155,7 @@ def summarise(rows):
                     "train_time": None,
                     "test_time": None,
                     "tune_time": None,
-                    "tuning": _tuning(all_runs[0]),
+                    "tuning": tuning_of(all_runs[0]),
                     "error": failed[0].get("error", ""),
                 }
             )
@@ -166,7 +166,7 @@ def summarise(rows):
         out.append(
             {
                 **common,
-                "family": _family(group[0]),
+                "family": family_of(group[0]),
                 "source": "ours",
                 "k": k,
                 "n_splits": len(group),
@@ -175,7 +175,7 @@ def summarise(rows):
                 "train_time": float(np.mean([r["fit_time"] for r in group])),
                 "test_time": float(np.mean([r["predict_time"] for r in group])),
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
-                "tuning": _tuning(group[0]),
+                "tuning": tuning_of(group[0]),
                 "n_failed": len(failed),
                 "n_unreliable": len(doubts),
                 "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
@@ -269,35 +269,43 @@ def table_rows(summary, paper=None):
     return ks, sorted(rows.values(), key=sort_key)
 
 
-def _family(row):
+def family_of(row):
     """A stored row's family; the registry's for a registered method (stores written
     before a family was renamed keep their old name)."""
     method = METHODS.get(row["method"])
     return method.family if method is not None else row["family"]
 
 
-def _cell(value, n_max, best=False, fmt="md"):
+def cell_text(value, n_max, best=False, fmt="md"):
+    """A cell of the table (``value`` from :func:`table_rows`: mean, std, splits,
+    unreliable runs) in ``fmt`` (``md``, ``latex`` or ``html``): mean ± std, ``(n=...)``
+    when over fewer splits than the table's most (``n_max``), bold when ``best``."""
     if value is None:
-        return "—" if fmt == "md" else ("--" if fmt == "latex" else "")
+        return {"md": "—", "latex": "--", "html": "—"}.get(fmt, "")
     mean, std, n, unreliable = value
     if mean is None:
         return "failed"
-    pm = " ± " if fmt == "md" else r"$\pm$"
+    pm = r"$\pm$" if fmt == "latex" else " ± "
     text = f"{mean:.2f}" + (f"{pm}{std:.2f}" if std is not None else "")
     if n is not None and n_max is not None and n < n_max:
         text += f" (n={n})"
     if best:
-        text = f"**{text}**" if fmt == "md" else rf"\textbf{{{text}}}"
+        bold = {
+            "md": "**{}**",
+            "latex": "\\textbf{{{}}}",
+            "html": "<strong>{}</strong>",
+        }
+        text = bold[fmt].format(text)
     if unreliable:
-        text += MARK if fmt == "md" else MARK_TEX
+        text += MARK_TEX if fmt == "latex" else MARK
     return text
 
 
-def _time(value, fmt="md"):
+def time_text(value, fmt="md"):
     """A time in seconds; a dash where there is none (a method that failed, or a
     paper that prints "None")."""
     if value is None:
-        return "—" if fmt == "md" else "--"
+        return "--" if fmt == "latex" else "—"
     return f"{value:.4f}" if value < 100 else f"{value:.1f}"
 
 
@@ -371,7 +379,8 @@ def _markdown(ks, rows, n_max, best, title, notes):
                 + " |" * (len(head) - 1)
             )
         cells = [
-            _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ())) for k in ks
+            cell_text(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
+            for k in ks
         ]
         label = markdown(r["label"])
         label = label if r["source"] == "ours" else f"*{label}*"
@@ -381,9 +390,9 @@ def _markdown(ks, rows, n_max, best, title, notes):
                 [
                     label,
                     *cells,
-                    _time(r["train_time"]),
-                    _time(r["test_time"]),
-                    _tuning_cell(r),
+                    time_text(r["train_time"]),
+                    time_text(r["test_time"]),
+                    tuning_text(r),
                 ]
             )
             + " |"
@@ -394,11 +403,11 @@ def _markdown(ks, rows, n_max, best, title, notes):
     return "\n".join(lines) + "\n"
 
 
-def _tuning_cell(row, fmt="md"):
+def tuning_text(row, fmt="md"):
     """The Parameters cell of a table row (a dash for the paper's own rows)."""
     if row.get("tuning") in TUNING:
         return TUNING[row["tuning"]]
-    return "—" if fmt == "md" else "--"
+    return "--" if fmt == "latex" else "—"
 
 
 def _latex(ks, rows, n_max, best, title, notes):
@@ -426,7 +435,7 @@ def _latex(ks, rows, n_max, best, title, notes):
             lines.append(r"\midrule")
             family = r["family"]
         cells = [
-            _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()), "latex")
+            cell_text(r["cells"].get(k), n_max, r["label"] in best.get(k, ()), "latex")
             for k in ks
         ]
         label = (
@@ -439,9 +448,9 @@ def _latex(ks, rows, n_max, best, title, notes):
                 [
                     label,
                     *cells,
-                    _time(r["train_time"], "latex"),
-                    _time(r["test_time"], "latex"),
-                    _tuning_cell(r, "latex"),
+                    time_text(r["train_time"], "latex"),
+                    time_text(r["test_time"], "latex"),
+                    tuning_text(r, "latex"),
                 ]
             )
             + r" \\"

@@ -16,7 +16,7 @@ from ..config import Config, all_methods, load_config, shipped_configs
 from ..datasets import check_classes, dataset_info, load_dataset
 from ..outputs import write_atomic
 from ..planning import Experiment
-from ..report import paper_results
+from ..report import PAPER_TABLES, paper_results
 
 
 def _split_params(pairs, methods):
@@ -201,3 +201,36 @@ def paper_rows(option, info):
             "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
         )
     return paper_results(table, info.get("dataset"))
+
+
+def tables_papers(option, tables):
+    """The paper's rows for each :class:`~fdlsr.experiments.result_tables.ResultTable`
+    of ``--paper [TABLE]``, and a note when they are forced on it: ``[(rows or None,
+    note or None), ...]``.
+
+    ``--paper`` alone gives each data set the paper's table that its config names
+    (an error if none does); ``--paper TABLE`` puts that table under every one, with
+    a note where it is not the data set's own.
+    """
+    if option is None:
+        return [(None, None)] * len(tables)
+    out = []
+    for table in tables:
+        dataset, own = table.dataset, table.info.get("paper_table")
+        name = own if option == "auto" else option
+        if not name:
+            out.append((None, None))
+            continue
+        rows = paper_rows(name, {"dataset": dataset})
+        forced = None
+        if name != own:
+            recorded = f"Table {own}" if own else "no table of the paper"
+            forced = (
+                f"Rows marked (paper): the paper's Table {name} ({PAPER_TABLES[name]}), "
+                f"asked for with --paper {name}; the store records {recorded} for "
+                "these data."
+            )
+        out.append((rows, forced))
+    if tables and not any(rows for rows, _ in out):
+        paper_rows(option, {"dataset": tables[0].dataset})  # raises: no table anywhere
+    return out
