@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from fdlsr._testing import cli
 from fdlsr.experiments.escape import markdown
@@ -22,35 +21,13 @@ from fdlsr.experiments.notes import fdlsr_parameters_note, protocol_note
 from fdlsr.experiments.report import render, summarise
 from fdlsr.experiments.splits import NO_INNER_CV
 from fdlsr.experiments.variants import row_labels, variant
+from result_stores import LSR, NAME, UNRELIABLE, row, stores, write_store
 
 FDLSR_PAPER = '{"params": {"alpha": 0.01, "beta": 0.001, "lam": 0.1}}'
 FDLSR_OURS = '{"params": {"alpha": 0.5, "beta": 0.01, "lam": 1.0}}'
 FDLSR_CV = json.dumps(
     {"cv": {"folds": 3, "grid": {"alpha": [0.01, 0.1]}}, "params": {"alpha": 1.0}}
 )
-LSR = '{"params": {"lam": 0.1}}'
-
-
-def row(dataset, method, k, split, seed=0, setting=LSR, accuracy=0.5, **extra):
-    return {
-        "dataset": dataset,
-        "method": method,
-        "family": "relaxed",
-        "k": k,
-        "split": split,
-        "seed": seed,
-        "setting": setting,
-        "accuracy": accuracy,
-        "fit_time": 0.1,
-        "predict_time": 0.01,
-        **extra,
-    }
-
-
-def write_store(folder, rows):
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return folder
 
 
 def tables(text):
@@ -141,9 +118,6 @@ def test_b_the_usual_seed_of_the_note_is_the_one_labels_leave_unsaid():
     assert "seed 1 unless the row says another" in protocol_note(rows)
 
 
-NAME = "a|b<i>$x^{2}$_c&d"
-
-
 def test_c_names_with_markup_print_as_written_in_every_format(tmp_path):
     """(c) A foreign method name with '|', HTML and LaTeX specials, in a cell and in
     the notes (a run that failed, with an error message holding them too)."""
@@ -174,49 +148,6 @@ def test_c_names_with_markup_print_as_written_in_every_format(tmp_path):
 
 
 # -- any store: the numbers of the notes against the rows -------------------------------
-
-METHODS = ["FDLSR", "LSR", NAME, "x_y*z"]
-SETTINGS = [
-    '{"params": {"lam": 0.1}}',
-    '{"params": {"lam": 1.0}}',
-    '{"normalise": false, "params": {"lam": 0.1}}',
-    json.dumps({"cv": {"folds": 3, "grid": {"lam": [0.1, 1.0]}}, "params": {}}),
-]
-UNRELIABLE = "UnreliableResultWarning: the codes lost rank"
-
-
-@st.composite
-def stores(draw):
-    keys = draw(
-        st.lists(
-            st.tuples(
-                st.sampled_from(["d1", "d2|x"]),
-                st.sampled_from(METHODS),
-                st.sampled_from([1, 2, "fixed"]),
-                st.integers(0, 3),
-                st.sampled_from([0, 1]),
-                st.sampled_from(SETTINGS),
-            ),
-            min_size=1,
-            max_size=25,
-            unique=True,
-        )
-    )
-    rows = []
-    for dataset, method, k, split, seed, setting in keys:
-        accuracy = draw(st.sampled_from([None, 0.25, 0.5, 0.75, 1.0]))
-        tuned = '"cv"' in setting
-        extra = {"tuning": "cv" if tuned else draw(st.sampled_from(["paper", "fixed"]))}
-        if accuracy is None:
-            extra["error"] = draw(st.sampled_from(["E: boom", "E: <b>|$x$</b>"]))
-        else:
-            extra["warnings"] = draw(st.sampled_from([[], [UNRELIABLE]]))
-            lam = draw(st.sampled_from([0.1, 1.0]))
-            extra["params"] = {"lam": lam}
-            if tuned and k == 1:
-                extra["note"] = NO_INNER_CV
-        rows.append(row(dataset, method, k, split, seed, setting, accuracy, **extra))
-    return rows
 
 
 def fmt_mean(values):
