@@ -38,6 +38,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = [
     "_build",
+    "_extra",
     "results",
     "representation-feret-results",
     "auto_examples/*.ipynb",
@@ -106,6 +107,9 @@ html_theme_options = {
 }
 html_sidebars = {"index": [], "getting-started": []}
 html_static_path = []
+# The self-contained HTML reports of the shipped stores (fdlsr report --format html),
+# copied as they are to reports/ of the site.
+html_extra_path = ["_extra"]
 html_show_sourcelink = False
 
 
@@ -114,6 +118,13 @@ def _table_title(app, docname, source):
     as a page of its own that heading is the page's title."""
     if docname.startswith("tables/"):
         source[0] = re.sub(r"^###(?= )", "#", source[0], count=1)
+
+
+def _included_table_title(app, relative_path, parent_docname, content):
+    """A table included in the results page: its level-3 heading becomes a section
+    of that page (level 2)."""
+    if "tables" in Path(relative_path).parts:
+        content[0] = re.sub(r"^###(?= )", "##", content[0], count=1)
 
 
 def _sklearn_refs(app, what, name, obj, options, lines):
@@ -125,4 +136,5 @@ def _sklearn_refs(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("source-read", _table_title)
+    app.connect("include-read", _included_table_title)
     app.connect("autodoc-process-docstring", _sklearn_refs)
