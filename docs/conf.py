@@ -101,16 +101,27 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "secondary_sidebar_items": {"**": ["page-toc"], "index": []},
+    # the result tables need the page's width (their sections are in the left bar)
+    "secondary_sidebar_items": {
+        "**": ["page-toc"],
+        "index": [],
+        "results-tables": [],
+        **{f"tables/{page.stem}": [] for page in (HERE / "tables").glob("*.md")},
+    },
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
 html_sidebars = {"index": [], "getting-started": []}
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["results.css"]
 # The self-contained HTML reports of the shipped stores (fdlsr report --format html),
 # copied as they are to reports/ of the site.
 html_extra_path = ["_extra"]
 html_show_sourcelink = False
+
+
+# Marks a page of result tables for docs/_static/results.css (one line per value).
+RESULTS_MARK = '<div class="fdlsr-results"></div>'
 
 
 def _table_title(app, docname, source):
@@ -118,6 +129,7 @@ def _table_title(app, docname, source):
     as a page of its own that heading is the page's title."""
     if docname.startswith("tables/"):
         source[0] = re.sub(r"^###(?= )", "#", source[0], count=1)
+        source[0] += f"\n{RESULTS_MARK}\n"
 
 
 def _included_table_title(app, relative_path, parent_docname, content):

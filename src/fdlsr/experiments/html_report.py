@@ -115,7 +115,7 @@ def _page_title(tables):
 def _section(i, table, paper, forced, command):
     summary = summarise(table.rows)
     ks, rows = table_rows(summary, paper)
-    notes = table_notes(table.rows, table.info)  # the commands: their own part
+    notes = table_notes(table.rows, table.info)  # the commands: a part of their own
     notes += [forced] if forced else []
     notes += summary_notes(summary, rows)
     parts = [

@@ -30,8 +30,9 @@ from .variants import (
 )
 
 
-def table_notes(rows, table, command=None):
-    """The notes under the table of ``rows``, the rows of one data set.
+def table_notes(rows, table):
+    """The notes under the table of ``rows``, the rows of one data set (the commands
+    that wrote them apart: :func:`commands_note`, printed last).
 
     Parameters
     ----------
@@ -39,9 +40,7 @@ def table_notes(rows, table, command=None):
         The table's result rows.
     table : dict
         What the store's ``experiment.json`` says of this data set
-        (:func:`~fdlsr.experiments.results.table_info`).
-    command : str, optional
-        The ``fdlsr report`` command rendering the table.
+        (:func:`~fdlsr.experiments.store.table_info`).
 
     Returns
     -------
@@ -57,7 +56,6 @@ def table_notes(rows, table, command=None):
     notes += chosen_parameters_notes(rows)
     notes += filter(None, [missing_methods_note(rows, table)])
     notes += filter(None, [_config_note(rows, table, labels)])
-    notes += filter(None, [commands_note(table, command)])
     return notes
 
 

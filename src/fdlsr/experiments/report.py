@@ -326,17 +326,18 @@ def unreliable_notes(summary):
     ]
 
 
-def render(summary, fmt="md", *, paper=None, title="", notes=()):
+def render(summary, fmt="md", *, paper=None, title="", notes=(), sources=None):
     """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``).
 
     ``notes`` (strings, or tuples of pieces: :func:`.escape.note`) are printed under
-    the table, after those that the summary itself calls for (:func:`table_notes`).
+    the table, then those that the summary itself calls for (:func:`table_notes`),
+    then ``sources``, the note naming the commands that wrote and rendered it.
     """
     ks, rows = table_rows(summary, paper)
     if fmt == "csv":
         return _csv(summary, paper)
     n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
-    notes = list(notes) + table_notes(summary, rows)
+    notes = list(notes) + table_notes(summary, rows) + ([sources] if sources else [])
     best, _ = best_cells(summary)
     if fmt == "md":
         return _markdown(ks, rows, n_max, best, title, notes)

@@ -3,7 +3,7 @@ a self-contained HTML page with the figures)."""
 
 import sys
 
-from ..notes import table_notes
+from ..notes import commands_note, table_notes
 from ..outputs import check_output
 from ..report import render, summarise
 from ..result_tables import store_tables
@@ -34,7 +34,7 @@ def main(args):
     else:
         outputs = []
         for table, (paper, forced) in zip(tables, papers, strict=True):
-            notes = table_notes(table.rows, table.info, command)
+            notes = table_notes(table.rows, table.info)
             notes += [forced] if forced else []
             outputs.append(
                 render(
@@ -43,6 +43,7 @@ def main(args):
                     paper=paper,
                     title=table.title,
                     notes=notes,
+                    sources=commands_note(table.info, command),
                 )
             )
         text = "\n".join(outputs)
