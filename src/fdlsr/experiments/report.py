@@ -7,7 +7,7 @@ sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviati
 test times in seconds at the largest ``k`` (the paper prints one time per method
 without saying for which ``k``). With ``paper`` the paper's row for the same method is
 printed under ours, marked "(paper)". The column "Parameters" says how each of our
-rows got its parameters (:data:`TUNING`), explained in a note under the title.
+rows got its parameters (:data:`TUNING`), explained in a note under the table.
 """
 
 import csv
