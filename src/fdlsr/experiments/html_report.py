@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt
 from .._version import __version__
 from .cv_choices import cell_choices, choices_text
 from .escape import html, note
-from .notes import neutral_command, table_notes
+from .notes import chosen_parameters_notes, neutral_command, table_notes
 from .report import (
     FAMILY_TITLES,
     best_cells,
@@ -115,7 +115,9 @@ def _page_title(tables):
 def _section(i, table, paper, forced, command):
     summary = summarise(table.rows)
     ks, rows = table_rows(summary, paper)
-    notes = table_notes(table.rows, table.info)  # the commands: a part of their own
+    # what cross-validation chose and the commands: parts of their own
+    shown_apart = set(chosen_parameters_notes(table.rows))
+    notes = [n for n in table_notes(table.rows, table.info) if n not in shown_apart]
     notes += [forced] if forced else []
     notes += summary_notes(summary, rows)
     parts = [

@@ -113,8 +113,9 @@ def accuracy_by_k_data(rows, paper=None, title=""):
 
 def accuracy_by_time_data(rows, title=""):
     """The numbers of the accuracy-against-time figure of one table's ``rows``: at
-    the largest k that a method ran, each variant's mean accuracy and training time,
-    and whether it is on the Pareto front.
+    the table's largest k (a number of samples per class before the data set's own
+    split), each variant's mean accuracy and training time, and whether it is on the
+    Pareto front. A variant without a result at that k is left out.
 
     Returns
     -------
@@ -129,7 +130,7 @@ def accuracy_by_time_data(rows, title=""):
         if numeric
         else max((s["k"] for s in summary), key=k_order, default=None)
     )
-    ks, table = table_rows([s for s in summary if s["k"] == k])
+    _, table = table_rows([s for s in summary if s["k"] == k])
     points = [
         {
             "label": row["label"],
@@ -146,6 +147,12 @@ def accuracy_by_time_data(rows, title=""):
     for i, point in enumerate(points):
         point["pareto"] = i in front
     return {"title": title, "k": k, "points": points}
+
+
+def _group_order(entry):
+    """The legend's groups: the families in the paper's order (others by name)."""
+    family = entry[0]
+    return family_rank(family), str(family)
 
 
 def _legend(ax, entries):
@@ -274,7 +281,7 @@ def draw_accuracy_by_k(data):
             )  # fmt: skip
             entries.append((row["family"], handle))
         drawn_paper = drawn_paper or bool(means)
-    entries.sort(key=lambda entry: family_rank(entry[0]))
+    entries.sort(key=_group_order)
     if drawn_paper:
         entries.append(
             (
@@ -341,6 +348,7 @@ def draw_accuracy_by_time(data):
                 ),
             )
         )  # fmt: skip
+    entries.sort(key=_group_order)  # the front's entry last, below
     front = sorted((p for p in points if p["pareto"]), key=lambda p: p["train_time"])
     if front:
         xs = [max(p["train_time"], 1e-6) for p in front]
@@ -373,7 +381,6 @@ def draw_accuracy_by_time(data):
                "accurate than one on the front"),
         fontsize=10,
     )  # fmt: skip
-    entries.sort(key=lambda entry: family_rank(entry[0]))
     _legend(ax, entries)
     fig.tight_layout()
     return fig
