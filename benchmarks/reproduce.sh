@@ -7,7 +7,8 @@
 # methods (e.g. METHODS="FDLSR RidgeClassifier LDA 1-NN"); every method registered in
 # fdlsr is run otherwise. JOBS (default 1) runs that many splits at once (fdlsr run
 # --jobs). Results go to docs/results/NAME (resumable: rerun to continue),
-# tables to docs/tables/NAME.{md,tex,csv}, figures to docs/figures/.
+# tables to docs/tables/NAME.{md,tex,csv}, figures to docs/figures/ (for FERET and
+# ORL also the comparison figures, and the HTML report to docs/_extra/reports/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_DIR="${DATA_DIR:-${FDLSR_DATA_DIR:-../shared/data}}"
@@ -35,6 +36,13 @@ for name in "${DATASETS[@]}"; do
     fdlsr report "docs/results/$name" "${paper[@]}" -o "docs/tables/$name.md"
     fdlsr report "docs/results/$name" "${paper[@]}" --format latex -o "docs/tables/$name.tex"
     fdlsr report "docs/results/$name" "${paper[@]}" --format csv -o "docs/tables/$name.csv"
+    if [ "$name" = feret ] || [ "$name" = orl ]; then
+        # the comparison figures and the one-page report the results page shows
+        fdlsr plot results "docs/results/$name" "${paper[@]}" --out docs/figures
+        mkdir -p docs/_extra/reports
+        fdlsr report "docs/results/$name" "${paper[@]}" --format html \
+            -o "docs/_extra/reports/$name.html"
+    fi
 done
 
 if [ $# -eq 0 ]; then

@@ -38,6 +38,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = [
     "_build",
+    "_extra",
     "results",
     "representation-feret-results",
     "auto_examples/*.ipynb",
@@ -100,13 +101,27 @@ html_theme_options = {
     "navbar_align": "left",
     "show_toc_level": 2,
     "navigation_with_keys": False,
-    "secondary_sidebar_items": {"**": ["page-toc"], "index": []},
+    # the result tables need the page's width (their sections are in the left bar)
+    "secondary_sidebar_items": {
+        "**": ["page-toc"],
+        "index": [],
+        "results-tables": [],
+        **{f"tables/{page.stem}": [] for page in (HERE / "tables").glob("*.md")},
+    },
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
 html_sidebars = {"index": [], "getting-started": []}
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["results.css"]
+# The self-contained HTML reports of the shipped stores (fdlsr report --format html),
+# copied as they are to reports/ of the site.
+html_extra_path = ["_extra"]
 html_show_sourcelink = False
+
+
+# Marks a page of result tables for docs/_static/results.css (one line per value).
+RESULTS_MARK = '<div class="fdlsr-results"></div>'
 
 
 def _table_title(app, docname, source):
@@ -114,6 +129,14 @@ def _table_title(app, docname, source):
     as a page of its own that heading is the page's title."""
     if docname.startswith("tables/"):
         source[0] = re.sub(r"^###(?= )", "#", source[0], count=1)
+        source[0] += f"\n{RESULTS_MARK}\n"
+
+
+def _included_table_title(app, relative_path, parent_docname, content):
+    """A table included in the results page: its level-3 heading becomes a section
+    of that page (level 2)."""
+    if "tables" in Path(relative_path).parts:
+        content[0] = re.sub(r"^###(?= )", "##", content[0], count=1)
 
 
 def _sklearn_refs(app, what, name, obj, options, lines):
@@ -125,4 +148,5 @@ def _sklearn_refs(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("source-read", _table_title)
+    app.connect("include-read", _included_table_title)
     app.connect("autodoc-process-docstring", _sklearn_refs)

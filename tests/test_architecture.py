@@ -87,8 +87,11 @@ def layer(module):
 
 # Top-level modules outside the layers: the entry points, the version, the helpers
 # shared by tests and benchmarks (_testing.py) and the short
-# public names (re-exports of fdlsr.methods.* and fdlsr.experiments.datasets).
-SHORT_NAMES = ["datasets.py", "dictionary.py", "relaxed.py", "representation.py"]
+# public names (re-exports of fdlsr.methods.*, fdlsr.experiments.datasets and the
+# results readers and figures of fdlsr.experiments).
+SHORT_NAMES = [
+    "datasets.py", "dictionary.py", "relaxed.py", "representation.py", "results.py",
+]  # fmt: skip
 SOURCES = sorted(
     p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "errors.py"
 )

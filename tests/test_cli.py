@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -304,9 +305,9 @@ def test_methods_all_selects_every_registered_method():
     assert "FDLSR" in demo.experiment.methods and "SRC" not in demo.experiment.methods
 
 
-def test_cv_chooses_the_decision_rule_and_says_which(tmp_path, capsys):
+def test_cv_rules_chooses_the_decision_rule_and_says_which(tmp_path, capsys):
     out = tmp_path / "cv"
-    argv = ["run", "--dataset", "digits", "--methods", "FDLSR", "-k", "5"]
+    argv = ["run", "--dataset", "digits", "--methods", "FDLSR", "-k", "5", "--cv-rules"]
     assert main([*argv, "--splits", "2", "--cv", "FDLSR", "--out", str(out)]) == 0
     table = capsys.readouterr().out
     rows = [
@@ -314,7 +315,8 @@ def test_cv_chooses_the_decision_rule_and_says_which(tmp_path, capsys):
     ]
     chosen = [row["params"]["decision_rule"] for row in rows]
     assert set(chosen) <= {"nearest_neighbor", "nearest_mean", "knn", "linear"}
-    assert "FDLSR decision rule chosen by cross-validation (splits won): k=5: " in table
+    assert "FDLSR: parameters chosen by cross-validation" in table
+    assert re.search(r"k=5: alpha=.+, beta=.+, decision\\_rule=.+, lam=.+\(", table)
 
 
 def test_fdlsr_search_is_fdlsrcv_unless_a_fixed_parameter_needs_gridsearchcv():

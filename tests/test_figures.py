@@ -87,7 +87,7 @@ def test_figure_files(tmp_path, split):
         X, codes, train, test, PARAMS, alphas=[1e-2, 1.0], lams=[1e-2, 1.0]
     )
     fig = figures.draw_sensitivity(grid, "small grid")
-    paths = figures._save(fig, tmp_path, "grid", grid)
+    paths = figures.save_figure(fig, tmp_path, "grid", grid)
     assert all(p.stat().st_size > 100 for p in paths)
 
 

@@ -273,4 +273,4 @@ def test_a_report_quotes_its_commands_without_local_folders(tmp_path, capsys):
     assert main(["report", str(store)]) == 0
     text = capsys.readouterr().out
     assert str(tmp_path) not in text
-    assert "--data-dir DATA_DIR --out store --no-table` (DATA_DIR: the folder" in text
+    assert "--data-dir DATA_DIR --out store --no-table` (`DATA_DIR`: the folder" in text

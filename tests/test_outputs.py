@@ -165,7 +165,7 @@ def test_a_figure_cut_short_leaves_the_old_one(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fig, "savefig", cut_short)
     with pytest.raises(KeyboardInterrupt):
-        figures._save(fig, tmp_path, "x", {"a": 1})
+        figures.save_figure(fig, tmp_path, "x", {"a": 1})
     assert old.read_bytes() == b"the good figure"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.png"]
 

@@ -12,6 +12,7 @@ ORDER = [
     "plot_save_load.py",
     "plot_deep_features.py",
     "plot_paper_table.py",
+    "plot_results_dataframe.py",
 ]
 
 

@@ -14,7 +14,8 @@ The package has five layers, each importing only those above it in this list
   figures and the command line.
 
 ``import fdlsr`` loads no module of ``fdlsr.experiments``: ``fdlsr.datasets`` (the
-dataset loaders) is imported on first use.
+dataset loaders) and ``fdlsr.results`` (results folders as a DataFrame and figures)
+are imported on first use.
 """
 
 import importlib
@@ -28,7 +29,7 @@ from .persistence import load, save
 __all__ = ["FDLSR", "FDLSRCV", "__version__", "load", "save"]
 
 # Public modules that live in the experiments layer, imported when first used.
-_LAZY = ("datasets",)
+_LAZY = ("datasets", "results")
 
 
 def __getattr__(name):

@@ -66,8 +66,11 @@ class FDLSRCV(FDLSR):
     decision_rules : sequence of str, \
             default=("nearest_neighbor", "nearest_mean", "knn", "linear")
         Candidate decision rules (see :class:`~fdlsr.FDLSR`); on equal scores the
-        earlier one wins, so by default the paper's 1-NN rule. Pass
-        ``["nearest_neighbor"]`` to search the paper's parameters only.
+        earlier one wins, so by default the paper's 1-NN rule. All four by default:
+        on new data the best rule is not known, and searching it costs almost
+        nothing (every rule is scored on the same fitted projection). Pass
+        ``["nearest_neighbor"]`` to search the paper's protocol only, as
+        ``fdlsr run --cv FDLSR`` does (``--cv-rules`` adds the other rules).
     cv : int, cross-validation generator or iterable, default=None
         As in scikit-learn. ``None`` uses ``StratifiedKFold`` with
         ``min(5, smallest class count)`` folds, which suits training sets of k

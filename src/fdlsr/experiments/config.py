@@ -11,6 +11,7 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
     seed = 0
     methods = "all"              # or a list of names
     cv = []                      # methods whose grid is searched on the training split
+    cv_rules = false             # search their decision rule too (FDLSR: 1-NN, ...)
     paper_params = ["FDLSR"]     # methods whose [params] below are the paper's values
     paper_table = "III"          # the paper's numbers to show beside ours
 
@@ -96,6 +97,9 @@ SCHEMA = {
         'methods = ["FDLSR", "1-NN"]',
     ),
     "cv": Setting("a list of method names", _is_names, 'cv = ["FDLSR"]'),
+    "cv_rules": Setting(
+        "true or false (no quotes)", lambda v: isinstance(v, bool), "cv_rules = true"
+    ),
     "paper_params": Setting(
         "a list of method names", _is_names, 'paper_params = ["FDLSR"]'
     ),
@@ -256,6 +260,7 @@ def load_config(name_or_path):
         cv=list(raw.get("cv", [])),
         paper_params=list(raw.get("paper_params", [])),
         cv_folds=raw.get("cv_folds", DEFAULT_CV_FOLDS),
+        cv_rules=raw.get("cv_rules", False),
         normalize=raw.get("normalise", True),  # the config file's key
         data_dir=raw.get("data_dir"),
     )

@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV
 
 from .samples import prepare, standardize_columns, unit_rows
-from .splits import inner_cv, run_random_state, seeded, split_indices
+from .splits import NO_INNER_CV, inner_cv, run_random_state, seeded, split_indices
 
 
 def tune(method, X, y, cv, fixed):
@@ -71,7 +71,7 @@ def evaluate_split(
         if tuned:
             cv = inner_cv(k, seed, cv_folds)
             if cv is None:
-                note = "k=1: no inner cross-validation possible, fixed parameters used"
+                note = NO_INNER_CV
             else:
                 chosen = {
                     **method.params,

@@ -40,7 +40,7 @@ def paths(kind, name, out):
             f"unknown figure {kind!r}; choose convergence, tsne, sensitivity or lambda."
             + did_you_mean(kind, STEMS)
         )
-    return _files(out, f"{file_stem(name)}_{STEMS[kind]}")
+    return output_files(out, f"{file_stem(name)}_{STEMS[kind]}")
 
 
 def file_stem(name):
@@ -49,13 +49,16 @@ def file_stem(name):
     return path.stem if path.suffix.lower() in MAT | NPZ | CSV else name
 
 
-def _files(out, stem):
+def output_files(out, stem):
+    """The files a figure named ``stem`` is written to in ``out``: PNG, PDF, JSON."""
     return [Path(out) / f"{stem}.{ext}" for ext in ("png", "pdf", "json")]
 
 
-def _save(fig, out, stem, data):
-    """Write the figure and its numbers, each file whole (a temporary file renamed)."""
-    files = _files(out, stem)
+def save_figure(fig, out, stem, data):
+    """Write the figure and its numbers (``data``, as JSON) into ``out`` as
+    :func:`output_files` names them, each file whole (a temporary file renamed);
+    returns the paths written."""
+    files = output_files(out, stem)
     Path(out).mkdir(parents=True, exist_ok=True)
     for path in files[:2]:
         with replaced_atomically(path) as tmp:
@@ -245,7 +248,7 @@ def make(
         data = figure_data.convergence(
             X, codes, train, test, params, progress=_steps(progress, "iterations")
         )
-        return _save(
+        return save_figure(
             draw_convergence(data, f"FDLSR convergence on {title}"),
             out,
             stem,
@@ -273,13 +276,13 @@ def make(
             "y_test": y_test.tolist(),
             "skipped": skipped,
         }
-        return _save(fig, out, stem, data)
+        return save_figure(fig, out, stem, data)
     if kind == "sensitivity":
         data = figure_data.sensitivity(
             X, codes, train, test, {**params, "beta": sensitivity_beta},
             progress=_steps(progress, "fits"),
         )  # fmt: skip
-        return _save(
+        return save_figure(
             draw_sensitivity(data, f"FDLSR accuracy over α and λ on {title}"),
             out,
             stem,
@@ -294,7 +297,7 @@ def make(
             normalize=normalize,
             progress=_steps(progress, "fits"),
         )
-        return _save(
+        return save_figure(
             draw_lambda(data, f"FDLSR accuracy against λ on {title}"),
             out,
             stem,

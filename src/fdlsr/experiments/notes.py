@@ -7,16 +7,22 @@ rows; FDLSR's parameters from the rows' settings; the config's title, note and p
 table from the store's record of that data set (:func:`.results.table_info`), and the
 config's note only of the rows run as that config sets them. The commands the notes
 quote name no folder of the machine that ran them (:func:`neutral_command`).
+
+A note is a string, or a tuple of strings with :class:`.escape.Code` pieces for the
+commands it quotes: the renderers escape everything (the store's text included) for
+their format (:func:`.escape.note`).
 """
 
 import re
 from collections import defaultdict
 from pathlib import Path
 
+from .cv_choices import cell_choices, choices_text
+from .escape import Code
 from .splits import FIXED, POOLED
 from .variants import (
+    cell_sizes,
     is_normalized,
-    k_order,
     row_labels,
     setting_spec,
     table_seed,
@@ -24,8 +30,9 @@ from .variants import (
 )
 
 
-def table_notes(rows, table, command=None):
-    """The notes under the table of ``rows``, the rows of one data set.
+def table_notes(rows, table):
+    """The notes under the table of ``rows``, the rows of one data set (the commands
+    that wrote them apart: :func:`commands_note`, printed last).
 
     Parameters
     ----------
@@ -33,44 +40,57 @@ def table_notes(rows, table, command=None):
         The table's result rows.
     table : dict
         What the store's ``experiment.json`` says of this data set
-        (:func:`~fdlsr.experiments.results.table_info`).
-    command : str, optional
-        The ``fdlsr report`` command rendering the table.
+        (:func:`~fdlsr.experiments.store.table_info`).
 
     Returns
     -------
-    list of str
+    list of str or tuple
+        The notes, each a string or a tuple of pieces (:class:`.escape.Code` for a
+        command), to be rendered by :func:`.escape.note`.
     """
     labels = row_labels(rows)
-    notes = [_protocol(rows, labels)]
+    notes = [protocol_note(rows)]
     if any(POOLED in (r.get("note") or "") for r in rows if r["k"] != FIXED):
         notes.append(f"Note: {POOLED}.")
-    notes += filter(None, [_fdlsr_parameters(rows, labels)])
-    notes += chosen_rules(rows, labels)
+    notes += filter(None, [fdlsr_parameters_note(rows, labels)])
+    notes += chosen_parameters_notes(rows)
+    notes += filter(None, [missing_methods_note(rows, table)])
+    notes += filter(None, [_config_note(rows, table, labels)])
+    return notes
+
+
+def missing_methods_note(rows, table):
+    """The methods the store's commands asked for that have no row here, or None."""
     present = {r["method"] for r in rows}
     missing = [m for m in table.get("methods") or [] if m not in present]
-    if missing:
-        notes.append(
-            f"Not computed yet: {', '.join(missing)} (asked for by the commands "
-            "below; the same `fdlsr run` command computes what is missing)."
-        )
-    notes += filter(None, [_config_note(rows, table, labels)])
-    written = [neutral_command(c) for c in table.get("commands") or []]
+    if not missing:
+        return None
+    return (
+        f"Not computed yet: {', '.join(missing)} (asked for by the commands that "
+        "wrote the results; the same ",
+        Code("fdlsr run"),
+        " command computes what is missing).",
+    )
+
+
+def commands_note(table, command=None):
+    """The commands that wrote the rows and the one rendering them, or None."""
+    written = list(
+        dict.fromkeys(neutral_command(c) for c in table.get("commands") or [])
+    )
     command = command and neutral_command(command)
-    if command and written:
-        where = (
-            " (DATA_DIR: the folder that holds the data files)"
-            if any(DATA_DIR in c for c in written)
-            else ""
-        )
-        notes.append(
-            f"Rendered by `{command}` from results written by "
-            + "; ".join(f"`{c}`" for c in dict.fromkeys(written))
-            + f"{where}."
-        )
-    elif command:
-        notes.append(f"Rendered by `{command}`.")
-    return notes
+    if not command:
+        return None
+    if not written:
+        return ("Rendered by ", Code(command), ".")
+    pieces = ["Rendered by ", Code(command), " from results written by "]
+    for i, written_by in enumerate(written):
+        pieces += ["; "] if i else []
+        pieces.append(Code(written_by))
+    if any(DATA_DIR in c for c in written):
+        pieces += [" (", Code(DATA_DIR), ": the folder that holds the data files)"]
+    pieces.append(".")
+    return tuple(pieces)
 
 
 DATA_DIR = "DATA_DIR"
@@ -94,15 +114,20 @@ def _neutral_path(text):
         return path.name or text
 
 
-def _protocol(rows, labels):
-    """How the accuracies were measured: splits, seeds, normalisation, times."""
+def protocol_note(rows):
+    """How the accuracies were measured: splits, seeds, normalisation, times.
+
+    The number of splits is that of the cells (:func:`.variants.cell_sizes`), the
+    number the table's cells are over unless they say ``(n=...)``.
+    """
     drawn = [r for r in rows if r["k"] != FIXED]
-    n = max((r["split"] for r in drawn), default=-1) + 1
+    sizes = cell_sizes(rows)
+    n = max((size for (_, k), size in sizes.items() if k != FIXED), default=0)
     how = []
     if drawn:
-        seeds = {r["seed"] for r in drawn}
+        seeds = {r["seed"] for r in rows}
         seed = (
-            f"; seed {table_seed(drawn)} unless the row says another"
+            f"; seed {table_seed(rows)} unless the row says another"
             if len(seeds) > 1
             else ""
         )
@@ -132,56 +157,46 @@ def _protocol(rows, labels):
     )
 
 
-def _fdlsr_parameters(rows, labels):
-    """FDLSR's fixed parameters, read from its rows' settings (one sentence), or None."""
+def fdlsr_parameters_note(rows, labels):
+    """FDLSR's fixed parameters, read from its rows' settings (one sentence), or None.
+
+    The rows of each fixed setting are named by their labels unless every FDLSR row
+    of the table has that one setting (a table may also hold FDLSR tuned by --cv).
+    """
     fixed = defaultdict(list)  # the parameters of each fixed setting: its labels
+    shown = set()
     for r in rows:
+        if r["method"] != "FDLSR":
+            continue
+        shown.add(labels[variant(r)])
         spec = setting_spec(r["setting"])
-        if r["method"] == "FDLSR" and "cv" not in spec and spec.get("params"):
+        if "cv" not in spec and spec.get("params"):
             text = ", ".join(f"{k}={v}" for k, v in spec["params"].items())
             label = labels[variant(r)]
             if label not in fixed[text]:
                 fixed[text].append(label)
     if not fixed:
         return None
-    if len(fixed) == 1:
+    if len(fixed) == 1 and set(next(iter(fixed.values()))) == shown:
         return f"FDLSR parameters: {next(iter(fixed))}."
     return (
         "FDLSR parameters: "
-        + "; ".join(f"{', '.join(shown)}: {text}" for text, shown in fixed.items())
+        + "; ".join(f"{', '.join(named)}: {text}" for text, named in fixed.items())
         + "."
     )
 
 
-def chosen_rules(rows, labels=None):
-    """One line per method (label) whose decision rule was chosen by cross-validation
-    (``--cv`` with ``decision_rule`` in its grid): how often each rule won, per k."""
-    labels = labels or row_labels(rows)
-    counts = defaultdict(lambda: defaultdict(dict))
-    for r in rows:
-        rule = (r.get("params") or {}).get("decision_rule")
-        searched = "decision_rule" in setting_spec(r["setting"]).get("cv", {}).get(
-            "grid", {}
-        )
-        if rule is None or not searched or r.get("accuracy") is None:
-            continue
-        per_k = counts[labels[variant(r)]][r["k"]]
-        per_k[rule] = per_k.get(rule, 0) + 1
-    lines = []
-    for label, by_k in sorted(counts.items()):
-        parts = []
-        for k in sorted(by_k, key=k_order):
-            total = sum(by_k[k].values())
-            won = sorted(by_k[k].items(), key=lambda item: (-item[1], item[0]))
-            parts.append(
-                f"k={k}: " + ", ".join(f"{rule} {n}/{total}" for rule, n in won)
-            )
-        lines.append(
-            f"{label} decision rule chosen by cross-validation (splits won): "
-            + "; ".join(parts)
-            + "."
-        )
-    return lines
+def chosen_parameters_notes(rows):
+    """One note per variant tuned by cross-validation (``--cv``): per ``k``, the
+    value of each searched parameter that most splits chose, and how many
+    (:func:`.cv_choices.choices_text`)."""
+    return [
+        f"{label}: parameters chosen by cross-validation on each training split "
+        "(the value most splits chose, in how many of them): "
+        + "; ".join(f"k={k}: {choices_text(c)}" for k, c in by_k.items())
+        + "."
+        for label, by_k in cell_choices(rows).items()
+    ]
 
 
 def _config_note(rows, table, labels):

@@ -212,7 +212,14 @@ def build_parser():
         nargs="*",
         metavar="NAME",
         help="choose parameters by cross-validation on each training split (over the "
-        "method's grid) for these methods; no names: every method with a grid",
+        "method's grid) for these methods; no names: every method with a grid. "
+        "FDLSR's grid is the paper's, with its 1-NN rule",
+    )
+    group.add_argument(
+        "--cv-rules",
+        action="store_true",
+        help="with --cv, choose the decision rule too, for the methods that have "
+        "several (FDLSR: 1-NN, k-NN, nearest class centroid, argmax; 1-NN on ties)",
     )
     group.add_argument(
         "--cv-folds",
@@ -261,13 +268,22 @@ def build_parser():
 
     report = sub.add_parser(
         "report",
-        help="render tables from a results folder",
-        description="Tables in the paper's layout from the results store.",
+        help="render tables (or an HTML report) from a results folder",
+        description="Tables in the paper's layout from the results store, each with "
+        "its notes under it; --format html writes one self-contained page with the "
+        "figures of `fdlsr plot results` too.",
     )
     report.add_argument(
         "results", nargs="+", help="results folder(s) written by `fdlsr run`"
     )
-    report.add_argument("--format", choices=["md", "latex", "csv"], default="md")
+    report.add_argument(
+        "--format",
+        choices=["md", "latex", "csv", "html"],
+        default="md",
+        help="md (default), latex, csv (every cell, with every split's choice of a "
+        "tuned method), or html: one self-contained page per report with the "
+        "tables, figures, notes, environment and commands",
+    )
     _paper_option(
         report, "add the paper's numbers (its Table I-VI; default: the config's table)"
     )
@@ -277,12 +293,23 @@ def build_parser():
 
     plot = sub.add_parser(
         "plot",
-        help="draw the paper's figures 1-4 for a dataset",
+        help="draw the paper's figures 1-4 for a dataset, or compare the methods "
+        "of results folders",
         description="Fig. 1 convergence, Fig. 2 t-SNE, Fig. 3 alpha x lambda "
-        "sensitivity, Fig. 4 accuracy against lambda; PNG and PDF, with the data as JSON.",
+        "sensitivity, Fig. 4 accuracy against lambda; PNG and PDF, with the data as "
+        "JSON. `fdlsr plot results STORE [STORE ...]` draws, per data set of the "
+        "results folders, the accuracy of every method against k and against its "
+        "training time (the Pareto front marked).",
     )
     plot.add_argument(
-        "kind", choices=["convergence", "tsne", "sensitivity", "lambda", "all"]
+        "kind",
+        choices=["convergence", "tsne", "sensitivity", "lambda", "all", "results"],
+    )
+    plot.add_argument(
+        "stores",
+        nargs="*",
+        metavar="STORE",
+        help="with results: the results folders written by `fdlsr run` (pooled)",
     )
     _dataset_args(plot)
     plot.add_argument(
@@ -309,6 +336,11 @@ def build_parser():
         "--methods",
         nargs="+",
         help="t-SNE methods besides FDLSR (default DLSR ReLSR GReLSR when available)",
+    )
+    _paper_option(
+        plot,
+        "with results: the paper's numbers as hollow markers (its Table I-VI; "
+        "default: the table the results record)",
     )
     plot.add_argument(
         "--out", default="figures", help="output folder (default figures/)"

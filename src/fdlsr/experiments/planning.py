@@ -7,6 +7,7 @@ or chosen by cross-validation on the training split only, over the method's grid
 configured is part of its rows' identity (:func:`setting_key`).
 """
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 
@@ -35,7 +36,8 @@ class Experiment:
     """What to run: a dataset, training sizes, methods and how to set their parameters.
 
     ``params`` maps a method name to fixed overrides of its defaults; methods named in
-    ``cv`` have the rest of their grid chosen by inner cross-validation. Methods named
+    ``cv`` have the rest of their grid chosen by inner cross-validation, and their
+    decision rule too with ``cv_rules`` (among the method's ``rules``). Methods named
     in ``paper_params`` run with values stated in the paper (their rows' ``tuning`` is
     ``"paper"`` instead of ``"fixed"``, for the tables).
     """
@@ -48,6 +50,7 @@ class Experiment:
     params: dict = field(default_factory=dict)
     cv: list = field(default_factory=list)
     cv_folds: int = DEFAULT_CV_FOLDS
+    cv_rules: bool = False
     normalize: bool = True
     standardize: bool = False
     data_dir: str | None = None
@@ -68,8 +71,15 @@ class Experiment:
                     f"parameters or --cv given for {name!r}, which is not among the "
                     f"selected methods ({', '.join(m.name for m in methods)})"
                 )
+        if self.cv_rules:
+            _check_rules_searched(methods, self.cv)
         out = []
         for m in methods:
+            tuned = any(name.lower() == m.name.lower() for name in self.cv)
+            if tuned and self.cv_rules and m.rules:
+                m = dataclasses.replace(
+                    m, grid={**m.grid, "decision_rule": list(m.rules)}
+                )
             params = {
                 key: value
                 for name, values in self.params.items()
@@ -77,11 +87,21 @@ class Experiment:
                 for key, value in values.items()
             }
             m.check(params)  # names and values, before any run
-            tuned = any(name.lower() == m.name.lower() for name in self.cv)
             # nothing to search when every parameter of the grid is fixed
             searched = any(key not in params for key in m.grid)
             out.append(MethodSetting(m, params, tuned and searched))
         return out
+
+
+def _check_rules_searched(methods, cv):
+    """``cv_rules`` needs a tuned method with decision rules to choose among."""
+    tuned = {name.lower() for name in cv}
+    if not any(m.rules and m.name.lower() in tuned for m in methods):
+        with_rules = [m.name for m in methods if m.rules] or ["FDLSR"]
+        raise ConfigError(
+            "--cv-rules chooses the decision rule of a method tuned by --cv, and none "
+            f"of those has rules to choose among; add --cv {with_rules[0]}"
+        )
 
 
 def setting_key(method, params, tuned, cv_folds, normalize, standardize=False):

@@ -7,12 +7,12 @@ sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviati
 test times in seconds at the largest ``k`` (the paper prints one time per method
 without saying for which ``k``). With ``paper`` the paper's row for the same method is
 printed under ours, marked "(paper)". The column "Parameters" says how each of our
-rows got its parameters (:data:`TUNING`), explained in a note under the title.
+rows got its parameters (:data:`TUNING`), explained in a note under the table.
 """
 
 import csv
 import io
-import re
+import json
 from collections import defaultdict
 from importlib import resources
 
@@ -20,6 +20,8 @@ import numpy as np
 
 from ..errors import ConfigError, UnreliableResultWarning
 from ..methods import METHODS, family_rank
+from .cv_choices import choices_of, choices_text, per_split
+from .escape import MARK, MARK_TEX, latex, markdown, note, prose
 from .variants import (
     best_cells,
     fairness_note,
@@ -57,14 +59,12 @@ def tuning_note(rows):
     """The note explaining the Parameters labels that ``rows`` show, or None."""
     shown = {r.get("tuning") for r in rows}
     meanings = [text for key, text in TUNING_MEANING.items() if key in shown]
-    return f"Parameters column: {'; '.join(meanings)}." if meanings else None
+    return prose(f"Parameters column: {'; '.join(meanings)}.") if meanings else None
 
 
 # Rows whose run raised this warning hold a number the method computed faithfully but
 # that is known to be unreliable: the table marks their cells (MARK) and says why.
 DOUBT = UnreliableResultWarning.__name__ + ":"
-MARK = "†"
-MARK_TEX = r"$^\dagger$"
 PAPER_TABLES = {
     "I": "AR",
     "II": "CMU PIE",
@@ -110,7 +110,7 @@ def paper_results(table, dataset=None):
     return rows
 
 
-def _tuning(row):
+def tuning_of(row):
     """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
     (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
     paper's values from its own (such rows have no fingerprint either)."""
@@ -145,7 +145,7 @@ def summarise(rows):
             out.append(
                 {
                     **common,
-                    "family": _family(all_runs[0]),
+                    "family": family_of(all_runs[0]),
                     "source": "ours",
                     "k": k,
                     "n_splits": 0,
@@ -155,17 +155,18 @@ def summarise(rows):
                     "train_time": None,
                     "test_time": None,
                     "tune_time": None,
-                    "tuning": _tuning(all_runs[0]),
+                    "tuning": tuning_of(all_runs[0]),
                     "error": failed[0].get("error", ""),
                 }
             )
             continue
         acc = 100 * np.array([r["accuracy"] for r in group])
         doubts = [w for w in map(_doubt, group) if w]
+        choices = choices_of(group)
         out.append(
             {
                 **common,
-                "family": _family(group[0]),
+                "family": family_of(group[0]),
                 "source": "ours",
                 "k": k,
                 "n_splits": len(group),
@@ -174,10 +175,14 @@ def summarise(rows):
                 "train_time": float(np.mean([r["fit_time"] for r in group])),
                 "test_time": float(np.mean([r["predict_time"] for r in group])),
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
-                "tuning": _tuning(group[0]),
+                "tuning": tuning_of(group[0]),
                 "n_failed": len(failed),
                 "n_unreliable": len(doubts),
                 "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
+                "chosen": choices_text(choices) if choices else "",
+                "chosen_per_split": (
+                    json.dumps(per_split(group), default=str) if choices else ""
+                ),
             }
         )
     return out
@@ -185,7 +190,12 @@ def summarise(rows):
 
 def _doubt(row):
     """The run's warning that its result is unreliable (:data:`DOUBT`), or None."""
-    return next((w for w in row.get("warnings", ()) if w.startswith(DOUBT)), None)
+    return next((w for w in row.get("warnings", ()) if is_doubt(w)), None)
+
+
+def is_doubt(warning):
+    """Whether a run's recorded warning says its result is unreliable."""
+    return isinstance(warning, str) and warning.startswith(DOUBT)
 
 
 def _norm(name):
@@ -259,35 +269,43 @@ def table_rows(summary, paper=None):
     return ks, sorted(rows.values(), key=sort_key)
 
 
-def _family(row):
+def family_of(row):
     """A stored row's family; the registry's for a registered method (stores written
     before a family was renamed keep their old name)."""
     method = METHODS.get(row["method"])
     return method.family if method is not None else row["family"]
 
 
-def _cell(value, n_max, best=False, fmt="md"):
+def cell_text(value, n_max, best=False, fmt="md"):
+    """A cell of the table (``value`` from :func:`table_rows`: mean, std, splits,
+    unreliable runs) in ``fmt`` (``md``, ``latex`` or ``html``): mean ± std, ``(n=...)``
+    when over fewer splits than the table's most (``n_max``), bold when ``best``."""
     if value is None:
-        return "—" if fmt == "md" else ("--" if fmt == "latex" else "")
+        return {"md": "—", "latex": "--", "html": "—"}.get(fmt, "")
     mean, std, n, unreliable = value
     if mean is None:
         return "failed"
-    pm = " ± " if fmt == "md" else r"$\pm$"
+    pm = r"$\pm$" if fmt == "latex" else " ± "
     text = f"{mean:.2f}" + (f"{pm}{std:.2f}" if std is not None else "")
     if n is not None and n_max is not None and n < n_max:
         text += f" (n={n})"
     if best:
-        text = f"**{text}**" if fmt == "md" else rf"\textbf{{{text}}}"
+        bold = {
+            "md": "**{}**",
+            "latex": "\\textbf{{{}}}",
+            "html": "<strong>{}</strong>",
+        }
+        text = bold[fmt].format(text)
     if unreliable:
-        text += MARK if fmt == "md" else MARK_TEX
+        text += MARK_TEX if fmt == "latex" else MARK
     return text
 
 
-def _time(value, fmt="md"):
+def time_text(value, fmt="md"):
     """A time in seconds; a dash where there is none (a method that failed, or a
     paper that prints "None")."""
     if value is None:
-        return "—" if fmt == "md" else "--"
+        return "--" if fmt == "latex" else "—"
     return f"{value:.4f}" if value < 100 else f"{value:.1f}"
 
 
@@ -308,102 +326,89 @@ def unreliable_notes(summary):
     ]
 
 
-def render(summary, fmt="md", *, paper=None, title="", notes=()):
-    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``)."""
+def render(summary, fmt="md", *, paper=None, title="", notes=(), sources=None):
+    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``).
+
+    ``notes`` (strings, or tuples of pieces: :func:`.escape.note`) are printed under
+    the table, then those that the summary itself calls for (:func:`table_notes`),
+    then ``sources``, the note naming the commands that wrote and rendered it.
+    """
     ks, rows = table_rows(summary, paper)
     if fmt == "csv":
         return _csv(summary, paper)
     n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
-    notes = list(notes) + [
-        f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
-        for s in summary
-        if s["mean"] is None
-    ]
-    notes += unreliable_notes(summary)
-    best, left_out = best_cells(summary)
-    notes += filter(None, [fairness_note(left_out)])
-    notes += filter(None, [tuning_note(rows)])
+    notes = list(notes) + table_notes(summary, rows) + ([sources] if sources else [])
+    best, _ = best_cells(summary)
     if fmt == "md":
-        lines = [f"### {_md(title)}", ""] if title else []
-        lines += [f"> {' '.join(note.splitlines())}" for note in notes]
-        lines += [""] if notes else []
-        head = (
-            ["Method"]
-            + [f"k={_md(k)}" for k in ks]
-            + ["Training time (s)", "Test time (s)", "Parameters"]
-        )
-        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        family = None
-        for r in rows:
-            if r["family"] != family:
-                family = r["family"]
-                lines.append(
-                    f"| *{_md(FAMILY_TITLES.get(family, family))}* |"
-                    + " |" * (len(head) - 1)
-                )
-            cells = [
-                _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
-                for k in ks
-            ]
-            label = _md(r["label"]) if r["source"] == "ours" else f"*{_md(r['label'])}*"
-            lines.append(
-                "| "
-                + " | ".join(
-                    [
-                        label,
-                        *cells,
-                        _time(r["train_time"]),
-                        _time(r["test_time"]),
-                        _tuning_cell(r),
-                    ]
-                )
-                + " |"
-            )
-        return "\n".join(lines) + "\n"
+        return _markdown(ks, rows, n_max, best, title, notes)
     if fmt == "latex":
         return _latex(ks, rows, n_max, best, title, notes)
     raise ConfigError(f"unknown report format {fmt!r}; choose md, latex or csv")
 
 
-def _tuning_cell(row, fmt="md"):
+def table_notes(summary, rows):
+    """The notes that the summary of a table calls for: cells that failed in every
+    split, cells marked unreliable, cells left out of the comparison for bold, and
+    the meaning of the Parameters labels shown (``rows`` from :func:`table_rows`)."""
+    notes = [
+        f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
+        for s in summary
+        if s["mean"] is None
+    ]
+    notes += unreliable_notes(summary)
+    _, left_out = best_cells(summary)
+    notes += filter(None, [fairness_note(left_out)])
+    notes += filter(None, [tuning_note(rows)])
+    return notes
+
+
+def _markdown(ks, rows, n_max, best, title, notes):
+    """The Markdown table: its title, the table, then the notes, one paragraph each."""
+    lines = [f"### {markdown(title)}", ""] if title else []
+    head = (
+        ["Method"]
+        + [f"k={markdown(k)}" for k in ks]
+        + ["Training time (s)", "Test time (s)", "Parameters"]
+    )
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    family = None
+    for r in rows:
+        if r["family"] != family:
+            family = r["family"]
+            lines.append(
+                f"| *{markdown(FAMILY_TITLES.get(family, family))}* |"
+                + " |" * (len(head) - 1)
+            )
+        cells = [
+            cell_text(r["cells"].get(k), n_max, r["label"] in best.get(k, ()))
+            for k in ks
+        ]
+        label = markdown(r["label"])
+        label = label if r["source"] == "ours" else f"*{label}*"
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    label,
+                    *cells,
+                    time_text(r["train_time"]),
+                    time_text(r["test_time"]),
+                    tuning_text(r),
+                ]
+            )
+            + " |"
+        )
+    if notes:
+        lines.append("")
+        lines += "\n>\n".join(f"> {note(n, 'md')}" for n in notes).splitlines()
+    return "\n".join(lines) + "\n"
+
+
+def tuning_text(row, fmt="md"):
     """The Parameters cell of a table row (a dash for the paper's own rows)."""
     if row.get("tuning") in TUNING:
         return TUNING[row["tuning"]]
-    return "—" if fmt == "md" else "--"
-
-
-# Characters that Markdown (GitHub's) would read as table or inline markup.
-_MD_SPECIAL = re.compile(r"([\\`*_|<>\[\]])")
-# What LaTeX reads as commands, in one pass so that no escape is escaped again.
-_TEX_SPECIAL = re.compile(r"<=|>=|" + MARK + r"|[\\{}$^_%&#~]")
-_TEX = {
-    "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
-    "$": r"\$",
-    "^": r"\^{}",
-    "_": r"\_",
-    "%": r"\%",
-    "&": r"\&",
-    "#": r"\#",
-    "~": r"\textasciitilde{}",
-    MARK: MARK_TEX,
-    "<=": r"$\le$",
-    ">=": r"$\ge$",
-}
-
-
-def _md(text):
-    """``text`` as literal Markdown inside a table cell or a heading: markup escaped
-    with a backslash, a line break made a space (it would end the row)."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).splitlines()))
-
-
-def _tex(text):
-    """``text`` as literal LaTeX text: every special character escaped, a line break
-    made a space (a blank line would end a caption's paragraph)."""
-    text = " ".join(str(text).splitlines())
-    return _TEX_SPECIAL.sub(lambda match: _TEX[match.group()], text)
+    return "--" if fmt == "latex" else "—"
 
 
 def _latex(ks, rows, n_max, best, title, notes):
@@ -415,12 +420,12 @@ def _latex(ks, rows, n_max, best, title, notes):
         r"\scriptsize",
     ]
     if title:
-        lines.append(rf"\caption{{{_tex(title)}}}")
+        lines.append(rf"\caption{{{latex(title)}}}")
     lines += [rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
     lines.append(
         " & ".join(
             ["Train No."]
-            + [_tex(k) for k in ks]
+            + [latex(k) for k in ks]
             + ["Training time", "Test time", "Parameters"]
         )
         + r" \\"
@@ -431,28 +436,28 @@ def _latex(ks, rows, n_max, best, title, notes):
             lines.append(r"\midrule")
             family = r["family"]
         cells = [
-            _cell(r["cells"].get(k), n_max, r["label"] in best.get(k, ()), "latex")
+            cell_text(r["cells"].get(k), n_max, r["label"] in best.get(k, ()), "latex")
             for k in ks
         ]
         label = (
-            _tex(r["label"])
+            latex(r["label"])
             if r["source"] == "ours"
-            else rf"\textit{{{_tex(r['label'])}}}"
+            else rf"\textit{{{latex(r['label'])}}}"
         )
         lines.append(
             " & ".join(
                 [
                     label,
                     *cells,
-                    _time(r["train_time"], "latex"),
-                    _time(r["test_time"], "latex"),
-                    _tuning_cell(r, "latex"),
+                    time_text(r["train_time"], "latex"),
+                    time_text(r["test_time"], "latex"),
+                    tuning_text(r, "latex"),
                 ]
             )
             + r" \\"
         )
     lines += [r"\bottomrule", r"\end{tabular}"]
-    lines += [rf"\par\smallskip {_tex(note)}" for note in notes]
+    lines += [rf"\par\smallskip {note(n, 'latex')}" for n in notes]
     lines.append(r"\end{table*}")
     return "\n".join(lines) + "\n"
 
@@ -473,6 +478,8 @@ def _csv(summary, paper):
         "tune_time",
         "tuning",
         "n_unreliable",
+        "chosen",
+        "chosen_per_split",
     ]
     buffer = io.StringIO()
     writer = csv.DictWriter(
@@ -480,7 +487,7 @@ def _csv(summary, paper):
     )
     writer.writeheader()
     for s in sorted(
-        summary, key=lambda s: (family_rank(s["family"]), s["label"], s["k"])
+        summary, key=lambda s: (family_rank(s["family"]), s["label"], k_order(s["k"]))
     ):
         writer.writerow(s)
     for p in paper or []:

@@ -17,6 +17,8 @@ from sklearn.model_selection import StratifiedKFold
 from ..core.model_selection import check_seed, per_class_split
 
 DEFAULT_CV_FOLDS = 3
+# The note of a tuned run that had nothing to validate on (one sample per class).
+NO_INNER_CV = "k=1: no inner cross-validation possible, fixed parameters used"
 
 FIXED = "fixed"
 POOLED = (

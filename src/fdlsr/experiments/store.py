@@ -153,6 +153,22 @@ def read_info(directory):
     return info, f"{path}: ignored {names} (of the wrong type)"
 
 
+def read_environment(directory):
+    """``(sessions, notice)``: the sessions of a store's ``environment.json`` (a list
+    of dicts, one per process that wrote rows: see :func:`environment`), or ``[]``
+    with a notice (one line) when the file cannot be read; entries that are not
+    objects are left out."""
+    path = Path(directory) / ENVIRONMENT
+    if not path.exists():
+        return [], None
+    stored, problem = _read_json(path)
+    if stored is not None and not isinstance(stored.get("sessions"), list):
+        stored, problem = None, "has no list of sessions"
+    if stored is None:
+        return [], f"{path} {problem}: the environment of its runs is not shown"
+    return [s for s in stored["sessions"] if isinstance(s, dict)], None
+
+
 def _drop_wrong(values, fields):
     """Delete the entries of ``values`` that fail their check in ``fields``; their names."""
     wrong = [

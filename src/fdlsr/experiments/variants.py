@@ -25,7 +25,9 @@ def setting_spec(setting):
         spec = json.loads(setting)
     except (TypeError, ValueError):
         spec = None
-    return spec if isinstance(spec, dict) else {"params": {}}
+    if not isinstance(spec, dict):
+        return {"params": {}}
+    return spec if isinstance(spec.get("params"), dict) else {**spec, "params": {}}
 
 
 def is_normalized(row):
@@ -98,6 +100,15 @@ def row_labels(rows):
             digest = hashlib.sha256(setting.encode()).hexdigest()[:6]
             labels[method, setting, seed] = f"{label} [setting {digest}]"
     return labels
+
+
+def cell_sizes(rows):
+    """The runs of each cell of a table, failed ones included: ``{(variant, k): n}``.
+
+    The largest is the number of splits the table is over; a cell whose mean is over
+    fewer says so (``n=...``).
+    """
+    return Counter((variant(r), r["k"]) for r in rows)
 
 
 def splits_of(rows, k):

@@ -51,6 +51,10 @@ class Method:
     built, ``params`` holds those settings: each named parameter at the estimator's
     default, then the given values (in ``settings`` order, then the others).
 
+    ``rules`` names the decision rules that cross-validation may choose among when
+    asked to (``fdlsr run --cv-rules``); without that, a tuned method keeps its
+    decision rule (FDLSR: the paper's 1-NN), so that ``--cv`` is the paper's protocol.
+
     ``cv_factory``, when given, replaces scikit-learn's ``GridSearchCV`` for tuning:
     ``cv_factory(grid=..., cv=..., **fixed_params)`` returns an estimator whose
     ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``,
@@ -68,6 +72,7 @@ class Method:
     grid: dict = field(default_factory=dict)
     cv_factory: Callable[..., Any] | None = None
     rule: str = ""
+    rules: tuple = ()
 
     def __post_init__(self):
         defaults = {
@@ -181,16 +186,13 @@ _ENTRIES = [
         summary="Fisher discriminative LSR, paper's T-step, 1-NN on projections",
         reference="Chen, Wu & Kittler, Fisher Discriminative Least Squares Regression",
         settings=("alpha", "beta", "lam"),
-        # --cv FDLSR also chooses the decision rule (the paper's 1-NN on ties).
-        grid=dict(
-            alpha=PAPER_GRID,
-            beta=PAPER_GRID,
-            lam=PAPER_GRID,
-            decision_rule=list(RULES),
-        ),
+        # --cv FDLSR searches the paper's grid with the paper's 1-NN rule (Sec.
+        # IV-A); --cv-rules also chooses among the rules (1-NN on ties).
+        grid=dict(alpha=PAPER_GRID, beta=PAPER_GRID, lam=PAPER_GRID),
+        rules=tuple(RULES),
         cv_factory=fdlsr_search,
-        rule="1-NN on L2-normalised projections (--cv: chosen among 1-NN, k-NN, "
-        "nearest class centroid and argmax)",
+        rule="1-NN on L2-normalised projections (--cv --cv-rules: chosen among "
+        "1-NN, k-NN, nearest class centroid and argmax)",
     ),
     Method(
         "LSR",

@@ -15,4 +15,6 @@ def main(args):
             print(
                 "    cv grid:  " + "; ".join(f"{k} in {v}" for k, v in m.grid.items())
             )
+        if m.rules:
+            print(f"    cv rules: {', '.join(m.rules)} (with --cv-rules)")
     return 0

@@ -1,4 +1,5 @@
-"""``fdlsr plot``: the paper's figures 1-4 for a data set."""
+"""``fdlsr plot``: the paper's figures 1-4 for a data set, or the comparison of the
+methods of results folders (``fdlsr plot results STORE ...``)."""
 
 import sys
 from pathlib import Path
@@ -8,11 +9,45 @@ from ...methods import get_method
 from .. import progress
 from ..outputs import check_output
 from ..samples import data_warnings
-from .shared import config_file, config_from_args, load, method_refusals, reason, warn
+from .shared import (
+    config_file,
+    config_from_args,
+    load,
+    method_refusals,
+    reason,
+    tables_papers,
+    warn,
+)
+
+# What only the paper's figures take (a data set to compute on), not `plot results`.
+_DATA_OPTIONS = {
+    "dataset": "--dataset",
+    "config": "--config",
+    "data_dir": "--data-dir",
+    "x_var": "--x",
+    "y_var": "--y",
+    "samples": "--samples",
+    "resize": "--resize",
+    "k": "-k",
+    "methods": "--methods",
+}
 
 
 def main(args):
     """``fdlsr plot``: draw the figures asked for into ``--out``."""
+    if args.kind == "results":
+        return _results(args)
+    if args.stores:
+        raise ConfigError(
+            f"fdlsr plot {args.kind} computes its figure from a data set (--config or "
+            f"--dataset), not from results folders ({args.stores[0]}); to compare "
+            "the methods of results folders, write fdlsr plot results STORE"
+        )
+    if args.paper is not None:
+        raise ConfigError(
+            "--paper adds the paper's numbers to fdlsr plot results; the paper's "
+            "figures 1-4 have none to add"
+        )
     from .. import figures  # matplotlib: only when drawing
 
     cli_params = _fdlsr_params(args.params)
@@ -81,3 +116,40 @@ def _fdlsr_params(pairs):
             )
         params[name] = value
     return params
+
+
+def _results(args):
+    """``fdlsr plot results STORE ...``: per data set of the pooled stores, the
+    accuracy against k and against training time (:mod:`..result_plots`)."""
+    if not args.stores:
+        raise ConfigError(
+            "fdlsr plot results needs the results folders to draw from: fdlsr plot "
+            "results STORE [STORE ...] --out DIR"
+        )
+    given = [flag for name, flag in _DATA_OPTIONS.items() if getattr(args, name, None)]
+    if given or args.params:
+        raise ConfigError(
+            f"{(given or ['--params'])[0]} is for the paper's figures 1-4; fdlsr plot "
+            "results draws only what the results folders hold"
+        )
+    from .. import result_plots  # matplotlib: only when drawing
+    from ..result_tables import pooled_tables
+
+    tables, notices = pooled_tables(args.stores)
+    papers = tables_papers(args.paper, tables)
+    out = Path(args.out)
+    for path in result_plots.paths(tables, out):
+        check_output(path, inputs=args.stores, option="--out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot create the figures folder {out}: {reason(error)}; choose "
+            "another with --out DIR"
+        ) from None
+    for notice in notices:
+        print(f"fdlsr: {notice}", file=sys.stderr)
+    written = result_plots.write(tables, [rows for rows, _ in papers], out)
+    for path in written:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0

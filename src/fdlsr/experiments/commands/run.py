@@ -127,8 +127,8 @@ def main(args):
 
 def _configured(args, methods):
     """The methods whose settings the command leaves as its config gives them (no
-    --raw, --cv-folds, --cv naming them, or --params of theirs)."""
-    if args.raw or args.cv_folds or args.cv == []:
+    --raw, --cv-folds, --cv-rules, --cv naming them, or --params of theirs)."""
+    if args.raw or args.cv_folds or args.cv_rules or args.cv == []:
         return []
     changed = {name.lower() for name in args.cv or []}
     for key, _ in args.params:

@@ -16,7 +16,7 @@ from ..config import Config, all_methods, load_config, shipped_configs
 from ..datasets import check_classes, dataset_info, load_dataset
 from ..outputs import write_atomic
 from ..planning import Experiment
-from ..report import paper_results
+from ..report import PAPER_TABLES, paper_results
 
 
 def _split_params(pairs, methods):
@@ -66,13 +66,21 @@ def config_from_args(args):
         if getattr(args, name, None) is not None:
             setattr(ex, name, getattr(args, name))
     overridden = _split_params(args.params, ex.methods)
+    changed = {method.lower() for method in overridden}
+    if getattr(args, "cv", None) is not None:
+        ex.cv = list(args.cv) if args.cv else list(ex.methods)
+        # A method the command line tunes is searched over its whole grid: the
+        # config's fixed values of it no longer apply (only --params fixes a
+        # parameter during the search), so that --cv FDLSR is the paper's search.
+        tuned = {name.lower() for name in ex.cv}
+        ex.params = {m: p for m, p in ex.params.items() if m.lower() not in tuned}
+        changed |= tuned
     for method, values in overridden.items():
         ex.params.setdefault(method, {}).update(values)
     # values changed on the command line are no longer the paper's
-    changed = {method.lower() for method in overridden}
     ex.paper_params = [m for m in ex.paper_params if m.lower() not in changed]
-    if getattr(args, "cv", None) is not None:
-        ex.cv = list(args.cv) if args.cv else list(ex.methods)
+    if getattr(args, "cv_rules", False):
+        ex.cv_rules = True
     if getattr(args, "raw", False):
         ex.normalize = False
     if getattr(args, "standardize", False):
@@ -204,3 +212,36 @@ def paper_rows(option, info):
             "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
         )
     return paper_results(table, info.get("dataset"))
+
+
+def tables_papers(option, tables):
+    """The paper's rows for each :class:`~fdlsr.experiments.result_tables.ResultTable`
+    of ``--paper [TABLE]``, and a note when they are forced on it: ``[(rows or None,
+    note or None), ...]``.
+
+    ``--paper`` alone gives each data set the paper's table that its config names
+    (an error if none does); ``--paper TABLE`` puts that table under every one, with
+    a note where it is not the data set's own.
+    """
+    if option is None:
+        return [(None, None)] * len(tables)
+    out = []
+    for table in tables:
+        dataset, own = table.dataset, table.info.get("paper_table")
+        name = own if option == "auto" else option
+        if not name:
+            out.append((None, None))
+            continue
+        rows = paper_rows(name, {"dataset": dataset})
+        forced = None
+        if name != own:
+            recorded = f"Table {own}" if own else "no table of the paper"
+            forced = (
+                f"Rows marked (paper): the paper's Table {name} ({PAPER_TABLES[name]}), "
+                f"asked for with --paper {name}; the store records {recorded} for "
+                "these data."
+            )
+        out.append((rows, forced))
+    if tables and not any(rows for rows, _ in out):
+        paper_rows(option, {"dataset": tables[0].dataset})  # raises: no table anywhere
+    return out

@@ -1,0 +1,14 @@
+"""The results of ``fdlsr run`` as data and as figures.
+
+* :func:`read_results`: one or several results folders as a pandas ``DataFrame``,
+  one row per run (needs pandas: ``pip install "fdlsr[pandas]"``).
+* :func:`plot_accuracy_by_k` and :func:`plot_accuracy_by_time`: the comparison
+  figures of ``fdlsr plot results``, as matplotlib Figures.
+
+The results folders stay the source of truth; all of these are derived from them.
+"""
+
+from .experiments.result_plots import plot_accuracy_by_k, plot_accuracy_by_time
+from .experiments.results_frame import read_results
+
+__all__ = ["plot_accuracy_by_k", "plot_accuracy_by_time", "read_results"]

@@ -1,0 +1,148 @@
+"""What cross-validation chose: the runner's search for ``--cv FDLSR`` is the paper's
+(its grid, its 1-NN rule), and every report says what each split chose."""
+
+import csv
+import io
+import json
+
+from fdlsr._testing import cli, cli_error
+from fdlsr.experiments.cli import build_parser, main
+from fdlsr.experiments.commands.shared import config_from_args
+from fdlsr.experiments.cv_choices import cell_choices, choices_text, value_text
+from fdlsr.experiments.notes import chosen_parameters_notes
+from fdlsr.experiments.planning import experiment_runs
+from fdlsr.experiments.report import render, summarise
+from fdlsr.experiments.splits import NO_INNER_CV
+from fdlsr.methods.registry import PAPER_GRID
+
+GRID = {"alpha": [0.001, 0.01, 0.1], "lam": [0.1, 1.0]}
+SETTING = json.dumps({"cv": {"folds": 3, "grid": GRID}, "params": {"alpha": 1.0}})
+
+
+def tuned_rows(k, chosen, method="LSR", setting=SETTING, note=""):
+    """One row per split, split ``i`` having chosen ``chosen[i]``."""
+    return [
+        {
+            "dataset": "d",
+            "method": method,
+            "family": "relaxed",
+            "k": k,
+            "split": i,
+            "seed": 0,
+            "setting": setting,
+            "tuning": "cv",
+            "accuracy": 0.5,
+            "fit_time": 0.1,
+            "predict_time": 0.1,
+            "params": params,
+            "note": note,
+        }
+        for i, params in enumerate(chosen)
+    ]
+
+
+def test_the_most_chosen_value_and_how_many_splits_chose_it():
+    chosen = [{"alpha": 0.01, "lam": 0.1}] * 7 + [{"alpha": 0.1, "lam": 1.0}] * 3
+    rows = tuned_rows(3, chosen) + tuned_rows(
+        1, [{"alpha": 1.0}] * 10, note=NO_INNER_CV
+    )
+    by_k = cell_choices(rows)["LSR"]
+    assert choices_text(by_k[3]) == "alpha=0.01 (7/10), lam=0.1 (7/10)"
+    assert choices_text(by_k[1]).startswith("fixed values (one sample per class")
+    tie = tuned_rows(2, [{"alpha": 0.001, "lam": 0.1}, {"alpha": 0.1, "lam": 0.1}])
+    assert choices_text(cell_choices(tie)["LSR"][2]) == (
+        "alpha=0.001 or 0.1 (1/2 each), lam=0.1 (2/2)"
+    )
+
+
+def test_values_are_written_short():
+    assert [value_text(v) for v in (1e-5, 0.01, 1e4, 1.0, 5, "knn", True)] == [
+        "1e-5", "0.01", "1e4", "1", "5", "knn", "True",
+    ]  # fmt: skip
+
+
+def test_every_format_shows_the_choice_and_csv_every_split():
+    chosen = [{"alpha": 0.01, "lam": 0.1}] * 2 + [{"alpha": 0.1, "lam": 1.0}]
+    rows = tuned_rows(2, chosen)
+    summary = summarise(rows)
+    (note,) = chosen_parameters_notes(rows)
+    assert note.startswith("LSR: parameters chosen by cross-validation")
+    assert "k=2: alpha=0.01 (2/3), lam=0.1 (2/3)." in note
+    for fmt in ("md", "latex"):
+        assert "alpha=0.01 (2/3)" in render(summary, fmt, notes=[note])
+    (line,) = csv.DictReader(io.StringIO(render(summary, "csv")))
+    assert line["chosen"] == "alpha=0.01 (2/3), lam=0.1 (2/3)"
+    assert json.loads(line["chosen_per_split"]) == [
+        {"seed": 0, "split": 0, "alpha": 0.01, "lam": 0.1},
+        {"seed": 0, "split": 1, "alpha": 0.01, "lam": 0.1},
+        {"seed": 0, "split": 2, "alpha": 0.1, "lam": 1.0},
+    ]
+
+
+def test_a_report_of_a_store_names_the_choices_per_k(tmp_path, capsys):
+    store = tmp_path / "store"
+    store.mkdir()
+    chosen = [{"alpha": 0.01, "lam": 0.1}] * 2
+    rows = tuned_rows(2, chosen) + tuned_rows(
+        3, chosen[:1] + [{"alpha": 0.1, "lam": 1}]
+    )
+    (store / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    status, out, err = cli(["report", str(store)])
+    assert status == 0, err
+    assert (
+        "k=2: alpha=0.01 (2/2), lam=0.1 (2/2); k=3: alpha=0.01 or 0.1 (1/2 each)" in out
+    )
+
+
+def plan(argv):
+    args = build_parser().parse_args(["run", *argv])
+    return config_from_args(args).experiment
+
+
+def test_cv_fdlsr_searches_the_papers_grid_with_its_rule_over_the_configs_values():
+    """`fdlsr run --config orl --cv FDLSR`: the config fixes FDLSR's values for the
+    paper's fixed-parameter rows; the search asked for replaces them, over the
+    paper's grid {1e-5, ..., 1} of alpha, beta and lambda, with the 1-NN rule (on
+    main, the config's values stayed fixed and only the decision rule was searched)."""
+    from fdlsr.experiments.datasets import load_dataset
+
+    experiment = plan(["--config", "faces", "--methods", "FDLSR", "--cv", "FDLSR"])
+    experiment.ks, experiment.splits = [3], 1
+    (unit,) = experiment_runs(experiment, load_dataset("faces"))
+    grid = json.loads(unit.setting)["cv"]["grid"]
+    assert unit.tuned and unit.tuning == "cv"
+    assert grid == {"alpha": PAPER_GRID, "beta": PAPER_GRID, "lam": PAPER_GRID}
+    # --params still fixes a parameter during the search; --cv-rules adds the rule
+    experiment = plan(
+        ["--config", "faces", "--methods", "FDLSR", "--cv", "FDLSR", "--cv-rules"]
+        + ["--params", "FDLSR.beta=0.01"]
+    )
+    experiment.ks, experiment.splits = [3], 1
+    (unit,) = experiment_runs(experiment, load_dataset("faces"))
+    grid = json.loads(unit.setting)["cv"]["grid"]
+    assert sorted(grid) == ["alpha", "decision_rule", "lam"]
+    assert unit.params == {"beta": 0.01}
+
+
+def test_cv_fdlsr_runs_choose_with_the_1nn_rule_and_the_table_says_what(
+    tmp_path, capsys
+):
+    out = tmp_path / "cv"
+    argv = ["run", "--config", "faces", "--methods", "FDLSR", "--cv", "FDLSR"]
+    assert main([*argv, "-k", "3", "--splits", "1", "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    (row,) = [json.loads(line) for line in (out / "results.jsonl").open()]
+    assert (
+        row["tuning"] == "cv" and row["params"]["decision_rule"] == "nearest_neighbor"
+    )
+    assert {row["params"][name] for name in ("alpha", "beta", "lam")} <= set(PAPER_GRID)
+    assert "FDLSR: parameters chosen by cross-validation" in table
+    assert "k=3: alpha=" in table and "decision" not in table.split("FDLSR:")[1][:300]
+
+
+def test_cv_rules_needs_a_tuned_method_with_rules(capsys):
+    line = cli_error(
+        capsys,
+        ["run", "--dataset", "faces", "--methods", "LSR", "--cv-rules", "-k", "2"],
+    )
+    assert "--cv-rules" in line and "--cv FDLSR" in line

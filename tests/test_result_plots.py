@@ -1,0 +1,211 @@
+"""fdlsr plot results: the comparison figures of results folders, their numbers
+those of the tables, one colour per method everywhere, readable at 20+ methods."""
+
+import hashlib
+import itertools
+import json
+import tempfile
+from pathlib import Path
+
+import matplotlib
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fdlsr._testing import cli, cli_error
+from fdlsr.experiments.report import paper_results, summarise
+from fdlsr.experiments.result_plots import method_style, pareto_front
+from fdlsr.experiments.rows import read_store
+from fdlsr.methods import METHODS
+from fdlsr.results import plot_accuracy_by_k, plot_accuracy_by_time
+from result_stores import stores, write_store
+
+REPO = Path(__file__).resolve().parents[1]
+STORE = REPO / "docs" / "results"
+
+
+@pytest.fixture(scope="module")
+def feret_figures(tmp_path_factory):
+    out = tmp_path_factory.mktemp("figures")
+    status, _, err = cli(
+        ["plot", "results", str(STORE / "feret"), "--paper", "--out", str(out)]
+    )
+    assert status == 0, err
+    return out
+
+
+def test_both_figures_are_written_with_their_numbers(feret_figures):
+    names = sorted(p.name for p in feret_figures.iterdir())
+    assert names == [
+        f"feret_accuracy_by_{kind}.{ext}"
+        for kind in ("k", "time")
+        for ext in ("json", "pdf", "png")
+    ]
+    by_k = json.loads((feret_figures / "feret_accuracy_by_k.json").read_text())
+    summary = {
+        (s["label"], s["k"]): s for s in summarise(read_store(STORE / "feret").rows)
+    }
+    assert len(by_k["lines"]) == 28 and by_k["ks"] == [1, 2, 3, 4, 5]
+    for line in by_k["lines"]:
+        for k, mean, n in zip(by_k["ks"], line["mean"], line["n"], strict=True):
+            assert mean == summary[line["label"], k]["mean"]
+            assert n == summary[line["label"], k]["n_splits"]
+    paper = {(r["method"], r["k"]): r["mean"] for r in paper_results("III")}
+    assert {
+        (line["method"], k): mean
+        for line in by_k["paper"]
+        for k, mean in zip(by_k["ks"], line["mean"], strict=True)
+        if mean is not None
+    } == paper
+
+
+def test_the_time_figure_marks_the_pareto_front_at_the_largest_k(feret_figures):
+    data = json.loads((feret_figures / "feret_accuracy_by_time.json").read_text())
+    assert data["k"] == 5
+    points = data["points"]
+    for p in points:
+        beaten = any(
+            q["train_time"] <= p["train_time"]
+            and q["mean"] >= p["mean"]
+            and (q["train_time"], q["mean"]) != (p["train_time"], p["mean"])
+            for q in points
+        )
+        assert p["pareto"] == (not beaten), p["label"]
+    assert {p["label"] for p in points if p["pareto"]} >= {"FDLSR", "1-NN"}
+
+
+@given(st.lists(st.tuples(st.floats(0, 10), st.floats(0, 100)), max_size=12))
+def test_the_pareto_front_is_what_no_point_beats(points):
+    front = set(pareto_front(points))
+    for i, (t, a) in enumerate(points):
+        beaten = any(
+            (u <= t and b > a) or (u < t and b >= a)
+            for j, (u, b) in enumerate(points)
+            if j != i
+        )
+        if beaten:
+            assert i not in front
+    # of equal points one is kept; every point is matched by one on the front
+    for t, a in points:
+        assert any(points[i][0] <= t and points[i][1] >= a for i in front)
+
+
+def test_each_method_has_one_colour_and_marker_everywhere():
+    styles = {m.name: method_style(m.name, m.family) for m in METHODS.values()}
+    again = {m.name: method_style(m.name, m.family) for m in METHODS.values()}
+    assert styles == again
+    for family in {m.family for m in METHODS.values()}:
+        members = [styles[m.name] for m in METHODS.values() if m.family == family]
+        assert len({(s.colour, s.marker) for s in members}) == len(members), family
+
+
+def test_readable_with_every_method_legend_outside(feret_figures):
+    """28 lines: the legend is right of the axes and inside the figure, and its
+    entries do not overlap."""
+    figure = plot_accuracy_by_k(STORE / "feret", paper=True)
+    figure.canvas.draw()
+    (ax,) = figure.axes
+    legend = ax.get_legend()
+    renderer = figure.canvas.get_renderer()
+    box = legend.get_window_extent(renderer)
+    assert box.x0 >= ax.get_window_extent(renderer).x1
+    assert box.y0 >= 0 and box.y1 <= figure.bbox.height
+    texts = [t.get_window_extent(renderer) for t in legend.get_texts()]
+    assert len(texts) >= 28 + 5
+    for a, b in itertools.pairwise(texts):
+        assert a.y0 >= b.y1 - 0.5  # one under the other
+    matplotlib.pyplot.close(figure)
+
+
+def test_python_functions_return_figures_and_name_the_data_set():
+    figure = plot_accuracy_by_time([STORE / "orl", STORE / "yale"], dataset="orl")
+    assert isinstance(figure, matplotlib.figure.Figure)
+    matplotlib.pyplot.close(figure)
+    from fdlsr.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="several data sets"):
+        plot_accuracy_by_k([STORE / "orl", STORE / "yale"])
+    with pytest.raises(ConfigError, match="no rows of the data set 'orll'.*'orl'"):
+        plot_accuracy_by_k([STORE / "orl"], dataset="orll")
+
+
+def test_pooled_stores_count_a_run_once(tmp_path, capsys):
+    out = tmp_path / "figs"
+    argv = [
+        "plot",
+        "results",
+        str(STORE / "orl"),
+        str(STORE / "orl"),
+        "--out",
+        str(out),
+    ]
+    status, _, err = cli(argv)
+    assert status == 0
+    assert "1150 rows repeat runs of a store named before it" in err
+    data = json.loads((out / "orl_accuracy_by_k.json").read_text())
+    ran = [
+        n
+        for line in data["lines"]
+        for n, mean in zip(line["n"], line["mean"], strict=True)
+        if mean is not None
+    ]
+    assert set(ran) == {10}  # every cell over the 10 splits once, not 20
+
+
+def test_bad_uses_are_one_line(tmp_path, capsys):
+    assert "needs the results folders" in cli_error(
+        capsys, ["plot", "results", "--out", str(tmp_path)]
+    )
+    assert "is for the paper's figures" in cli_error(
+        capsys, ["plot", "results", str(STORE / "orl"), "--config", "orl"]
+    )
+    assert "not from results folders" in cli_error(
+        capsys, ["plot", "convergence", str(STORE / "orl"), "--config", "orl"]
+    )
+    assert "no results in" in cli_error(
+        capsys, ["plot", "results", str(tmp_path), "--out", str(tmp_path / "f")]
+    )
+
+
+def digest(folder):
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in Path(folder).iterdir()
+    }
+
+
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    rows=stores(),
+    junk=st.sampled_from([b"", b"{oops\n", b"\xff\n"]),
+    where=st.sampled_from(["apart", "inside", "store"]),
+    paper=st.sampled_from([[], ["--paper"], ["--paper", "III"]]),
+)
+def test_any_store_gives_figures_or_one_line_and_nothing_overwritten(
+    rows, junk, where, paper
+):
+    with tempfile.TemporaryDirectory() as folder:
+        store = write_store(Path(folder) / "store", rows)
+        with open(store / "results.jsonl", "ab") as handle:
+            handle.write(junk)
+        before = digest(store)
+        out = {
+            "apart": Path(folder) / "figs",
+            "inside": store / "figs",
+            "store": store,
+        }[where]
+        status, _, err = cli(["plot", "results", str(store), *paper, "--out", str(out)])
+        assert "Traceback" not in err
+        assert digest(store) == before  # nothing of the store changed or added
+        if status == 0:
+            assert where == "apart"
+            pngs = list(out.glob("*.png"))
+            datasets = {r["dataset"] for r in read_store(store).rows}
+            assert len(pngs) == 2 * len(datasets)
+        else:
+            assert status == 2 and len(err.strip().splitlines()) == 1, err
+            assert not (Path(folder) / "figs").exists()
