@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.report import summarise, table_rows
-from fdlsr.experiments.rows import read_store
+from fdlsr.experiments.store_folder import read_store
 from fdlsr.results import read_results
 from result_stores import stores
 

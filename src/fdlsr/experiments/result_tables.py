@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .rows import by_data, n_rows, read_store, row_key
+from .rows import by_data, n_rows, row_key
 from .store import read_info, table_info
+from .store_folder import read_store
 
 
 @dataclass

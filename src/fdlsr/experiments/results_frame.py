@@ -17,7 +17,8 @@ from pathlib import Path
 
 from .cv_choices import searched
 from .report import family_of, is_doubt, tuning_of
-from .rows import by_data, read_store
+from .rows import by_data
+from .store_folder import read_store
 from .variants import k_order, row_labels, variant
 
 # The columns every frame has, in order; ``param_<name>`` columns follow.
