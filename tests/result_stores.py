@@ -7,6 +7,7 @@ import json
 from hypothesis import strategies as st
 
 from fdlsr.experiments.splits import NO_INNER_CV
+from fdlsr.experiments.store_folder import make_store
 
 LSR = '{"params": {"lam": 0.1}}'
 # A foreign method name: a Markdown cell separator, HTML and LaTeX specials.
@@ -30,7 +31,7 @@ def row(dataset, method, k, split, seed=0, setting=LSR, accuracy=0.5, **extra):
 
 
 def write_store(folder, rows):
-    folder.mkdir(parents=True, exist_ok=True)
+    make_store(folder)
     (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return folder
 

@@ -13,6 +13,7 @@ from fdlsr.experiments.notes import chosen_parameters_notes
 from fdlsr.experiments.planning import experiment_runs
 from fdlsr.experiments.report import render, summarise
 from fdlsr.experiments.splits import NO_INNER_CV
+from fdlsr.experiments.store_folder import make_store
 from fdlsr.methods.registry import PAPER_GRID
 
 GRID = {"alpha": [0.001, 0.01, 0.1], "lam": [0.1, 1.0]}
@@ -81,7 +82,7 @@ def test_every_format_shows_the_choice_and_csv_every_split():
 
 def test_a_report_of_a_store_names_the_choices_per_k(tmp_path, capsys):
     store = tmp_path / "store"
-    store.mkdir()
+    make_store(store)
     chosen = [{"alpha": 0.01, "lam": 0.1}] * 2
     rows = tuned_rows(2, chosen) + tuned_rows(
         3, chosen[:1] + [{"alpha": 0.1, "lam": 1}]

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.report import summarise, table_rows
-from fdlsr.experiments.store_folder import read_store
+from fdlsr.experiments.store_folder import MARK, make_store, read_store
 from fdlsr.results import read_results
 from result_stores import stores
 
@@ -132,6 +132,7 @@ def test_any_store_gives_its_valid_rows_or_one_line(rows, garbage, cut):
     lines = [json.dumps(r).encode() for r in rows] + list(garbage)
     data = b"\n".join(lines) + (b"" if cut else b"\n")
     with tempfile.TemporaryDirectory() as folder:
+        make_store(folder)
         path = Path(folder) / "results.jsonl"
         path.write_bytes(data)
         with warnings.catch_warnings(record=True):
@@ -140,7 +141,7 @@ def test_any_store_gives_its_valid_rows_or_one_line(rows, garbage, cut):
         valid = read_store(folder).rows
         assert path.read_bytes() == data and sorted(
             p.name for p in Path(folder).iterdir()
-        ) == ["results.jsonl"]
+        ) == sorted(["results.jsonl", MARK])
     assert len(frame) == len(valid)
     expected = [np.nan if r["accuracy"] is None else r["accuracy"] for r in valid]
     np.testing.assert_array_equal(frame.accuracy.to_numpy(), np.array(expected, float))
