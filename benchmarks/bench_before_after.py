@@ -1,20 +1,22 @@
-"""LC-KSVD2 and LCLE before and after the K-SVD speed-up, in one process.
+"""Registered methods before and after a speed-up, fitted in one process.
 
-On FERET (k = 5 by default: 1000 training images of 40 x 40, 1000 atoms, 30
-nonzeros; the protocol's split and unit normalisation), each method is fitted and
-predicted by the code at a git revision (``--before``, default: the commit the
-speed-up started from; imported beside this checkout by ``revision.py``) and by this
-checkout, alternately, ``--repeats`` times, with BLAS on ``--threads`` threads (the
-registry's parameters). It prints the best CPU and wall seconds of each, their
-ratios, the load average, and how far apart the two fitted models are: the largest
-relative difference (Frobenius) of the dictionary, the classifier (and LC-KSVD2's
-transform), of the test decision values, and whether every prediction agrees.
+On FERET (k = 5 by default: 1000 training images of 40 x 40; the protocol's split
+and unit normalisation), each method is fitted and predicted by the code at a git
+revision (``--before``, default: the commit the speed-ups of issue 33 started from;
+its registry and estimators imported beside this checkout's by ``revision.py``) and
+by this checkout, alternately, ``--repeats`` times, with BLAS on ``--threads``
+threads, with this checkout's registered parameters (``random_state=0`` where the
+estimator draws). It prints the best CPU and wall seconds of each fit, their ratios,
+the predict CPU seconds, the load average, and how far apart the two fitted models
+are: the largest relative difference (Frobenius) over the fitted arrays both have
+(the dictionary, classifier, coefficients...), that of the test decision values, and
+whether every prediction agrees.
 
 ``--profile`` prints, for one fit of each version, the functions where the time goes
 (cProfile, own time).
 
-    python benchmarks/bench_ksvd.py [--methods LC-KSVD2 LCLE] [--k 5] [--splits 0 1 2]
-        [--threads 1 2] [--repeats 2] [--before REF] [--profile]
+    python benchmarks/bench_before_after.py [--methods LC-KSVD2 LCLE FDDL LRSDL LDA]
+        [--k 5] [--splits 0 1 2] [--threads 1 2] [--repeats 2] [--before REF] [--profile]
 """
 
 import argparse
@@ -33,12 +35,6 @@ from fdlsr.experiments.samples import prepare
 from fdlsr.methods import get_method
 from revision import BEFORE, import_revision
 
-CLASSES = {"LC-KSVD2": "LCKSVD2", "LCLE": "LCLE"}
-FITTED = {
-    "LC-KSVD2": ("dictionary_", "classifier_", "transform_"),
-    "LCLE": ("dictionary_", "classifier_"),
-}
-
 
 def timed(fn):
     wall, cpu = time.perf_counter(), time.process_time()
@@ -47,23 +43,37 @@ def timed(fn):
 
 
 def relative(a, b):
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300))
+
+
+def fitted_arrays(model):
+    """The fitted array attributes of ``model`` (names ending in ``_``)."""
+    return {
+        name: value
+        for name, value in vars(model).items()
+        if name.endswith("_")
+        and isinstance(value, np.ndarray)
+        and value.dtype.kind == "f"
+    }
 
 
 def compare(name, X, y, train, test, threads, repeats, before, profile):
     method = get_method(name)
-    old_module = import_revision("methods.dictionary", before)
-    versions = {
-        "before": getattr(old_module, CLASSES[name]),
-        "after": method.factory,
-    }
+    old_registry = import_revision("methods.registry", before)
+    versions = {"before": old_registry.METHODS[name].factory, "after": method.factory}
+    params = dict(method.params)
+    if (
+        "random_state" in method.build().get_params()
+        and params.get("random_state") is None
+    ):
+        params["random_state"] = 0
     best = {v: {"fit": np.inf, "fit_wall": np.inf, "predict": np.inf} for v in versions}
     models = {}
     with threadpool_limits(threads), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(repeats):
             for version, cls in versions.items():
-                model = cls(**method.params)
+                model = cls(**params)
                 _, fit_cpu, fit_wall = timed(lambda m=model: m.fit(X[train], y[train]))
                 decision, pred_cpu, _ = timed(
                     lambda m=model: m.decision_function(X[test])
@@ -77,10 +87,15 @@ def compare(name, X, y, train, test, threads, repeats, before, profile):
             for version, cls in versions.items():
                 print(f"--- {name} {version}: own time of the 12 costliest functions")
                 profiler = cProfile.Profile()
-                profiler.runcall(cls(**method.params).fit, X[train], y[train])
+                profiler.runcall(cls(**params).fit, X[train], y[train])
                 pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
     (old, old_dec), (new, new_dec) = models["before"], models["after"]
-    diffs = {a: relative(getattr(new, a), getattr(old, a)) for a in FITTED[name]}
+    old_arrays, new_arrays = fitted_arrays(old), fitted_arrays(new)
+    diffs = {
+        a: relative(new_arrays[a], old_arrays[a])
+        for a in sorted(set(old_arrays) & set(new_arrays))
+        if new_arrays[a].shape == old_arrays[a].shape
+    }
     diffs["decision"] = relative(new_dec, old_dec)
     agree = np.array_equal(new.predict(X[test]), old.predict(X[test]))
     return best, diffs, agree
@@ -88,7 +103,7 @@ def compare(name, X, y, train, test, threads, repeats, before, profile):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--methods", nargs="+", default=list(CLASSES))
+    parser.add_argument("--methods", nargs="+", default=["LC-KSVD2", "LCLE"])
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--splits", type=int, nargs="+", default=[0])
     parser.add_argument("--threads", type=int, nargs="+", default=[1])
