@@ -9,17 +9,23 @@ of the whole command). With two stores the sums are printed side by side, with t
 ratio before / after of each method and of the whole table, and each method's share
 of the first store's total. Runs the config plans that a store lacks, and rows that
 record an error (no times), are counted per method: a sum over fewer runs is not a
-comparison, and the lines say so.
+comparison, and the lines say so. ``--workers W ...`` adds, per store, the makespan
+of its runs on W workers scheduled longest first (as ``fdlsr run`` orders a fresh
+store's runs by their expected cost, here by their measured times), against the
+bound ``max(total / W, longest run)``: a prediction of the wall time from the run
+times, without warm-ups or process start-up.
 
     python benchmarks/table_cost.py docs/results/feret            # one store
     python benchmarks/table_cost.py docs/results/feret /tmp/feret_after
     python benchmarks/table_cost.py BEFORE AFTER --config orl --sort name
+    python benchmarks/table_cost.py BEFORE AFTER --workers 2 16
 
 Compare stores measured on the same machine, one after the other, with the same
 ``--jobs`` (runs that share a machine take longer each).
 """
 
 import argparse
+import heapq
 from collections import defaultdict
 
 from fdlsr.experiments.config import load_config
@@ -33,6 +39,23 @@ def planned_runs(config, data_dir):
     experiment = load_config(config).experiment
     dataset = load_dataset(experiment.dataset, data_dir=data_dir)
     return {unit.key: unit.method.name for unit in experiment_runs(experiment, dataset)}
+
+
+def run_seconds(store, plan):
+    """The seconds of every planned run the store holds with times."""
+    return [
+        sum(float(row.get(p) or 0.0) for p in ("tune_time", "fit_time", "predict_time"))
+        for row in read_store(store).rows
+        if row_key(row) in plan and not row.get("error")
+    ]
+
+
+def longest_first_makespan(seconds, workers):
+    """When the last of ``workers`` finishes, each taking the longest run left."""
+    free = [0.0] * workers
+    for s in sorted(seconds, reverse=True):
+        heapq.heapreplace(free, free[0] + s)
+    return max(free)
 
 
 def method_costs(store, plan):
@@ -74,6 +97,7 @@ def main():
     parser.add_argument("--config", default="feret")
     parser.add_argument("--data-dir")
     parser.add_argument("--sort", choices=["cost", "name"], default="cost")
+    parser.add_argument("--workers", type=int, nargs="*", default=[])
     args = parser.parse_args()
     if len(args.stores) > 2:
         parser.error("give one store, or two to compare (before, after)")
@@ -111,6 +135,15 @@ def main():
     if len(costs) == 2:
         line += f" | {total[0] / total[1]:11.2f}x  (after = {100 * total[1] / total[0]:.0f}% of before)"
     print(line)
+    for store in args.stores:
+        seconds = run_seconds(store, plan)
+        for w in args.workers:
+            span = longest_first_makespan(seconds, w)
+            bound = max(sum(seconds) / w, max(seconds, default=0.0))
+            print(
+                f"{store}: {w} workers, longest first: {span:.0f} s "
+                f"({span / 60:.1f} min; bound {bound:.0f} s)"
+            )
 
 
 if __name__ == "__main__":
