@@ -154,3 +154,219 @@ def test_class_sums_by_reshape_are_the_per_class_sums(counts):
     Z = X.copy()
     blocks.subtract_spread(Z, means)
     np.testing.assert_array_equal(Z, X - np.repeat(means, counts, axis=1))
+
+
+def test_fista_in_slabs_is_the_whole_array_loop_on_any_number_of_threads():
+    """One matrix of codes: the elementwise step runs slab by slab, possibly on
+    threads; the iterates and the stopping iteration are those of the whole-array
+    loop, bit for bit."""
+    from threadpoolctl import threadpool_limits
+
+    from fdlsr.methods.dictionary import _fista
+
+    rng = np.random.default_rng(7)
+    D = rng.standard_normal((40, 300))
+    G, B = D.T @ D, D.T @ rng.random((40, 90))
+
+    def grad(A):
+        return G @ A - B
+
+    lipschitz = _fista.top_eigenvalue(G)
+    slow = _fista_transcribed(
+        grad, np.zeros_like(B), lipschitz, 0.05, max_iter=80, tol=1e-7
+    )
+    for slab_bytes, threads in [(2**18, 1), (8 * 90 * 7, 1), (8 * 90 * 7, 2)]:
+        _fista._SLAB_BYTES, saved = slab_bytes, _fista._SLAB_BYTES
+        try:
+            with threadpool_limits(threads):
+                fast = _fista.fista(
+                    grad, np.zeros_like(B), lipschitz, 0.05, max_iter=80, tol=1e-7
+                )
+        finally:
+            _fista._SLAB_BYTES = saved
+        assert fast[1] == slow[1]
+        np.testing.assert_array_equal(fast[0], slow[0])
+
+
+@pytest.mark.parametrize("counts", [[3, 3, 3, 3], [2, 4, 1, 3]])
+def test_own_class_doubling_is_the_product_with_the_pattern(counts):
+    from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+
+    blocks = ClassBlocks(counts, [2, 1, 3, 2])
+    rng = np.random.default_rng(8)
+    Z, S = rng.standard_normal((8, sum(counts))), rng.standard_normal((8, 8))
+    np.testing.assert_array_equal(blocks.double_own(Z), Z * blocks.own)
+    np.testing.assert_array_equal(blocks.double_diagonal(S), S * blocks.own_atoms)
+    copy = Z.copy()
+    assert blocks.double_own(copy, overwrite=True) is copy
+    np.testing.assert_array_equal(copy, Z * blocks.own)
+
+
+# --- LC-KSVD2 and LCLE: the pursuit and the atom sweep as they were ---------------
+
+
+def _batch_omp_gram_schmidt(gram, Xy, T):
+    """The Batch-OMP used before the Cholesky form (Gram-Schmidt in atom space, every
+    signal at once): ``alpha -= (D^T q_t)(q_t^T x)`` with ``D^T q_t`` kept for every
+    step, coefficients from the Cholesky factor at the end."""
+    m, n_atoms = Xy.shape
+    eps = np.finfo(np.float64).eps
+    alpha = Xy.copy()
+    basis = np.zeros((m, T, n_atoms))
+    chol = np.zeros((m, T, T))
+    proj = np.zeros((m, T))
+    support = np.full((m, T), -1, dtype=np.intp)
+    n_active = np.zeros(m, dtype=np.intp)
+    live = np.ones(m, dtype=bool)
+    rows = np.arange(m)
+    for t in range(T):
+        j = np.argmax(np.abs(alpha), axis=1)
+        a_j = alpha[rows, j]
+        w = basis[rows, :t, j]
+        pivot = gram[j, j] - np.einsum("ij,ij->i", w, w)
+        live &= (a_j * a_j >= eps) & (pivot > eps)
+        if not live.any():
+            break
+        lkk = np.sqrt(np.where(live, pivot, 1.0))
+        chol[live, t, :t] = w[live]
+        chol[live, t, t] = lkk[live]
+        support[live, t] = j[live]
+        n_active[live] += 1
+        c = np.where(live, a_j / lkk, 0.0)
+        proj[:, t] = c
+        new = gram[j] - np.matmul(w[:, None, :], basis[:, :t, :])[:, 0, :]
+        new /= lkk[:, None]
+        new[~live] = 0.0
+        basis[:, t, :] = new
+        alpha -= c[:, None] * new
+    coefs = np.zeros((m, T))
+    for k in np.unique(n_active):
+        if k:
+            sel = n_active == k
+            lt = np.swapaxes(chol[sel, :k, :k], 1, 2)
+            coefs[sel, :k] = np.linalg.solve(lt, proj[sel, :k, None])[..., 0]
+    return support, coefs
+
+
+def _pursuit_problem(n, K, d, seed):
+    """Unit atoms and signals, with signals that are atoms or combinations of two
+    (they end early) and a repeated atom (a dependent one)."""
+    rng = np.random.default_rng(seed)
+    D = rng.random((K, d)) + 0.3 * rng.standard_normal((K, d))
+    D[1] = D[0]
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    Y = rng.random((n, d))
+    Y[0], Y[1] = D[3], 0.5 * D[4] - 2 * D[7]
+    return D, Y / np.linalg.norm(Y, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    "n, K, d, T", [(50, 40, 30, 6), (30, 60, 25, 25), (9, 12, 40, 12)]
+)
+@pytest.mark.parametrize("threads, block_bytes", [(1, None), (3, 4096)])
+def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, block_bytes):
+    from fdlsr.methods.dictionary import _batch_omp
+
+    D, Y = _pursuit_problem(n, K, d, seed=K)
+    gram, Xy = D @ D.T, Y @ D.T
+    expected = _batch_omp_gram_schmidt(gram, Xy, T)
+    saved = _batch_omp._BLOCK_BYTES
+    _batch_omp._BLOCK_BYTES = block_bytes or saved
+    try:
+        support, coefs = _batch_omp.batch_omp(gram, Xy, T, n_threads=threads)
+    finally:
+        _batch_omp._BLOCK_BYTES = saved
+    np.testing.assert_array_equal(support, expected[0])
+    np.testing.assert_allclose(coefs, expected[1], rtol=1e-10, atol=1e-12)
+
+
+def _update_atoms_as_before(Y, D, codes):
+    """The K-SVD sweep as it was written before (per-atom gathers and temporaries)."""
+    from scipy.linalg.blas import dgemm
+
+    from fdlsr.methods.dictionary._ksvd import _rank_one
+
+    n, T = codes.support.shape
+    E = Y - codes.reconstruct(D)
+    flat = codes.support.ravel()
+    order = np.argsort(flat, kind="stable")
+    bounds = np.searchsorted(flat[order], np.arange(-1, D.shape[0] + 1))
+    coefs = codes.coefs.reshape(-1)
+    for j in range(D.shape[0]):
+        pos = order[bounds[j + 1] : bounds[j + 2]]
+        if pos.size == 0:
+            continue
+        rows, g = pos // T, coefs[pos]
+        Er = np.take(E, rows, axis=0)
+        atom, g_new = _rank_one(Er, g, D[j], False)
+        left, right = np.array([D[j], atom]).T, np.array([g, -g_new])
+        Er = dgemm(1.0, left, right, 1.0, Er.T).T
+        E[rows] = Er
+        D[j] = atom
+        coefs[pos] = g_new
+    return E
+
+
+def test_atom_sweep_is_the_sweep_as_before_bit_for_bit():
+    from fdlsr.methods.dictionary._ksvd import omp_codes, update_atoms
+
+    D, Y = _pursuit_problem(80, 30, 20, seed=9)
+    D[1] += 0.01  # no dependent atom: every atom is used
+    D /= np.linalg.norm(D, axis=1, keepdims=True)
+    codes = omp_codes(D, Y, 5)
+    before_D, before_codes = (
+        D.copy(),
+        type(codes)(codes.support.copy(), codes.coefs.copy(), codes.n_atoms),
+    )
+    E = update_atoms(Y, D, codes)
+    E_before = _update_atoms_as_before(Y, before_D, before_codes)
+    np.testing.assert_array_equal(D, before_D)
+    np.testing.assert_array_equal(codes.coefs, before_codes.coefs)
+    np.testing.assert_array_equal(E, E_before)
+
+
+def _faces(n_classes=8, per_class=5, dim=60, seed=10):
+    rng = np.random.default_rng(seed)
+    centres = rng.random((n_classes, dim))
+    y = np.repeat(np.arange(n_classes), per_class)
+    X = centres[y] + 0.4 * rng.random((y.size, dim))
+    return X / np.linalg.norm(X, axis=1, keepdims=True), y
+
+
+@pytest.mark.parametrize("name", ["LCKSVD2", "LCLE"])
+def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch):
+    """The whole fit with the pursuit as it was (and one thread) against the fit as
+    it is (on three threads): dictionary, classifier and scores to 1e-10."""
+    from fdlsr import dictionary
+    from fdlsr.methods.dictionary import _ksvd
+
+    X, y = _faces()
+    test, _ = _faces(seed=11)
+    kwargs = dict(n_nonzero_coefs=6, max_iter=6, init_iter=3)
+    if name == "LCKSVD2":
+        kwargs.update(alpha=1e-3, beta=1e-2)
+    else:
+        kwargs.update(n_neighbors=5)
+    Estimator = getattr(dictionary, name)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(3):
+        now = Estimator(**kwargs).fit(X, y)
+        now_scores = now.decision_function(test)
+    with monkeypatch.context() as patch:
+        patch.setattr(
+            _ksvd,
+            "batch_omp",
+            lambda gram, Xy, T, n_threads: _batch_omp_gram_schmidt(gram, Xy, T),
+        )
+        with threadpool_limits(1):
+            before = Estimator(**kwargs).fit(X, y)
+            before_scores = before.decision_function(test)
+    for attribute in ("dictionary_", "classifier_", "transform_"):
+        if hasattr(now, attribute):
+            a, b = getattr(now, attribute), getattr(before, attribute)
+            assert np.linalg.norm(a - b) <= 1e-10 * np.linalg.norm(b), attribute
+    assert np.linalg.norm(now_scores - before_scores) <= 1e-10 * np.linalg.norm(
+        before_scores
+    )
+    np.testing.assert_array_equal(now.predict(test), before.predict(test))

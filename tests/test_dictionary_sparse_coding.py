@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.linear_model import orthogonal_mp_gram
 from sklearn.preprocessing import normalize
 
@@ -312,3 +314,42 @@ def test_lcle_codes_lose_rank_when_atoms_outnumber_features():
     after5, after10 = _code_spectrum(20, 40, 5), _code_spectrum(20, 40, 10)
     assert after10[20] > 0.5  # the d leading directions keep their scale
     assert after10[0] < 1e-4 and after10[0] < 1e-2 * after5[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_atoms=st.sampled_from([None, 1, 2]),
+    n_nonzero_coefs=st.sampled_from([1, 2, 5, 30]),
+    clear=st.booleans(),
+    exact=st.booleans(),
+)
+def test_duplicated_training_samples_fit_or_are_refused_in_one_line(
+    seed, n_atoms, n_nonzero_coefs, clear, exact
+):
+    """Training sets made of repeated samples (issue 30 reported an empty error
+    message): LC-KSVD2 fits and predicts, or refuses with a one-line message."""
+    rng = np.random.default_rng(seed)
+    n_classes, distinct, d = rng.integers(2, 5), rng.integers(1, 4), rng.integers(1, 12)
+    base = rng.integers(-2, 3, size=(n_classes * distinct, d)).astype(float)
+    labels = np.repeat(np.arange(n_classes), distinct)
+    repeats = rng.integers(1, 4, size=labels.size)
+    X, y = np.repeat(base, repeats, axis=0), np.repeat(labels, repeats)
+    X = normalize(X)
+    model = LCKSVD2(
+        n_atoms=n_atoms,
+        alpha=1e-3,
+        beta=1e-2,
+        n_nonzero_coefs=n_nonzero_coefs,
+        max_iter=3,
+        init_iter=2,
+        clear_dictionary=clear,
+        atom_update="exact" if exact else "approximate",
+    )
+    try:
+        model.fit(X, y)
+    except ValueError as error:
+        message = str(error)
+        assert message.strip() and "\n" not in message
+        return
+    assert np.isin(model.predict(X), y).all()

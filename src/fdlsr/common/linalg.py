@@ -53,10 +53,17 @@ _THREADPOOLS = None
 
 def single_threaded_lapack():
     """Context in which SciPy's LAPACK runs on one thread (see the module notes)."""
+    return limited_blas(1)
+
+
+def limited_blas(threads):
+    """Context in which BLAS (NumPy's and SciPy's) runs on ``threads`` threads, e.g.
+    the large products of a routine that otherwise runs single-threaded; pass
+    :func:`blas_threads` read before entering the single-threaded part."""
     global _THREADPOOLS
     if _THREADPOOLS is None:
         _THREADPOOLS = ThreadpoolController()
-    return _THREADPOOLS.limit(limits=1, user_api="blas")
+    return _THREADPOOLS.limit(limits=int(threads), user_api="blas")
 
 
 def blas_threads():

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
@@ -26,7 +25,7 @@ from ..core import cv
 from ..core.cv import FDLSRCV
 from ..core.estimator import FDLSR
 from ..errors import ConfigError, did_you_mean
-from .baselines import LinearSVC, LogisticRegression
+from .baselines import LinearDiscriminantAnalysis, LinearSVC, LogisticRegression
 from .dictionary import DPL, DRADPL, FDDL, LCKSVD2, LCLE, LRSDL
 from .relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 from .representation import CRC, NRC, SRC, ProCRC

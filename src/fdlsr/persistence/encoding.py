@@ -56,6 +56,10 @@ TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_
 # Classes that model files written by earlier versions name by an older path.
 RENAMED = {
     "fdlsr.experiments.protocol.PerClassSplit": "fdlsr.core.model_selection.PerClassSplit",
+    # the registered LDA was scikit-learn's class; it is fdlsr's subclass now
+    "sklearn.discriminant_analysis.LinearDiscriminantAnalysis": (
+        "fdlsr.methods.baselines.LinearDiscriminantAnalysis"
+    ),
 }
 
 

@@ -13,44 +13,11 @@ The arithmetic (what each step holds) is in the functions below, used by every
 reader.
 """
 
-import os
-from pathlib import Path
-
 import numpy as np
 
+from ...common.memory import available_memory
+from ...common.memory import size_in_words as _size
 from ...errors import DatasetError
-
-
-def available_memory():
-    """Bytes this process can still allocate: the system's available memory, or less
-    when a control group (a container) limits it."""
-    candidates = [_meminfo_available()]
-    cgroup = Path("/sys/fs/cgroup")
-    for limit, usage in (
-        ("memory.max", "memory.current"),  # cgroup v2
-        ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes"),  # v1
-    ):
-        try:
-            left = int((cgroup / limit).read_text()) - int((cgroup / usage).read_text())
-        except (OSError, ValueError):  # absent, or "max": no limit
-            continue
-        candidates.append(max(left, 0))
-    known = [c for c in candidates if c is not None]
-    return min(known) if known else None
-
-
-def _meminfo_available():
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):  # not a POSIX system
-        return None
-
 
 # The readers' own working memory besides the arrays they make: numpy's text parser
 # reads a table in blocks of up to 512 kB, zip and HDF5 members are decompressed in
@@ -141,13 +108,3 @@ class MemoryBudget:
         copied = not (X.dtype == np.float64 and X.flags.c_contiguous)
         itemsize = SAMPLE_BYTES if copied else SAMPLE_BYTES - 8
         self.charge(X.shape, itemsize, f"{what} as float64 samples")
-
-
-def _size(n):
-    """``n`` bytes in words: ``1.5 GB``; ``10^30 bytes`` for sizes past any memory."""
-    if n >= 10**18:
-        return f"10^{len(str(n)) - 1} bytes"
-    for unit, scale in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n} bytes"

@@ -42,10 +42,11 @@ class ClassBlocks:
         self._means = ClassMeans(self.sample_class, self.n_classes)
 
     def __getstate__(self):
-        # The class-means helper is rebuilt from ``sample_class`` (model files hold
-        # the layout only).
+        # The class-means helper and the own-block indices are rebuilt from the
+        # counts (model files hold the layout only).
         state = self.__dict__.copy()
         del state["_means"]
+        state.pop("_own_entries", None)
         return state
 
     def __setstate__(self, state):
@@ -98,13 +99,40 @@ class ClassBlocks:
             self._own_atoms = 1.0 + same
         return self._own_atoms
 
-    def double_own(self, Z):
-        """``Z`` with its own-class blocks doubled (Z: n_atoms x n_samples)."""
-        return Z * self.own
+    def double_own(self, Z, *, overwrite=False):
+        """``Z`` with its own-class blocks doubled (Z: n_atoms x n_samples).
 
-    def double_diagonal(self, S):
-        """``S`` with its diagonal class blocks doubled (S: n_atoms x n_atoms)."""
-        return S * self.own_atoms
+        The same numbers as ``Z * own``: only the own-class entries are touched (a
+        few per sample), so the product of a large matrix with ``own`` is not formed;
+        with ``overwrite`` (``Z`` a temporary) not even a copy is.
+        """
+        out = Z if overwrite else Z.copy()
+        rows, cols = self._own_index("samples")
+        out[rows, cols] *= 2.0
+        return out
+
+    def double_diagonal(self, S, *, overwrite=False):
+        """``S`` with its diagonal class blocks doubled (S: n_atoms x n_atoms), as
+        :meth:`double_own`."""
+        out = S if overwrite else S.copy()
+        rows, cols = self._own_index("atoms")
+        out[rows, cols] *= 2.0
+        return out
+
+    def _own_index(self, kind):
+        """Row and column indices of the own-class entries of an atoms x samples
+        (``kind="samples"``) or atoms x atoms matrix."""
+        cache = self.__dict__.setdefault("_own_entries", {})
+        if kind not in cache:
+            edges = self.sample_edges if kind == "samples" else self.atom_edges
+            rows, cols = [], []
+            for c in range(self.n_classes):
+                a = np.arange(self.atom_edges[c], self.atom_edges[c + 1])
+                b = np.arange(edges[c], edges[c + 1])
+                rows.append(np.repeat(a, b.size))
+                cols.append(np.tile(b, a.size))
+            cache[kind] = (np.concatenate(rows), np.concatenate(cols))
+        return cache[kind]
 
     def class_means(self, X):
         """Mean of the columns of each class, one column per class: the class sums

@@ -16,13 +16,14 @@ the LC-KSVD code calls by default, by one power step from the current coefficien
 atom, so the sweep costs O(nnz(Gamma) x dim) instead of re-forming ``D Gamma``.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
 
-from ...common.linalg import normalize_rows, single_threaded_lapack
+from ...common.linalg import limited_blas, normalize_rows, single_threaded_lapack
 from ._batch_omp import batch_omp
 
 
@@ -62,11 +63,20 @@ class SparseCodes:
         return np.asarray(self.sparse() @ D)
 
 
-def omp_codes(D, Y, n_nonzero_coefs):
-    """OMP codes of the rows of ``Y`` over the unit-norm rows of ``D``."""
+def omp_codes(D, Y, n_nonzero_coefs, n_threads=1):
+    """OMP codes of the rows of ``Y`` over the unit-norm rows of ``D``.
+
+    The Gram matrix and the correlations are products on ``n_threads`` BLAS
+    threads; the pursuit runs blocks of signals on ``n_threads`` threads, BLAS on
+    one (:func:`.batch_omp`). The codes do not depend on ``n_threads``; the products
+    may round differently.
+    """
     n_atoms = D.shape[0]
     T = min(int(n_nonzero_coefs), n_atoms)
-    support, coefs = batch_omp(D @ D.T, Y @ D.T, T)
+    with limited_blas(n_threads):
+        gram, Xy = D @ D.T, Y @ D.T
+    with single_threaded_lapack():
+        support, coefs = batch_omp(gram, Xy, T, n_threads=n_threads)
     return SparseCodes(support, coefs, n_atoms)
 
 
@@ -93,16 +103,22 @@ def update_atoms(Y, D, codes, exact=False, unused=None, replaced=None):
     order = np.argsort(flat_support, kind="stable")
     bounds = np.searchsorted(flat_support[order], np.arange(-1, D.shape[0] + 1))
     coefs = codes.coefs.reshape(-1)
+    # Each code slot belongs to one atom, so the signals and coefficients of every
+    # atom can be gathered before the sweep: an atom's update changes only its own.
+    users, weights = order // T, coefs[order]
+    bounds = bounds.tolist()
     if unused is None:
         unused = np.ones(n, dtype=bool)
     signal_energy = np.einsum("ij,ij->i", Y, Y)
     usable = signal_energy > 0
-    # Work buffer reused across atoms: fresh large temporaries cost page faults.
+    # Work buffers reused across atoms: fresh large temporaries cost page faults.
     widest = int(np.max(np.diff(bounds[1:]), initial=0))
     rows_buf = np.empty((widest, D.shape[1]))
+    pair = np.empty((2, D.shape[1]))  # [d_j; new atom]
+    gains = np.empty((2, widest))  # [g; -g_new]
     for j in range(D.shape[0]):
-        pos = order[bounds[j + 1] : bounds[j + 2]]
-        if pos.size == 0:
+        lo, hi = bounds[j + 1], bounds[j + 2]
+        if lo == hi:
             pick = _worst_coded(E, signal_energy, unused & usable)
             if pick is not None:
                 D[j] = Y[pick] / np.sqrt(signal_energy[pick])
@@ -110,22 +126,26 @@ def update_atoms(Y, D, codes, exact=False, unused=None, replaced=None):
                 if replaced is not None:
                     replaced[j] = True
             continue
-        rows = pos // T
-        g = coefs[pos]
-        Er = np.take(E, rows, axis=0, out=rows_buf[: rows.size])
+        rows, g = users[lo:hi], weights[lo:hi]
+        # mode="clip" writes into ``out`` directly (rows are in range); the default
+        # mode buffers the copy. Array methods, not NumPy's function wrappers: the
+        # per-call overhead is a large share of an atom's update.
+        Er = E.take(rows, axis=0, out=rows_buf[: hi - lo], mode="clip")
         atom, g_new = _rank_one(Er, g, D[j], exact)
         if atom is None:
             continue
         # E[rows] = R - g_new atom^T with R = Er + g d_j^T: one rank-2 update in
         # place (dgemm on the transposed, Fortran-ordered view of Er).
-        left = np.array([D[j], atom]).T
-        right = np.array([g, -g_new])
-        out = dgemm(1.0, left, right, 1.0, Er.T, overwrite_c=True)
-        if not np.shares_memory(out, Er):  # never expected: Er.T is Fortran-ordered
+        pair[0], pair[1] = D[j], atom
+        gains[0, : hi - lo] = g
+        np.negative(g_new, out=gains[1, : hi - lo])
+        target = Er.T
+        out = dgemm(1.0, pair.T, gains[:, : hi - lo], 1.0, target, overwrite_c=True)
+        if out is not target:  # never expected: Er.T is Fortran-ordered
             Er[...] = out.T
         E[rows] = Er
         D[j] = atom
-        coefs[pos] = g_new
+        coefs[order[lo:hi]] = g_new
     return E
 
 
@@ -194,15 +214,20 @@ def _rank_one(Er, g, d, exact):
     if exact:
         u, s, vt = np.linalg.svd(Er + np.outer(g, d), full_matrices=False)
         return vt[0], s[0] * u[:, 0]
-    atom = g @ Er + (g @ g) * d
-    norm = np.linalg.norm(atom)
+    atom = g @ Er
+    atom += (g @ g) * d
+    norm = math.sqrt(atom @ atom)  # np.linalg.norm of a vector, with less overhead
     if norm == 0:
         return None, None
     atom /= norm
-    return atom, Er @ atom + g * (d @ atom)
+    g_new = Er @ atom
+    g_new += g * (d @ atom)
+    return atom, g_new
 
 
-def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False):
+def ksvd(
+    Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False, n_threads=1
+):
     """K-SVD from the initial unit-norm atoms ``D`` (rows); ``D`` is not modified.
 
     Returns ``(D, codes, errors)`` with ``errors[t] = ||Y - Gamma D||_F^2`` after
@@ -211,7 +236,8 @@ def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False):
     iteration moves no atom by more than ``tol`` (default 1e-12, rounding level for
     unit-norm atoms): each iteration is a function of D alone, so the remaining ones
     would only repeat it. ``clear=True`` ends every iteration with KSVD-Box's
-    ``cleardict`` (:func:`clear_atoms`).
+    ``cleardict`` (:func:`clear_atoms`). ``n_threads``: threads of the coding step
+    (:func:`omp_codes`); the atom sweep is sequential.
     """
     D = normalize_rows(np.array(D, dtype=np.float64))
     errors = np.zeros(n_iter)
@@ -219,7 +245,7 @@ def ksvd(Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False):
     with single_threaded_lapack():
         for it in range(n_iter):
             previous = D.copy()
-            codes = omp_codes(D, Y, n_nonzero_coefs)
+            codes = omp_codes(D, Y, n_nonzero_coefs, n_threads)
             unused = np.ones(Y.shape[0], dtype=bool)
             replaced = np.zeros(D.shape[0], dtype=bool)
             E = update_atoms(Y, D, codes, exact, unused, replaced)
@@ -288,7 +314,15 @@ def ordered_training_data(Y, y, n_classes, n_atoms):
 
 
 def lcksvd_initialization(
-    Y, y, n_classes, atoms_per_class, n_nonzero_coefs, n_iter, basis=None, clear=False
+    Y,
+    y,
+    n_classes,
+    atoms_per_class,
+    n_nonzero_coefs,
+    n_iter,
+    basis=None,
+    clear=False,
+    n_threads=1,
 ):
     """The LC-KSVD initialisation (``initialization4LCKSVD`` of Jiang et al.'s code).
 
@@ -308,6 +342,8 @@ def lcksvd_initialization(
         coordinates the K-SVDs run.
     clear : bool
         Run KSVD-Box's ``cleardict`` after every K-SVD iteration (:func:`ksvd`).
+    n_threads : int
+        Threads of the K-SVDs' coding steps (:func:`ksvd`).
 
     Returns
     -------
@@ -333,11 +369,13 @@ def lcksvd_initialization(
                 f"{m} atoms per class were asked for; lower n_atoms or give more "
                 "samples (the initial atoms are samples of the class)."
             )
-        part, _, _ = ksvd(members, members[:m], n_nonzero_coefs, n_iter, clear=clear)
+        part, _, _ = ksvd(
+            members, members[:m], n_nonzero_coefs, n_iter, clear=clear, n_threads=1
+        )
         parts.append(part)
     D = np.concatenate(parts)
     atom_labels = np.repeat(np.arange(n_classes), atoms_per_class)
-    _, codes, _ = ksvd(Yc, D, n_nonzero_coefs, n_iter, clear=clear)
+    _, codes, _ = ksvd(Yc, D, n_nonzero_coefs, n_iter, clear=clear, n_threads=n_threads)
     if basis is not None:
         D = D @ basis.T
     X = codes.dense()

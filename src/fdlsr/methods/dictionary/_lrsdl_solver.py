@@ -126,7 +126,7 @@ def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol, gram=None):
     # into the Gram matrix, the mean parts are formed from the K x C class means.
     H = blocks.double_diagonal(G)
     H.flat[:: K + 1] += 2.0 * lambda2
-    dbl_DtY = blocks.double_own(D.T @ Y)
+    dbl_DtY = blocks.double_own(D.T @ Y, overwrite=True)
     DtD0 = D.T @ D0
     D0tD0x2 = 2.0 * (D0.T @ D0)
     D0tYx2 = 2.0 * (D0.T @ Y)
@@ -139,7 +139,7 @@ def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol, gram=None):
         np.matmul(H, Xv, out=GX)
         GX -= dbl_DtY
         if k0:
-            GX += blocks.double_own(DtD0 @ X0v)
+            GX += blocks.double_own(DtD0 @ X0v, overwrite=True)
         means = blocks.class_means(Xv)
         overall = means @ counts / blocks.n_samples
         means *= 2.0 * lambda2
@@ -164,7 +164,7 @@ def update_dictionary(Y, blocks, D, D0, X, X0, *, tol, n_features=None):
     """Block coordinate descent on ``D`` (Vu & Monga Sec. III-C)."""
     Ybar = Y - D0 @ X0 if D0.shape[1] else Y
     E = Ybar @ blocks.double_own(X).T
-    F = blocks.double_diagonal(X @ X.T)
+    F = blocks.double_diagonal(X @ X.T, overwrite=True)
     size = (n_features or D.shape[0]) * D.shape[1]
     return ball_bcd(D, E, F, max_iter=DICT_MAX_ITER, tol=tol, size=size)[0]
 

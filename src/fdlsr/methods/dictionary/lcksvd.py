@@ -6,7 +6,7 @@ from numbers import Integral
 import numpy as np
 
 from ...common.compat import Interval, StrOptions
-from ...common.linalg import normalize_rows, single_threaded_lapack
+from ...common.linalg import blas_threads, normalize_rows, single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ._classifier import N_ATOMS, DictionaryClassifier
 from ._ksvd import (
@@ -39,6 +39,7 @@ def fit_lcksvd2(
     init_iter,
     exact,
     clear_dictionary,
+    n_threads=None,
 ):
     """LC-KSVD2 on samples ``Y`` (rows, in :func:`canonical_order`) and codes ``y``.
 
@@ -61,6 +62,10 @@ def fit_lcksvd2(
         after every K-SVD iteration, the initial ones included.
     exact : bool
         The exact atom update (``atom_update="exact"``) instead of one power step.
+    n_threads : int or None, default=None
+        Threads of the K-SVDs' coding steps and products (None: as many as BLAS may
+        use, :func:`~fdlsr.common.linalg.blas_threads`). The atoms and codes do not
+        depend on it; the large products may round differently.
 
     Returns
     -------
@@ -70,6 +75,7 @@ def fit_lcksvd2(
         ``objective`` (the stacked K-SVD error, Eq. 5 of the paper, after each
         iteration) and ``n_iter``.
     """
+    n_threads = blas_threads() if n_threads is None else n_threads
     with single_threaded_lapack():
         basis = row_space_basis(Y)
         D0, atom_labels, _, W0, A0 = lcksvd_initialization(
@@ -81,6 +87,7 @@ def fit_lcksvd2(
             init_iter,
             basis,
             clear=clear_dictionary,
+            n_threads=n_threads,
         )
     sa, sb = np.sqrt(alpha), np.sqrt(beta)
     H = (y[:, None] == np.arange(n_classes)).astype(float)
@@ -94,7 +101,13 @@ def fit_lcksvd2(
     signals = np.hstack([Y, sa * H * np.sqrt(atoms_per_class), sb * H])
     atoms = normalize_rows(np.hstack([D0, sa * A0 @ members.T, sb * W0]))
     atoms, _, errors = ksvd(
-        signals, atoms, n_nonzero_coefs, max_iter, exact, clear=clear_dictionary
+        signals,
+        atoms,
+        n_nonzero_coefs,
+        max_iter,
+        exact,
+        clear=clear_dictionary,
+        n_threads=n_threads,
     )
     D, A, W = np.split(atoms, [D0.shape[1], D0.shape[1] + n_classes], axis=1)
     if basis is not None:
@@ -113,7 +126,7 @@ def fit_lcksvd2(
 
 def lcksvd_scores(X, dictionary, classifier, n_nonzero_coefs):
     """``W x`` for the OMP code ``x`` of every row of ``X`` (``classification.m``)."""
-    codes = omp_codes(dictionary, X, n_nonzero_coefs)
+    codes = omp_codes(dictionary, X, n_nonzero_coefs, blas_threads())
     return codes.dense() @ classifier
 
 

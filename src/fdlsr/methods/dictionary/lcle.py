@@ -9,7 +9,7 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ...common.compat import Interval
-from ...common.linalg import single_threaded_lapack
+from ...common.linalg import blas_threads, single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
 from ...errors import UnreliableResultWarning
 from ._classifier import N_ATOMS, DictionaryClassifier, unit_columns
@@ -167,6 +167,7 @@ def fit_lcle(
     max_iter,
     init_iter,
     clear_dictionary,
+    n_threads=None,
 ):
     """LCLE on samples ``Y`` (rows, in :func:`canonical_order`) and codes ``y``.
 
@@ -188,6 +189,9 @@ def fit_lcle(
         As in :class:`LCLE`.
     clear_dictionary : bool
         Run KSVD-Box's ``cleardict`` in the initialisation's K-SVDs.
+    n_threads : int or None, default=None
+        Threads of the initialisation's coding steps and products (None: as many as
+        BLAS may use, :func:`~fdlsr.common.linalg.blas_threads`).
 
     Returns
     -------
@@ -196,6 +200,7 @@ def fit_lcle(
         ``codes @ classifier``), ``atom_labels``, ``objective`` (after each
         iteration, with that iteration's atom graph) and ``n_iter``.
     """
+    n_threads = blas_threads() if n_threads is None else n_threads
     with single_threaded_lapack():
         basis = row_space_basis(Y)
         D0, atom_labels, X0, _, _ = lcksvd_initialization(
@@ -207,6 +212,7 @@ def fit_lcle(
             init_iter,
             basis,
             clear=clear_dictionary,
+            n_threads=n_threads,
         )
         Yc, Dc = (Y, D0) if basis is None else (Y @ basis, D0 @ basis)
         Q = label_embedding(atom_labels, n_classes)
@@ -384,5 +390,5 @@ class LCLE(DictionaryClassifier):
         return fit_lcle(*training, **self._core_params())
 
     def _class_scores(self, X):
-        codes = omp_codes(self.dictionary_, X, self.n_nonzero_coefs)
+        codes = omp_codes(self.dictionary_, X, self.n_nonzero_coefs, blas_threads())
         return codes.dense() @ self.classifier_

@@ -1,0 +1,112 @@
+"""The tuned baselines' search over C: today's grid search against a warm-started C
+path, on every FERET run (k = 2..5 x 10 splits; k = 1 is not tuned), in one process.
+
+For each run, the protocol's inner cross-validation (``splits.inner_cv``: 3
+stratified folds, shuffled with the run's seed) chooses C over the registered grid
+twice, with BLAS on one thread:
+
+* today: ``evaluation.tune`` (scikit-learn's ``GridSearchCV`` of the registered
+  estimator, each C of each fold fitted from scratch in the span of the fold's
+  training samples);
+* path: for each fold, the span of its training samples once, then the Cs in
+  increasing order, each fit starting from the previous C's coefficients
+  (scikit-learn's ``warm_start``, as ``LogisticRegressionCV`` walks its path); the C
+  of best mean fold accuracy, the first on ties (``GridSearchCV``'s rule).
+
+LogisticRegression only: scikit-learn's liblinear (LinearSVC) has no warm start. When
+the two choices differ, the registered estimator is refitted with each on the whole
+training split and both test accuracies are printed. Per k: the fraction of runs whose
+choice agrees, the mean test-accuracy difference (path - today) and the CPU ratio of
+the two searches.
+
+    python benchmarks/bench_baselines_path.py [--k 2 3 4 5] [--splits 10]
+"""
+
+import argparse
+import os
+import time
+import warnings
+
+import numpy as np
+from sklearn import linear_model
+from threadpoolctl import threadpool_limits
+
+from fdlsr.core.model_selection import per_class_split
+from fdlsr.experiments.datasets import load_dataset
+from fdlsr.experiments.evaluation import tune
+from fdlsr.experiments.samples import prepare
+from fdlsr.experiments.splits import inner_cv
+from fdlsr.methods import get_method
+
+
+def warm_path_choice(method, X, y, cv):
+    """The C of best mean fold accuracy, each fold's Cs fitted warm in increasing
+    order in the span of the fold's training samples."""
+    grid = list(method.grid["C"])
+    order = np.argsort(grid, kind="stable")
+    scores = np.zeros((cv.get_n_splits(), len(grid)))
+    params = {k: v for k, v in method.params.items() if k != "C"}
+    for f, (train, val) in enumerate(cv.split(X, y)):
+        basis, triangle = np.linalg.qr(X[train].T)
+        Z, Zval = triangle.T, X[val] @ basis
+        model = linear_model.LogisticRegression(warm_start=True, **params)
+        for i in order:
+            model.set_params(C=grid[i]).fit(Z, y[train])
+            scores[f, i] = model.score(Zval, y[val])
+    return grid[int(np.argmax(scores.mean(axis=0)))]
+
+
+def test_accuracy(method, C, X, y, train, test):
+    return method.build(C=C).fit(X[train], y[train]).score(X[test], y[test])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", type=int, nargs="+", default=[2, 3, 4, 5])
+    parser.add_argument("--splits", type=int, default=10)
+    parser.add_argument("--data-dir", default=os.environ.get("FDLSR_DATA_DIR"))
+    args = parser.parse_args()
+    dataset = load_dataset("feret", data_dir=args.data_dir)
+    X, y = prepare(dataset), np.asarray(dataset.y)
+    method = get_method("LogisticRegression")
+    print(
+        f"FERET LogisticRegression, grid C = {method.grid['C']}; CPU seconds of each "
+        f"search; load average {os.getloadavg()[0]:.1f} at the start"
+    )
+    warnings.simplefilter("ignore")
+    with threadpool_limits(1):
+        for k in args.k:
+            same, cpu_today, cpu_path, diffs = 0, 0.0, 0.0, []
+            for split in range(args.splits):
+                train, test = per_class_split(y, k, 0, split)
+                cv = inner_cv(k, 0 + split, 3)
+                start = time.process_time()
+                today = tune(method, X[train], y[train], cv, {})["C"]
+                cpu_today += time.process_time() - start
+                start = time.process_time()
+                path = warm_path_choice(method, X[train], y[train], cv)
+                cpu_path += time.process_time() - start
+                if path == today:
+                    same += 1
+                    diffs.append(0.0)
+                    line = "same"
+                else:
+                    a = test_accuracy(method, today, X, y, train, test)
+                    b = test_accuracy(method, path, X, y, train, test)
+                    diffs.append(b - a)
+                    line = f"test accuracy {100 * a:.2f}% -> {100 * b:.2f}%"
+                print(
+                    f"  k={k} split {split}: C {today:g} -> {path:g}  {line}",
+                    flush=True,
+                )
+            print(
+                f"k={k}: same C in {same}/{args.splits}, mean test-accuracy difference "
+                f"{100 * np.mean(diffs):+.2f} points, CPU {cpu_today:.1f} s -> "
+                f"{cpu_path:.1f} s ({cpu_today / cpu_path:.2f}x)",
+                flush=True,
+            )
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
