@@ -1,8 +1,9 @@
 """Units on a ``dask.distributed`` cluster (``fdlsr run --scheduler``).
 
-``--scheduler tcp://host:8786`` connects to a running scheduler (``dask scheduler``,
+``--scheduler tcp://HOST:PORT`` connects to a running scheduler (``dask scheduler``,
 ``dask-jobqueue``; docs/cluster.md); ``--scheduler local:N`` starts a ``LocalCluster``
 of N worker processes on this machine, on loopback, and closes it with the command.
+:func:`scheduler_address` reads either, and refuses anything else in one line.
 
 The data are scattered to every worker once (``broadcast=True``), then each unit is a
 task that reads them there. A worker that dies takes its running units with it; the
@@ -10,6 +11,27 @@ dask scheduler runs them again on another worker (up to its ``allowed-failures``
 3 by default) and :attr:`Cluster.retried` counts them; each row still reaches the
 store once, from the command. Leaving :meth:`Cluster.results` early (Ctrl-C, an
 error) cancels the units not yet done.
+
+*Deadlines.* Every wait on the scheduler has one: connecting (the TCP connection and
+dask's handshake), each request, and the units' results, which are awaited with the
+scheduler asked every :attr:`Cluster.timeout` seconds whether it still answers.
+The deadline is dask's own ``distributed.comm.timeouts.connect`` (30 s unless set,
+e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=10s``); a local cluster has
+:data:`LOCAL_START_SECONDS` to start and every cluster :data:`CLOSE_SECONDS` to
+close. A missed deadline is a one-line :class:`~fdlsr.errors.FdlsrError`.
+
+*Start-up and shutdown.* The client and the local cluster run on an event loop of
+their own, in a thread of this process; the command keeps a handle on each from the
+moment it exists, so that whatever happens it closes them within their deadlines
+(:meth:`Cluster.close`), then kills any worker process still there and removes the
+local cluster's scratch folder (in ``$TMPDIR``, made for this cluster). Ctrl-C or
+SIGTERM while a local cluster starts or while any cluster closes takes effect when
+that step ends: a step cut in the middle leaves dask's objects half made, and their
+finalizers print tracebacks at exit. dask's log lines are silenced while the
+cluster lives: its failures reach the command as one line. The local workers start
+with SIGINT blocked: Ctrl-C on a terminal reaches every process of the foreground
+group, and this command alone decides what happens to its workers then; a killed
+command takes them with it (dask's workers exit when their parent's pipe closes).
 
 BLAS threads: with ``local:N`` each worker computes one unit at a time with
 ``cores // N`` BLAS threads, as ``--jobs N`` does. On a cluster started elsewhere the
@@ -19,16 +41,112 @@ workers keep their own setting: dask's nanny starts each worker with
 ``--nthreads 1`` and those variables set (docs/cluster.md).
 """
 
+import contextlib
 import logging
+import multiprocessing
+import pickle
+import queue
+import re
+import shutil
 import signal
+import sys
+import tempfile
 import threading
+import time
 import uuid
+from dataclasses import dataclass
 
-from ..errors import ConfigError, WorkerError
-from .workers import THREAD_VARIABLES, usable_cores
+from ..errors import ConfigError, WorkerError, one_line, quote
+from .workers import THREAD_VARIABLES, max_processes, usable_cores
 
-CONNECT_SECONDS = 10
 LOCAL = "local:"
+# The deadline of each wait on a scheduler: dask's setting, so that one value governs
+# dask's own connection attempts and fdlsr's waits.
+TIMEOUT_SETTING = "distributed.comm.timeouts.connect"
+# Seconds a local cluster may take to start (N fresh interpreters importing dask and
+# numpy side by side) and any cluster to close.
+LOCAL_START_SECONDS = 120
+CLOSE_SECONDS = 15
+# The slowest network the data are expected to cross when scattered to the workers:
+# their deadline grows by one second per this many bytes sent.
+SEND_BYTES_PER_SECOND = 10e6
+
+_PORT = r"([0-9]{1,5})"
+_HOST = r"([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])"
+_REMOTE = re.compile(rf"(?:(tcp|tls)://)?{_HOST}:{_PORT}", re.ASCII)
+_NO_PORT = re.compile(rf"(?:(tcp|tls)://)?{_HOST}:?", re.ASCII)
+_WHOLE = re.compile(r"[0-9]{1,6}", re.ASCII)
+
+
+@dataclass(frozen=True)
+class SchedulerAddress:
+    """Where the units run: ``workers`` local processes (``local:N``) or the
+    scheduler at ``url`` (``tcp://HOST:PORT``)."""
+
+    workers: int = 0
+    url: str = ""
+
+    @property
+    def local(self):
+        return self.workers > 0
+
+
+def scheduler_address(text):
+    """``--scheduler TEXT`` read: ``local:N`` with N an ASCII whole number from 1 to
+    :func:`.workers.max_processes`, or ``[tcp://|tls://]HOST:PORT``.
+
+    Raises :class:`~fdlsr.errors.ConfigError` (one line) for anything else.
+    """
+    if not isinstance(text, str):
+        raise ConfigError(
+            f"--scheduler must be an address (tcp://HOST:PORT) or local:N, got {quote(text)}"
+        )
+    if text.startswith(LOCAL):
+        n = text[len(LOCAL) :]
+        limit = max_processes()
+        if not _WHOLE.fullmatch(n) or not 1 <= int(n) <= limit:
+            raise ConfigError(
+                f"--scheduler {quote(text)}: N of local:N is the number of worker "
+                f"processes, a whole number from 1 to {limit} (4 for each of the "
+                f"{usable_cores()} cores this process may use) in digits 0-9, "
+                "e.g. --scheduler local:2"
+            )
+        return SchedulerAddress(workers=int(n))
+    found = _REMOTE.fullmatch(text)
+    if found is None:
+        if _NO_PORT.fullmatch(text):
+            raise ConfigError(
+                f"--scheduler {quote(text)} has no port: give the dask scheduler's "
+                "port too, e.g. tcp://HOST:8786 (dask scheduler prints its address)"
+            )
+        raise ConfigError(
+            f"--scheduler {quote(text)} is not a scheduler's address: give "
+            "tcp://HOST:PORT of a running dask scheduler (e.g. tcp://10.0.0.5:8786) "
+            "or local:N for N worker processes on this machine"
+        )
+    scheme, host, port = found.groups()
+    if not 1 <= int(port) <= 65535:
+        raise ConfigError(
+            f"--scheduler {quote(text)}: the port must be a number from 1 to 65535"
+        )
+    return SchedulerAddress(url=f"{scheme or 'tcp'}://{host}:{int(port)}")
+
+
+def scheduler_timeout():
+    """Seconds of each wait on a scheduler: dask's ``distributed.comm.timeouts.connect``."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    try:
+        seconds = parse_timedelta(dask.config.get(TIMEOUT_SETTING), default="s")
+    except (TypeError, ValueError, KeyError):
+        seconds = None
+    if seconds is None or not 0 < seconds < float("inf"):
+        raise ConfigError(
+            f"dask's setting {TIMEOUT_SETTING} must be a time such as 30s, got "
+            f"{quote(dask.config.get(TIMEOUT_SETTING, None))}"
+        )
+    return float(seconds)
 
 
 class Cluster:
@@ -38,63 +156,166 @@ class Cluster:
     ----------
     address : str
         A scheduler's address (``tcp://host:8786``) or ``local:N`` for N worker
-        processes on this machine.
+        processes on this machine (:func:`scheduler_address`).
+    timeout : float, optional
+        Seconds of each wait on the scheduler (default: dask's
+        ``distributed.comm.timeouts.connect``, 30 s unless set).
 
     Raises :class:`~fdlsr.errors.ConfigError` (one line) when ``distributed`` is not
-    installed, the address is not one, or no scheduler answers there.
+    installed, the address is not one, or no scheduler answers there in time.
+    Close it (``with`` or :meth:`close`); whatever was started is closed too when
+    the start fails or is interrupted.
     """
 
     def __init__(self, address, *, timeout=None):
-        self._distributed = distributed = _distributed()
+        self._distributed = _distributed()
+        where = scheduler_address(address)
         self.address = address
+        self.timeout = float(timeout) if timeout is not None else scheduler_timeout()
         self.retried = 0
+        self.client = None
         self._local = None
-        if address.startswith(LOCAL):
-            n = _local_workers(address)
-            self.threads = max(1, usable_cores() // n)
+        self._runner = None
+        self._folder = None
+        self._ours = set()  # the worker processes of a local cluster
+        self._quiet = contextlib.ExitStack()
+        try:
+            self._quiet.enter_context(_dask_logs_silenced())
+            if where.local:
+                self._start_local(where.workers)
+            else:
+                self._connect(where.url)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- start-up -------------------------------------------------------------------
+
+    def _start_local(self, n):
+        self.threads = max(1, usable_cores() // n)
+        before = set(multiprocessing.active_children())
+        # a step cut in the middle leaves dask's objects half made (a worker 'failed
+        # to start', 'Status.init' raised at exit): the start runs to its end, then
+        # a Ctrl-C or SIGTERM received meanwhile closes it all
+        with _signals_deferred():
+            self._folder = tempfile.mkdtemp(prefix="fdlsr-dask-")
+            self._runner = _event_loop(workers_ignore_sigint=True)
+            try:
+                self._call(self._astart_local, n, seconds=LOCAL_START_SECONDS)
+            except TimeoutError:
+                raise ConfigError(
+                    f"--scheduler local:{n}: the {n} worker processes did not start "
+                    f"within {LOCAL_START_SECONDS} s; try fewer, or --jobs {n}"
+                ) from None
+            finally:
+                self._ours = set(multiprocessing.active_children()) - before
+
+    async def _astart_local(self, n):
+        import dask
+
+        distributed = self._distributed
+        # dask's scratch folders and lock files go into this cluster's own folder
+        with dask.config.set({"temporary-directory": self._folder}):
             self._local = distributed.LocalCluster(
                 n_workers=n,
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
-                # a worker's own complaints (a heartbeat lost as the cluster
-                # closes) are not the user's business; failures reach the command
+                # its HTTP server (health checks) on a free port of loopback: the
+                # default, 8787, would be taken by a second command at once
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                local_directory=self._folder,
+                # the workers' own log lines (a heartbeat lost as the cluster closes)
                 silence_logs=logging.CRITICAL,
                 # BLAS starts with the threads the units will use
                 env={name: str(self.threads) for name in THREAD_VARIABLES},
+                asynchronous=True,
             )
-            self.client = distributed.Client(self._local, set_as_default=False)
-            # Ctrl-C on a terminal reaches every process of the foreground group:
-            # this command alone decides what happens to its workers then
-            self.client.register_plugin(_ignore_interrupts(distributed))
-            return
+            await self._local
+        self.client = distributed.Client(
+            self._local, asynchronous=True, set_as_default=False
+        )
+        await self.client
+
+    def _connect(self, url):
         self.threads = None  # the workers' own setting
+        self._runner = _event_loop()
         try:
-            self.client = distributed.Client(
-                address, timeout=timeout or CONNECT_SECONDS, set_as_default=False
-            )
-        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            self._call(self._aconnect, url, seconds=self.timeout)
+        except TimeoutError:
             raise ConfigError(
-                f"no dask scheduler answers at --scheduler {address} "
-                f"({_reason(error)}); start one (dask scheduler) and give its "
-                "address, e.g. tcp://HOST:8786, or use --scheduler local:N"
+                self._unanswered(f"no reply within {self.timeout:g} s")
             ) from None
+        except OSError as error:  # refused, unreachable, unknown host, closed
+            raise ConfigError(self._unanswered(_reason(error))) from None
+        except Exception as error:  # noqa: BLE001 - any bytes may come back
+            raise ConfigError(
+                f"--scheduler {quote(self.address)}: what answers there is not a "
+                f"dask scheduler ({_reason(error)}); give the address of one, e.g. "
+                "tcp://HOST:8786"
+            ) from None
+
+    async def _aconnect(self, url):
+        self.client = self._distributed.Client(
+            url, asynchronous=True, timeout=self.timeout, set_as_default=False
+        )
+        await self.client
+
+    def _unanswered(self, reason):
+        return (
+            f"no dask scheduler answers at --scheduler {quote(self.address)} "
+            f"({reason}; each wait is {TIMEOUT_SETTING}, {self.timeout:g} s); start "
+            "one (dask scheduler) and give its address, e.g. tcp://HOST:8786, or use "
+            "--scheduler local:N"
+        )
+
+    # -- work -----------------------------------------------------------------------
 
     @property
     def workers(self):
         """How many units the cluster computes at once (its worker threads)."""
-        info = self.client.scheduler_info()
+        info = self._answer(self._aidentity)
         return sum(w.get("nthreads", 1) for w in info.get("workers", {}).values())
 
     def results(self, function, tasks, shared):
         """``(task, function(task, shared))`` of each task as it finishes.
 
         ``shared`` is sent to every worker once. Tasks are given priorities in the
-        order of ``tasks`` (the first starts first).
+        order of ``tasks`` (the first starts first). While no result comes, the
+        scheduler is asked every :attr:`timeout` seconds whether it still answers.
         """
         tasks = list(tasks)
-        data = self.client.scatter(shared, broadcast=True, hash=False)
+        self._wait_for_a_worker()
+        seconds = self.timeout + _size(shared) * self.workers / SEND_BYTES_PER_SECOND
+        try:
+            data = self._call(self._ascatter, shared, seconds=seconds)
+        except TimeoutError:
+            raise WorkerError(
+                f"the data did not reach the dask workers within {seconds:.0f} s; "
+                "check the workers (dask's logs) and rerun the same command"
+            ) from None
+        except OSError as error:
+            raise WorkerError(self._lost(_reason(error))) from None
+        finished = queue.SimpleQueue()
+        futures = {}
+        try:
+            futures = self._call(
+                self._asubmit, function, tasks, data, finished.put, seconds=self.timeout
+            )
+            for _ in range(len(futures)):
+                future = self._next(finished)
+                yield futures[future], self._result(future)
+            self.retried = self._count_retried([future.key for future in futures])
+        finally:
+            self._release([*futures, data])
+
+    async def _ascatter(self, shared):
+        return await self.client.scatter(
+            shared, broadcast=True, hash=False, timeout=self.timeout
+        )
+
+    async def _asubmit(self, function, tasks, data, done):
         run = uuid.uuid4().hex[:8]
         futures = {}
         for index, task in enumerate(tasks):
@@ -106,26 +327,51 @@ class Cluster:
                 priority=len(tasks) - index,
                 pure=False,
             )
+            future.add_done_callback(done)
             futures[future] = task
+        return futures
+
+    def _wait_for_a_worker(self):
+        """Return once the scheduler has a worker; say once what is awaited."""
+        said = False
+        while not self.workers:
+            if not said:
+                print(
+                    f"fdlsr: note: the dask scheduler at {self.address} has no "
+                    f"worker yet; waiting for one (dask worker {self.address})",
+                    file=sys.stderr,
+                )
+                said = True
+            time.sleep(min(self.timeout, 1.0))
+
+    def _next(self, finished):
+        """The next future to finish; the scheduler must answer meanwhile."""
+        while True:
+            try:
+                return finished.get(timeout=self.timeout)
+            except queue.Empty:
+                self._answer(self._aidentity)
+
+    def _result(self, future):
+        distributed = self._distributed
         try:
-            completed = self._distributed.as_completed(futures, loop=self.client.loop)
-            for future in completed:
-                try:
-                    result = future.result()
-                except self._distributed.KilledWorker:
-                    raise WorkerError(
-                        "a unit was lost with a dask worker more times than the "
-                        "scheduler allows (distributed.scheduler.allowed-failures); "
-                        "finished rows are kept; rerun the same command to resume"
-                    ) from None
-                yield futures[future], result
-            self.retried = self._count_retried([future.key for future in futures])
-        finally:
-            self.client.cancel(list(futures), force=True)
-            self.client.cancel([data], force=True)
+            return future.result(timeout=self.timeout)
+        except distributed.KilledWorker:
+            raise WorkerError(
+                "a unit was lost with a dask worker more times than the "
+                "scheduler allows (distributed.scheduler.allowed-failures); "
+                "finished rows are kept; rerun the same command to resume"
+            ) from None
+        except distributed.client.FutureCancelledError as error:
+            raise WorkerError(self._lost(error.reason)) from None
+        except TimeoutError:
+            raise WorkerError(
+                self._lost(f"a result did not come within {self.timeout:g} s")
+            ) from None
 
     def _count_retried(self, keys):
-        """How many of the tasks ``keys`` were running on a worker that died."""
+        """How many of the tasks ``keys`` were running on a worker that died (0
+        when the scheduler cannot tell: every row is stored by then)."""
 
         # defined here, so that it is sent by value: the scheduler's machine need
         # not have fdlsr installed
@@ -133,18 +379,106 @@ class Cluster:
             tasks = dask_scheduler.tasks
             return sum(1 for key in keys if key in tasks and tasks[key].suspicious)
 
-        return self.client.run_on_scheduler(suspicious, keys=keys)
+        async def count():
+            return await self.client.run_on_scheduler(suspicious, keys=keys)
+
+        try:
+            return self._call(count, seconds=self.timeout)
+        except Exception:  # noqa: BLE001 - a count for the usage line only
+            return 0
+
+    def _release(self, futures):
+        """Cancel ``futures`` (what is not done yet, and the data), within the
+        deadline; the scheduler may be gone by then."""
+        if not futures or self.client is None or self.client.status != "running":
+            return
+
+        async def cancel():
+            await self.client.cancel(futures, force=True)
+
+        with _signals_deferred(), contextlib.suppress(Exception):
+            self._call(cancel, seconds=self.timeout)
+
+    async def _aidentity(self):
+        return await self.client.scheduler.identity()
+
+    def _answer(self, function):
+        """``await function()`` on the loop: the scheduler must answer in time."""
+        try:
+            return self._call(function, seconds=self.timeout)
+        except TimeoutError:
+            raise WorkerError(
+                f"the dask scheduler at {self.address} stopped answering (no reply "
+                f"within {self.timeout:g} s); finished rows are kept; rerun the same "
+                "command to resume"
+            ) from None
+        except OSError as error:
+            raise WorkerError(self._lost(_reason(error))) from None
+
+    def _lost(self, reason):
+        return (
+            f"lost the dask scheduler at {self.address} ({reason}); finished rows "
+            "are kept; rerun the same command to resume"
+        )
+
+    def _call(self, function, *args, seconds):
+        """``await function(*args)`` on the cluster's event loop, from this thread;
+        ``TimeoutError`` after ``seconds`` (the coroutine is cancelled then)."""
+        from distributed.utils import sync
+
+        return sync(self._runner.loop, function, *args, callback_timeout=seconds)
+
+    # -- shutdown -------------------------------------------------------------------
 
     def close(self):
-        self.client.close()
+        """Close the client and the local cluster, each within :data:`CLOSE_SECONDS`;
+        kill the local workers still there and remove the cluster's folder. Ctrl-C or
+        SIGTERM meanwhile takes effect when it is done."""
+        with _signals_deferred():
+            if self._runner is not None:
+                with contextlib.suppress(Exception):
+                    self._call(self._aclose, seconds=CLOSE_SECONDS)
+                # a client or cluster that could not close in time is abandoned:
+                # marked closed, so that no finalizer tries again at exit
+                for part in (self.client, self._local):
+                    if part is not None and str(part.status) not in _CLOSED:
+                        part.status = _closed(part)
+                with contextlib.suppress(Exception):
+                    self._runner.stop(timeout=CLOSE_SECONDS)
+                self._runner = None
+            for process in self._ours:
+                if process.is_alive():
+                    process.kill()
+                process.join(timeout=CLOSE_SECONDS)
+            self._ours = set()
+            if self._folder is not None:
+                shutil.rmtree(self._folder, ignore_errors=True)
+                self._folder = None
+            self._quiet.close()
+
+    async def _aclose(self):
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.client.close(timeout=CLOSE_SECONDS)
         if self._local is not None:
-            self._local.close()
+            with contextlib.suppress(Exception):
+                await self._local.close(timeout=CLOSE_SECONDS)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+_CLOSED = {"closed", "Status.closed"}
+
+
+def _closed(part):
+    """The 'closed' status value of a dask client (a string) or cluster (an enum)."""
+    if isinstance(part.status, str):
+        return "closed"
+    return type(part.status).closed
 
 
 def _distributed():
@@ -158,27 +492,86 @@ def _distributed():
     return distributed
 
 
-def _ignore_interrupts(distributed):
-    """A worker plugin that makes each worker, restarted ones too, ignore SIGINT."""
+def _event_loop(workers_ignore_sigint=False):
+    """A running event loop in a thread of its own (``distributed.utils.LoopRunner``).
 
-    class IgnoreInterrupts(distributed.WorkerPlugin):
-        def setup(self, worker):
-            if threading.current_thread() is threading.main_thread():
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
+    With ``workers_ignore_sigint`` the thread starts with SIGINT blocked, and with it
+    every thread it starts and every process those start (the local workers): a
+    blocked signal mask survives fork and exec. Python's resource tracker, started
+    here first if it is not running, would unblock SIGINT in the thread that starts
+    it.
+    """
+    from distributed.utils import LoopRunner
 
-    return IgnoreInterrupts()
+    runner = LoopRunner(asynchronous=False)
+    if not (workers_ignore_sigint and hasattr(signal, "pthread_sigmask")):
+        runner.start()
+        return runner
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        runner.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return runner
 
 
-def _local_workers(address):
-    text = address[len(LOCAL) :]
-    if not text.isdigit() or int(text) < 1:
-        raise ConfigError(
-            f"--scheduler {address}: give the number of local worker processes, "
-            "e.g. --scheduler local:4"
+@contextlib.contextmanager
+def _signals_deferred():
+    """SIGINT and SIGTERM received in this block take effect when it ends.
+
+    For steps bounded by a deadline (start-up, shutdown) that must not be cut in the
+    middle. Signal handlers can only be set in the main thread; elsewhere the block
+    runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = {}
+    for number in (signal.SIGINT, signal.SIGTERM):
+        previous[number] = signal.signal(
+            number, lambda number, frame: received.append(number)
         )
-    return int(text)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            # None: set outside Python, cannot be restored; the default then
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
+        if received:
+            signal.raise_signal(received[0])
+
+
+@contextlib.contextmanager
+def _dask_logs_silenced():
+    """dask's, tornado's and asyncio's log lines off (failures reach the command as
+    exceptions), then back to their levels."""
+    names = ("distributed", "tornado", "asyncio")
+    loggers = [logging.getLogger(name) for name in names] + [
+        logging.getLogger(name)
+        for name in list(logging.root.manager.loggerDict)
+        if name.startswith(tuple(f"{name}." for name in names))
+    ]
+    levels = [(logger, logger.level) for logger in loggers]
+    for logger, _ in levels:
+        logger.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for logger, level in levels:
+            logger.setLevel(level)
+
+
+def _size(value):
+    """Bytes of ``value`` pickled (its arrays counted, not copied)."""
+    buffers = []
+    head = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
+    return len(head) + sum(buffer.raw().nbytes for buffer in buffers)
 
 
 def _reason(error):
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:120]
+    text = one_line(error, limit=120)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

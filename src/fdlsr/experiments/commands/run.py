@@ -138,7 +138,7 @@ def _configured(args, methods):
 
 def _cluster(args):
     """The dask cluster of ``--scheduler``, or nothing (a context either way)."""
-    if not args.scheduler:
+    if args.scheduler is None:  # an empty address is refused, not ignored
         return contextlib.nullcontext()
     if args.jobs != 1:
         raise ConfigError(
