@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
 from fdlsr.errors import ConfigError
+from fdlsr.experiments.addresses import SchedulerAddress, scheduler_address
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.cluster import SchedulerAddress, scheduler_address
 from fdlsr.experiments.store import read_rows
 from fdlsr.experiments.workers import max_processes
 
@@ -195,16 +195,17 @@ def test_without_distributed_one_line(tmp_path, capsys, monkeypatch):
     assert not out.exists()
 
 
-def test_an_unreachable_scheduler_one_line(tmp_path, capsys, monkeypatch):
+def test_an_unreachable_scheduler_one_line(tmp_path, capsys):
     pytest.importorskip("distributed")
-    from fdlsr.experiments import cluster
+    import dask
 
-    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
     out = tmp_path / "res"
-    line = cli_error(
-        capsys, [*SMALL, "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]
-    )
-    assert "no dask scheduler answers at --scheduler tcp://127.0.0.1:9" in line
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        line = cli_error(
+            capsys, [*SMALL, "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]
+        )
+    assert "no dask scheduler answers at --scheduler 'tcp://127.0.0.1:9'" in line
+    assert "distributed.comm.timeouts.connect, 1 s" in line
     assert not out.exists()
 
 
@@ -546,6 +547,17 @@ def test_signals_at_any_moment_one_line_exit_130_nothing_left(
 
 
 @pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+@pytest.mark.parametrize("delay", [0.7, 1.4])
+def test_ctrl_c_while_python_imports_the_command_is_one_line(tmp_path, data, delay):
+    """The first second or two of a command go to Python's imports (numpy, scipy,
+    scikit-learn, the estimators): Ctrl-C then is the same one line and exit 130."""
+    run = Run(tmp_path, data, tmp_path / "res")
+    time.sleep(delay)
+    os.killpg(run.process.pid, signal.SIGINT)
+    interrupted_cleanly(run, f"Ctrl-C {delay} s after the start")
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
 @pytest.mark.parametrize("moment", ["start-up", "mid-run"])
 def test_a_killed_run_leaves_no_process(tmp_path, data, moment):
     pytest.importorskip("distributed")
@@ -557,3 +569,68 @@ def test_a_killed_run_leaves_no_process(tmp_path, data, moment):
     run.process.kill()
     run.process.wait()
     assert gone(run.process.pid), "processes outlived the killed run"
+
+
+# -- a real dask scheduler elsewhere: no worker yet, then one, then it stops ---------
+
+
+def background(argv, log, **kwargs):
+    with open(log, "w") as handle:
+        return subprocess.Popen(
+            argv, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+            env=cluster_env(), **kwargs,
+        )  # fmt: skip
+
+
+def wait_for(condition, what, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"no {what} after {timeout} s")
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+def test_a_scheduler_that_stops_answering_ends_the_run_in_one_line(tmp_path, data):
+    """A scheduler without workers is waited for (with a note), a worker that joins
+    computes, and a scheduler that stops answering (SIGSTOP) ends the command in
+    one line, exit 2, within the deadlines; the rows stored are kept."""
+    pytest.importorskip("distributed")
+    found = tmp_path / "scheduler.json"
+    scheduler = background(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(found)],
+        tmp_path / "scheduler.log",
+    )  # fmt: skip
+    worker = run = None
+    try:
+        wait_for(lambda: found.exists() and found.stat().st_size, "scheduler file")
+        address = json.loads(found.read_text())["address"]
+        out, log = tmp_path / "res", tmp_path / "log"
+        run = background(command(data, out, "--scheduler", address), log)
+        wait_for(lambda: "has no worker yet" in log.read_text(), "note")
+        worker = background(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address,
+             "--nthreads", "1", "--no-dashboard"],
+            tmp_path / "worker.log",
+        )  # fmt: skip
+        results = out / "results.jsonl"
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n"), "row")
+        scheduler.send_signal(signal.SIGSTOP)
+        code = run.wait(timeout=120)
+        lines = log.read_text().strip().splitlines()
+        assert code == 2, lines
+        assert all(line.startswith("fdlsr: ") for line in lines), lines
+        assert lines[-1].startswith(
+            f"fdlsr: error: the dask scheduler at {address} stopped answering (no "
+            f"reply within {DEADLINE} s); finished rows are kept"
+        ), lines
+        assert 1 <= len(read_rows(out)) < TOTAL
+    finally:
+        for process in (run, worker, scheduler):
+            if process is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                    os.killpg(process.pid, signal.SIGCONT)
+                process.wait()

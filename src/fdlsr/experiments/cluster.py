@@ -2,43 +2,32 @@
 
 ``--scheduler tcp://HOST:PORT`` connects to a running scheduler (``dask scheduler``,
 ``dask-jobqueue``; docs/cluster.md); ``--scheduler local:N`` starts a ``LocalCluster``
-of N worker processes on this machine, on loopback, and closes it with the command.
-:func:`scheduler_address` reads either, and refuses anything else in one line.
+of N worker processes on loopback and closes it with the command
+(:mod:`.addresses` reads the address). The data are scattered to every worker once;
+each unit is a task. A worker that dies takes its units with it; the scheduler runs
+them again elsewhere (up to its ``allowed-failures``) and :attr:`Cluster.retried`
+counts them; each row reaches the store once, from the command.
 
-The data are scattered to every worker once (``broadcast=True``), then each unit is a
-task that reads them there. A worker that dies takes its running units with it; the
-dask scheduler runs them again on another worker (up to its ``allowed-failures``,
-3 by default) and :attr:`Cluster.retried` counts them; each row still reaches the
-store once, from the command. Leaving :meth:`Cluster.results` early (Ctrl-C, an
-error) cancels the units not yet done.
+*Deadlines.* Every wait on the scheduler has one, :attr:`Cluster.timeout`: dask's
+``distributed.comm.timeouts.connect`` (30 s unless set): connecting (TCP and dask's
+handshake), each request, and each result, awaited with the scheduler asked at that
+interval whether it still answers. A local cluster has :data:`LOCAL_START_SECONDS`
+to start, any cluster :data:`CLOSE_SECONDS` to close. A missed deadline is a
+one-line :class:`~fdlsr.errors.FdlsrError`.
 
-*Deadlines.* Every wait on the scheduler has one: connecting (the TCP connection and
-dask's handshake), each request, and the units' results, which are awaited with the
-scheduler asked every :attr:`Cluster.timeout` seconds whether it still answers.
-The deadline is dask's own ``distributed.comm.timeouts.connect`` (30 s unless set,
-e.g. ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=10s``); a local cluster has
-:data:`LOCAL_START_SECONDS` to start and every cluster :data:`CLOSE_SECONDS` to
-close. A missed deadline is a one-line :class:`~fdlsr.errors.FdlsrError`.
-
-*Start-up and shutdown.* The client and the local cluster run on an event loop of
-their own, in a thread of this process; the command keeps a handle on each from the
-moment it exists, so that whatever happens it closes them within their deadlines
-(:meth:`Cluster.close`), then kills any worker process still there and removes the
-local cluster's scratch folder (in ``$TMPDIR``, made for this cluster). Ctrl-C or
-SIGTERM while a local cluster starts or while any cluster closes takes effect when
-that step ends: a step cut in the middle leaves dask's objects half made, and their
-finalizers print tracebacks at exit. dask's log lines are silenced while the
-cluster lives: its failures reach the command as one line. The local workers start
-with SIGINT blocked: Ctrl-C on a terminal reaches every process of the foreground
-group, and this command alone decides what happens to its workers then; a killed
-command takes them with it (dask's workers exit when their parent's pipe closes).
-
-BLAS threads: with ``local:N`` each worker computes one unit at a time with
-``cores // N`` BLAS threads, as ``--jobs N`` does. On a cluster started elsewhere the
-workers keep their own setting: dask's nanny starts each worker with
-``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS`` at 1
-(``distributed.nanny.pre-spawn-environ``); give a worker several BLAS threads with
-``--nthreads 1`` and those variables set (docs/cluster.md).
+*Start-up and shutdown.* The client and the local cluster live on an event loop of
+their own (a thread); the command holds each from the moment it exists, and closes
+them within their deadlines whatever happens (:meth:`Cluster.close`), then kills a
+local worker still there and removes the local cluster's folder (made in
+``$TMPDIR`` for dask's scratch space and lock files). A signal (Ctrl-C, SIGTERM)
+while a local cluster starts or any cluster closes takes effect when that step
+ends: cut in the middle, dask's objects stay half made and print tracebacks at
+exit. dask's log lines are off while the cluster lives. Local workers start with
+SIGINT blocked (Ctrl-C on a terminal reaches the whole foreground group: the command
+alone decides), and exit when the command does, however it ends (dask's workers
+watch a pipe from their parent). With ``local:N`` each worker computes one unit at
+a time on ``cores // N`` BLAS threads, as ``--jobs N``; workers started elsewhere
+keep their own setting (docs/cluster.md).
 """
 
 import contextlib
@@ -46,7 +35,6 @@ import logging
 import multiprocessing
 import pickle
 import queue
-import re
 import shutil
 import signal
 import sys
@@ -54,15 +42,12 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 
-from ..errors import ConfigError, WorkerError, one_line, quote
-from .workers import THREAD_VARIABLES, max_processes, usable_cores
+from .._version import __version__
+from ..errors import ConfigError, FdlsrError, WorkerError, one_line, quote
+from .addresses import TIMEOUT_SETTING, scheduler_address, scheduler_timeout
+from .workers import THREAD_VARIABLES, usable_cores
 
-LOCAL = "local:"
-# The deadline of each wait on a scheduler: dask's setting, so that one value governs
-# dask's own connection attempts and fdlsr's waits.
-TIMEOUT_SETTING = "distributed.comm.timeouts.connect"
 # Seconds a local cluster may take to start (N fresh interpreters importing dask and
 # numpy side by side) and any cluster to close.
 LOCAL_START_SECONDS = 120
@@ -70,83 +55,6 @@ CLOSE_SECONDS = 15
 # The slowest network the data are expected to cross when scattered to the workers:
 # their deadline grows by one second per this many bytes sent.
 SEND_BYTES_PER_SECOND = 10e6
-
-_PORT = r"([0-9]{1,5})"
-_HOST = r"([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\])"
-_REMOTE = re.compile(rf"(?:(tcp|tls)://)?{_HOST}:{_PORT}", re.ASCII)
-_NO_PORT = re.compile(rf"(?:(tcp|tls)://)?{_HOST}:?", re.ASCII)
-_WHOLE = re.compile(r"[0-9]{1,6}", re.ASCII)
-
-
-@dataclass(frozen=True)
-class SchedulerAddress:
-    """Where the units run: ``workers`` local processes (``local:N``) or the
-    scheduler at ``url`` (``tcp://HOST:PORT``)."""
-
-    workers: int = 0
-    url: str = ""
-
-    @property
-    def local(self):
-        return self.workers > 0
-
-
-def scheduler_address(text):
-    """``--scheduler TEXT`` read: ``local:N`` with N an ASCII whole number from 1 to
-    :func:`.workers.max_processes`, or ``[tcp://|tls://]HOST:PORT``.
-
-    Raises :class:`~fdlsr.errors.ConfigError` (one line) for anything else.
-    """
-    if not isinstance(text, str):
-        raise ConfigError(
-            f"--scheduler must be an address (tcp://HOST:PORT) or local:N, got {quote(text)}"
-        )
-    if text.startswith(LOCAL):
-        n = text[len(LOCAL) :]
-        limit = max_processes()
-        if not _WHOLE.fullmatch(n) or not 1 <= int(n) <= limit:
-            raise ConfigError(
-                f"--scheduler {quote(text)}: N of local:N is the number of worker "
-                f"processes, a whole number from 1 to {limit} (4 for each of the "
-                f"{usable_cores()} cores this process may use) in digits 0-9, "
-                "e.g. --scheduler local:2"
-            )
-        return SchedulerAddress(workers=int(n))
-    found = _REMOTE.fullmatch(text)
-    if found is None:
-        if _NO_PORT.fullmatch(text):
-            raise ConfigError(
-                f"--scheduler {quote(text)} has no port: give the dask scheduler's "
-                "port too, e.g. tcp://HOST:8786 (dask scheduler prints its address)"
-            )
-        raise ConfigError(
-            f"--scheduler {quote(text)} is not a scheduler's address: give "
-            "tcp://HOST:PORT of a running dask scheduler (e.g. tcp://10.0.0.5:8786) "
-            "or local:N for N worker processes on this machine"
-        )
-    scheme, host, port = found.groups()
-    if not 1 <= int(port) <= 65535:
-        raise ConfigError(
-            f"--scheduler {quote(text)}: the port must be a number from 1 to 65535"
-        )
-    return SchedulerAddress(url=f"{scheme or 'tcp'}://{host}:{int(port)}")
-
-
-def scheduler_timeout():
-    """Seconds of each wait on a scheduler: dask's ``distributed.comm.timeouts.connect``."""
-    import dask
-    from dask.utils import parse_timedelta
-
-    try:
-        seconds = parse_timedelta(dask.config.get(TIMEOUT_SETTING), default="s")
-    except (TypeError, ValueError, KeyError):
-        seconds = None
-    if seconds is None or not 0 < seconds < float("inf"):
-        raise ConfigError(
-            f"dask's setting {TIMEOUT_SETTING} must be a time such as 30s, got "
-            f"{quote(dask.config.get(TIMEOUT_SETTING, None))}"
-        )
-    return float(seconds)
 
 
 class Cluster:
@@ -156,7 +64,7 @@ class Cluster:
     ----------
     address : str
         A scheduler's address (``tcp://host:8786``) or ``local:N`` for N worker
-        processes on this machine (:func:`scheduler_address`).
+        processes on this machine (:func:`.addresses.scheduler_address`).
     timeout : float, optional
         Seconds of each wait on the scheduler (default: dask's
         ``distributed.comm.timeouts.connect``, 30 s unless set).
@@ -367,6 +275,14 @@ class Cluster:
         except TimeoutError:
             raise WorkerError(
                 self._lost(f"a result did not come within {self.timeout:g} s")
+            ) from None
+        except FdlsrError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a method's own failure is a row
+            raise WorkerError(
+                f"a dask worker could not run a unit ({_reason(error)}); the workers "
+                f"need fdlsr {__version__} (pip install 'fdlsr[cluster]'); finished "
+                "rows are kept; rerun the same command to resume"
             ) from None
 
     def _count_retried(self, keys):

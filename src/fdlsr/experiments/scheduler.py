@@ -160,7 +160,7 @@ def run_experiment(
     (:func:`run_units`, which describes ``progress``, ``n_jobs``, ``scheduler`` and
     ``order``).
     """
-    _check_options(n_jobs, order, scheduler)
+    check_options(n_jobs, order, scheduler)
     units = experiment_runs(experiment, dataset)
     stored = stored_runs(experiment, dataset, units, store)
     return run_units(
@@ -176,7 +176,11 @@ def run_experiment(
     )
 
 
-def _check_options(n_jobs, order, scheduler=None):
+def check_options(n_jobs, order, scheduler=None):
+    """Refuse, in one line, a number of jobs that is not a whole number from 1 to
+    :func:`.workers.max_processes`, an unknown order, or a scheduler that is neither
+    an address nor a :class:`.cluster.Cluster` (its address is read when the
+    cluster is made)."""
     limit = max_processes()
     if (
         not isinstance(n_jobs, (int, np.integer))
@@ -242,7 +246,7 @@ def run_units(
     near-tied choice (LC-KSVD2's atom selection, a cross-validated parameter);
     docs/reproduction.md measures it.
     """
-    _check_options(n_jobs, order, scheduler)
+    check_options(n_jobs, order, scheduler)
     # an address: a cluster made for this call, closed when it ends
     with contextlib.ExitStack() as stack:
         if isinstance(scheduler, str):
