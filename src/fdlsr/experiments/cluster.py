@@ -30,6 +30,7 @@ a time on ``cores // N`` BLAS threads, as ``--jobs N``; workers started elsewher
 keep their own setting (docs/cluster.md).
 """
 
+import asyncio
 import contextlib
 import logging
 import multiprocessing
@@ -48,6 +49,8 @@ from ..errors import ConfigError, FdlsrError, WorkerError, one_line, quote
 from .addresses import TIMEOUT_SETTING, scheduler_address, scheduler_timeout
 from .workers import THREAD_VARIABLES, usable_cores
 
+# What a missed deadline raises (the same class from Python 3.11 on).
+_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
 # Seconds a local cluster may take to start (N fresh interpreters importing dask and
 # numpy side by side) and any cluster to close.
 LOCAL_START_SECONDS = 120
@@ -110,10 +113,15 @@ class Cluster:
             self._runner = _event_loop(workers_ignore_sigint=True)
             try:
                 self._call(self._astart_local, n, seconds=LOCAL_START_SECONDS)
-            except TimeoutError:
+            except _TIMEOUTS:
                 raise ConfigError(
                     f"--scheduler local:{n}: the {n} worker processes did not start "
                     f"within {LOCAL_START_SECONDS} s; try fewer, or --jobs {n}"
+                ) from None
+            except Exception as error:  # noqa: BLE001 - dask's, of any kind
+                raise ConfigError(
+                    f"--scheduler local:{n}: the local cluster did not start "
+                    f"({_reason(error)}); try --jobs {n}"
                 ) from None
             finally:
                 self._ours = set(multiprocessing.active_children()) - before
@@ -151,7 +159,7 @@ class Cluster:
         self._runner = _event_loop()
         try:
             self._call(self._aconnect, url, seconds=self.timeout)
-        except TimeoutError:
+        except _TIMEOUTS:
             raise ConfigError(
                 self._unanswered(f"no reply within {self.timeout:g} s")
             ) from None
@@ -198,7 +206,7 @@ class Cluster:
         seconds = self.timeout + _size(shared) * self.workers / SEND_BYTES_PER_SECOND
         try:
             data = self._call(self._ascatter, shared, seconds=seconds)
-        except TimeoutError:
+        except _TIMEOUTS:
             raise WorkerError(
                 f"the data did not reach the dask workers within {seconds:.0f} s; "
                 "check the workers (dask's logs) and rerun the same command"
@@ -272,7 +280,7 @@ class Cluster:
             ) from None
         except distributed.client.FutureCancelledError as error:
             raise WorkerError(self._lost(error.reason)) from None
-        except TimeoutError:
+        except _TIMEOUTS:
             raise WorkerError(
                 self._lost(f"a result did not come within {self.timeout:g} s")
             ) from None
@@ -322,7 +330,7 @@ class Cluster:
         """``await function()`` on the loop: the scheduler must answer in time."""
         try:
             return self._call(function, seconds=self.timeout)
-        except TimeoutError:
+        except _TIMEOUTS:
             raise WorkerError(
                 f"the dask scheduler at {self.address} stopped answering (no reply "
                 f"within {self.timeout:g} s); finished rows are kept; rerun the same "
@@ -391,10 +399,8 @@ _CLOSED = {"closed", "Status.closed"}
 
 
 def _closed(part):
-    """The 'closed' status value of a dask client (a string) or cluster (an enum)."""
-    if isinstance(part.status, str):
-        return "closed"
-    return type(part.status).closed
+    """The 'closed' status of a dask client (a string) or cluster (an enum)."""
+    return "closed" if isinstance(part.status, str) else type(part.status).closed
 
 
 def _distributed():
