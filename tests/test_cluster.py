@@ -216,7 +216,8 @@ BAD_LOCAL = ["local:１", "local:٣", "local: 2", "local:2 ", "local:+2", "local
 BAD_REMOTE = ["tcp://127.0.0.1", "127.0.0.1", "tcp://127.0.0.1:", "tcp://:8786",
               "tcp://127.0.0.1:0", "tcp://127.0.0.1:65536", "tcp://127.0.0.1:８７８６",
               "http://127.0.0.1:8786", "tcp://127.0.0.1:8786/", " tcp://127.0.0.1:8786",
-              "tcp://127.0.0.1:8786\n", "", "local", "tcp://a b:8786"]  # fmt: skip
+              "tcp://127.0.0.1:8786\n", "", "local", "tcp://a b:8786",
+              f"tcp://{'a' * 64}:8786", "tcp://a..b:8786", "tls://127.0.0.1:8786"]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -259,7 +260,9 @@ def expected(text):
     host, colon, port = rest.rpartition(":")
     name = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
     literal = set("0123456789abcdefABCDEF:.")
-    good_host = (host != "" and set(host) <= name) or (
+    labels = host.split(".")
+    good_name = len(host) <= 253 and all(1 <= len(label) <= 63 for label in labels)
+    good_host = (host != "" and set(host) <= name and good_name) or (
         len(host) > 2
         and host[0] == "["
         and host[-1] == "]"
@@ -279,6 +282,8 @@ def expected(text):
             str.__add__,
             st.sampled_from(
                 [
+                    "tcp://" + "a" * 63 + ".",
+                    "a" * 250,
                     "local:",
                     "tcp://",
                     "tls://",

@@ -2,8 +2,9 @@
 machine) or a running dask scheduler's ``[tcp://|tls://]HOST:PORT``, read strictly.
 
 N is written in the digits 0-9 only (not '٣', '+2', '2_0', ' 2'), from 1 to
-:func:`.workers.max_processes`; HOST is a name, an IPv4 address or a bracketed IPv6
-address in ASCII, PORT a number from 1 to 65535. Anything else is refused in one
+:func:`.workers.max_processes`; HOST is a name (parts of 1 to 63 letters, digits,
+'-' or '_' between dots), an IPv4 address or a bracketed IPv6 address, PORT a
+number from 1 to 65535. Anything else is refused in one
 line that says what to give, before any connection is tried.
 
 Each wait on a scheduler has a deadline (:func:`scheduler_timeout`): dask's
@@ -74,6 +75,12 @@ def scheduler_address(text):
             "or local:N for N worker processes on this machine"
         )
     scheme, host, port = found.groups()
+    labels = [] if host.startswith("[") else host.split(".")
+    if len(host) > 253 or any(not 1 <= len(label) <= 63 for label in labels):
+        raise ConfigError(
+            f"--scheduler {quote(text)}: the host is not a name (parts of 1 to 63 "
+            "characters between dots, 253 in all) nor an address"
+        )
     if not 1 <= int(port) <= 65535:
         raise ConfigError(
             f"--scheduler {quote(text)}: the port must be a number from 1 to 65535"
@@ -96,3 +103,16 @@ def scheduler_timeout():
             f"{quote(dask.config.get(TIMEOUT_SETTING, None))}"
         )
     return float(seconds)
+
+
+def check_tls(address):
+    """A ``tls://`` address needs dask's TLS settings (``distributed.comm.tls``)."""
+    from distributed.security import Security
+
+    arguments = Security().get_connection_args("client")
+    if arguments.get("ssl_context") is None:
+        raise ConfigError(
+            f"--scheduler {quote(address)}: a tls:// address needs dask's TLS "
+            "settings (distributed.comm.tls.ca-file, .client.cert, .client.key); "
+            "set them, or give the scheduler's tcp:// address"
+        )

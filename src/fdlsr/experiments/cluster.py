@@ -1,33 +1,28 @@
 """Units on a ``dask.distributed`` cluster (``fdlsr run --scheduler``).
 
-``--scheduler tcp://HOST:PORT`` connects to a running scheduler (``dask scheduler``,
-``dask-jobqueue``; docs/cluster.md); ``--scheduler local:N`` starts a ``LocalCluster``
-of N worker processes on loopback and closes it with the command
-(:mod:`.addresses` reads the address). The data are scattered to every worker once;
-each unit is a task. A worker that dies takes its units with it; the scheduler runs
-them again elsewhere (up to its ``allowed-failures``) and :attr:`Cluster.retried`
-counts them; each row reaches the store once, from the command.
+``tcp://HOST:PORT`` connects to a running scheduler; ``local:N`` starts a
+``LocalCluster`` of N worker processes on loopback, closed with the command
+(:mod:`.addresses`; docs/cluster.md). The data are scattered to every worker once,
+each unit is a task; the units of a worker that dies run again elsewhere
+(:attr:`Cluster.retried`), and each row reaches the store once, from the command.
 
-*Deadlines.* Every wait on the scheduler has one, :attr:`Cluster.timeout`: dask's
-``distributed.comm.timeouts.connect`` (30 s unless set): connecting (TCP and dask's
-handshake), each request, and each result, awaited with the scheduler asked at that
-interval whether it still answers. A local cluster has :data:`LOCAL_START_SECONDS`
-to start, any cluster :data:`CLOSE_SECONDS` to close. A missed deadline is a
-one-line :class:`~fdlsr.errors.FdlsrError`.
+*Deadlines.* Every wait on the scheduler has one, :attr:`Cluster.timeout` (dask's
+``distributed.comm.timeouts.connect``): connecting (TCP and dask's handshake), each
+request, each result (the scheduler is asked at that interval whether it still
+answers). A local cluster has :data:`LOCAL_START_SECONDS` to start, any cluster
+:data:`CLOSE_SECONDS` to close. A missed deadline is a one-line error.
 
 *Start-up and shutdown.* The client and the local cluster live on an event loop of
-their own (a thread); the command holds each from the moment it exists, and closes
+their own (a thread); the command holds each from the moment it exists and closes
 them within their deadlines whatever happens (:meth:`Cluster.close`), then kills a
-local worker still there and removes the local cluster's folder (made in
-``$TMPDIR`` for dask's scratch space and lock files). A signal (Ctrl-C, SIGTERM)
-while a local cluster starts or any cluster closes takes effect when that step
-ends: cut in the middle, dask's objects stay half made and print tracebacks at
-exit. dask's log lines are off while the cluster lives. Local workers start with
-SIGINT blocked (Ctrl-C on a terminal reaches the whole foreground group: the command
-alone decides), and exit when the command does, however it ends (dask's workers
-watch a pipe from their parent). With ``local:N`` each worker computes one unit at
-a time on ``cores // N`` BLAS threads, as ``--jobs N``; workers started elsewhere
-keep their own setting (docs/cluster.md).
+local worker still there and removes the folder made in ``$TMPDIR`` for dask's
+scratch space and lock files. A signal (Ctrl-C, SIGTERM) while a local cluster
+starts or any cluster closes takes effect when that step ends: cut in the middle,
+dask's objects stay half made and print tracebacks at exit. dask's log lines are off
+while the cluster lives. Local workers start with SIGINT blocked (Ctrl-C on a
+terminal reaches the whole foreground group; the command decides) and exit with the
+command, however it ends (they watch a pipe from it); each computes one unit at a
+time on ``cores // N`` BLAS threads, as ``--jobs N`` (docs/cluster.md).
 """
 
 import asyncio
@@ -46,17 +41,22 @@ import uuid
 
 from .._version import __version__
 from ..errors import ConfigError, FdlsrError, WorkerError, one_line, quote
-from .addresses import TIMEOUT_SETTING, scheduler_address, scheduler_timeout
+from .addresses import (
+    TIMEOUT_SETTING,
+    check_tls,
+    scheduler_address,
+    scheduler_timeout,
+)
 from .workers import THREAD_VARIABLES, usable_cores
 
 # What a missed deadline raises (the same class from Python 3.11 on).
 _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
-# Seconds a local cluster may take to start (N fresh interpreters importing dask and
-# numpy side by side) and any cluster to close.
+# Seconds a local cluster may take to start (N interpreters importing side by side)
+# and any cluster to close.
 LOCAL_START_SECONDS = 120
 CLOSE_SECONDS = 15
-# The slowest network the data are expected to cross when scattered to the workers:
-# their deadline grows by one second per this many bytes sent.
+# The slowest network expected between the command and the workers: the deadline of
+# sending them the data grows by a second per this many bytes.
 SEND_BYTES_PER_SECOND = 10e6
 
 
@@ -105,9 +105,8 @@ class Cluster:
     def _start_local(self, n):
         self.threads = max(1, usable_cores() // n)
         before = set(multiprocessing.active_children())
-        # a step cut in the middle leaves dask's objects half made (a worker 'failed
-        # to start', 'Status.init' raised at exit): the start runs to its end, then
-        # a Ctrl-C or SIGTERM received meanwhile closes it all
+        # cut in the middle, dask's objects stay half made ('Status.init' at exit):
+        # the start runs to its end, then a signal received meanwhile closes it all
         with _signals_deferred():
             self._folder = tempfile.mkdtemp(prefix="fdlsr-dask-")
             self._runner = _event_loop(workers_ignore_sigint=True)
@@ -156,6 +155,8 @@ class Cluster:
 
     def _connect(self, url):
         self.threads = None  # the workers' own setting
+        if url.startswith("tls://"):
+            check_tls(self.address)
         self._runner = _event_loop()
         try:
             self._call(self._aconnect, url, seconds=self.timeout)
