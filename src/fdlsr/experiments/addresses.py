@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import ConfigError, quote
-from .workers import max_processes, usable_cores
+from .workers import PROCESSES_PER_CORE, max_processes, usable_cores
 
 LOCAL = "local:"
 TIMEOUT_SETTING = "distributed.comm.timeouts.connect"
@@ -57,9 +57,9 @@ def scheduler_address(text):
         if not _WHOLE.fullmatch(n) or not 1 <= int(n) <= limit:
             raise ConfigError(
                 f"--scheduler {quote(text)}: N of local:N is the number of worker "
-                f"processes, a whole number from 1 to {limit} (4 for each of the "
-                f"{usable_cores()} cores this process may use) in digits 0-9, "
-                "e.g. --scheduler local:2"
+                f"processes, a whole number from 1 to {limit} ({PROCESSES_PER_CORE} "
+                f"for each of the {usable_cores()} cores this process may use) in "
+                "digits 0-9, e.g. --scheduler local:2"
             )
         return SchedulerAddress(workers=int(n))
     found = _REMOTE.fullmatch(text)

@@ -34,7 +34,13 @@ from .fingerprints import stored_runs
 from .planning import experiment_runs
 from .samples import zero_samples, zero_warning
 from .splits import POOLED, pools_fixed_split
-from .workers import Workers, blas_threads_per_run, max_processes, usable_cores
+from .workers import (
+    PROCESSES_PER_CORE,
+    Workers,
+    blas_threads_per_run,
+    max_processes,
+    usable_cores,
+)
 
 ORDERS = ("longest", "plan")
 
@@ -188,8 +194,8 @@ def check_options(n_jobs, order, scheduler=None):
         or not 1 <= n_jobs <= limit
     ):
         raise ConfigError(
-            f"--jobs must be a whole number from 1 to {limit} (4 for each of the "
-            f"{usable_cores()} cores this process may use), got {quote(n_jobs)}"
+            f"--jobs must be a whole number from 1 to {limit} ({PROCESSES_PER_CORE} for each "
+            f"of the {usable_cores()} cores this process may use), got {quote(n_jobs)}"
         )
     if order not in ORDERS:
         raise ConfigError(
