@@ -8,8 +8,9 @@ each unit is a task; the units of a worker that dies run again elsewhere
 
 *Deadlines.* Every wait on the scheduler has one, :attr:`Cluster.timeout` (dask's
 ``distributed.comm.timeouts.connect``): connecting (TCP and dask's handshake), each
-request, each result (the scheduler is asked at that interval whether it still
-answers). A local cluster has :data:`LOCAL_START_SECONDS` to start, any cluster
+request, the wait for results (the scheduler asked at that interval whether it still
+answers). Data sent to or fetched from workers get :data:`TRANSFER_SECONDS` or more,
+a local cluster :data:`LOCAL_START_SECONDS` to start, any cluster
 :data:`CLOSE_SECONDS` to close. A missed deadline is a one-line error.
 
 *Start-up and shutdown.* The client and the local cluster live on an event loop of
@@ -49,14 +50,14 @@ from .addresses import (
 )
 from .workers import THREAD_VARIABLES, usable_cores
 
-# What a missed deadline raises (the same class from Python 3.11 on).
-_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)
+_TIMEOUTS = (TimeoutError, asyncio.TimeoutError)  # one class from Python 3.11 on
 # Seconds a local cluster may take to start (N interpreters importing side by side)
-# and any cluster to close.
+# and any cluster to close; the least a transfer to or from the workers may take
+# (the first data a worker receives make it import fdlsr), which grows by a second
+# per SEND_BYTES_PER_SECOND sent (the slowest network expected).
 LOCAL_START_SECONDS = 120
 CLOSE_SECONDS = 15
-# The slowest network expected between the command and the workers: the deadline of
-# sending them the data grows by a second per this many bytes.
+TRANSFER_SECONDS = 60
 SEND_BYTES_PER_SECOND = 10e6
 
 
@@ -204,7 +205,8 @@ class Cluster:
         """
         tasks = list(tasks)
         self._wait_for_a_worker()
-        seconds = self.timeout + _size(shared) * self.workers / SEND_BYTES_PER_SECOND
+        least = max(self.timeout, TRANSFER_SECONDS)
+        seconds = least + _size(shared) * self.workers / SEND_BYTES_PER_SECOND
         try:
             data = self._call(self._ascatter, shared, seconds=seconds)
         except _TIMEOUTS:
@@ -272,7 +274,7 @@ class Cluster:
     def _result(self, future):
         distributed = self._distributed
         try:
-            return future.result(timeout=self.timeout)
+            return future.result(timeout=max(self.timeout, TRANSFER_SECONDS))
         except distributed.KilledWorker:
             raise WorkerError(
                 "a unit was lost with a dask worker more times than the "
@@ -282,9 +284,7 @@ class Cluster:
         except distributed.client.FutureCancelledError as error:
             raise WorkerError(self._lost(error.reason)) from None
         except _TIMEOUTS:
-            raise WorkerError(
-                self._lost(f"a result did not come within {self.timeout:g} s")
-            ) from None
+            raise WorkerError(self._lost("a result did not come in time")) from None
         except FdlsrError:
             raise
         except Exception as error:  # noqa: BLE001 - a method's own failure is a row
