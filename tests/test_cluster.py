@@ -365,30 +365,32 @@ def small_command(out, *extra):
 
 
 @pytest.mark.parametrize(
-    "says, message",
+    "says, address, message",
     [
         (
             None,
-            f"no dask scheduler answers at --scheduler 'tcp://127.0.0.1:PORT' (no "
-            f"reply within {DEADLINE} s",
+            "tcp://127.0.0.1:PORT",
+            "no dask scheduler answers at --scheduler 'tcp://127.0.0.1:PORT' (no reply "
+            f"within {DEADLINE} s",
         ),
         (
             GARBAGE,
+            "tcp://127.0.0.1:PORT",
             "--scheduler 'tcp://127.0.0.1:PORT': what answers there is not a dask "
             "scheduler",
         ),
-        (b"", "has no port"),
+        (None, "tcp://127.0.0.1", "has no port"),
     ],  # fmt: skip
     ids=["never-answers", "answers-other-bytes", "no-port"],
 )
 def test_what_answers_at_the_address_one_line_within_the_deadline(
-    tmp_path, says, message
+    tmp_path, says, address, message
 ):
     """One line, exit 2, nothing after it (no finalizer's traceback at exit), within
     the deadline the message states (a hang fails at the subprocess's timeout)."""
     pytest.importorskip("distributed")
     listener = Listener(says)
-    address = f"tcp://127.0.0.1:{listener.port}" if says != b"" else "tcp://127.0.0.1"
+    address = address.replace("PORT", str(listener.port))
     out = tmp_path / "res"
     try:
         start = time.monotonic()
