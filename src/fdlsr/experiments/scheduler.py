@@ -27,14 +27,20 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..errors import ConfigError
+from ..errors import ConfigError, quote
 from .cluster import Cluster
 from .evaluation import compute_unit, shared_data
 from .fingerprints import stored_runs
 from .planning import experiment_runs
 from .samples import zero_samples, zero_warning
 from .splits import POOLED, pools_fixed_split
-from .workers import Workers, blas_threads_per_run
+from .workers import (
+    PROCESSES_PER_CORE,
+    Workers,
+    blas_threads_per_run,
+    max_processes,
+    usable_cores,
+)
 
 ORDERS = ("longest", "plan")
 
@@ -160,7 +166,7 @@ def run_experiment(
     (:func:`run_units`, which describes ``progress``, ``n_jobs``, ``scheduler`` and
     ``order``).
     """
-    _check_options(n_jobs, order)
+    check_options(n_jobs, order, scheduler)
     units = experiment_runs(experiment, dataset)
     stored = stored_runs(experiment, dataset, units, store)
     return run_units(
@@ -176,15 +182,30 @@ def run_experiment(
     )
 
 
-def _check_options(n_jobs, order):
+def check_options(n_jobs, order, scheduler=None):
+    """Refuse, in one line, a number of jobs that is not a whole number from 1 to
+    :func:`.workers.max_processes`, an unknown order, or a scheduler that is neither
+    an address nor a :class:`.cluster.Cluster` (its address is read when the
+    cluster is made)."""
+    limit = max_processes()
     if (
         not isinstance(n_jobs, (int, np.integer))
         or isinstance(n_jobs, bool)
-        or n_jobs < 1
+        or not 1 <= n_jobs <= limit
     ):
-        raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
+        raise ConfigError(
+            f"--jobs must be a whole number from 1 to {limit} ({PROCESSES_PER_CORE} for each "
+            f"of the {usable_cores()} cores this process may use), got {quote(n_jobs)}"
+        )
     if order not in ORDERS:
-        raise ConfigError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+        raise ConfigError(
+            f"--order must be one of {', '.join(ORDERS)}, got {quote(order)}"
+        )
+    if scheduler is not None and not isinstance(scheduler, (str, Cluster)):
+        raise ConfigError(
+            "scheduler must be an address (tcp://HOST:8786, local:N) or a Cluster, "
+            f"got {quote(scheduler)}"
+        )
 
 
 def run_units(
@@ -231,7 +252,7 @@ def run_units(
     near-tied choice (LC-KSVD2's atom selection, a cross-validated parameter);
     docs/reproduction.md measures it.
     """
-    _check_options(n_jobs, order)
+    check_options(n_jobs, order, scheduler)
     # an address: a cluster made for this call, closed when it ends
     with contextlib.ExitStack() as stack:
         if isinstance(scheduler, str):
@@ -259,7 +280,12 @@ def run_units(
         accuracies = defaultdict(list)
         took = defaultdict(list)  # seconds of the units of each method and k done here
         cost_done = 0.0
-        workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
+        # a scheduler elsewhere may have no worker yet (they join as they start)
+        workers = (
+            max(1, scheduler.workers)
+            if scheduler is not None
+            else min(n_jobs, len(todo))
+        )
         start = time.perf_counter()
         busy = 0.0
         # closed on the way out, however it is left: no worker outlives this call

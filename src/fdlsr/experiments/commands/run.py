@@ -13,7 +13,7 @@ from ..planning import experiment_runs
 from ..progress import Progress
 from ..report import render, summarise
 from ..samples import data_warnings, scale_warnings
-from ..scheduler import blas_threads_per_run, run_units
+from ..scheduler import blas_threads_per_run, check_options, run_units
 from ..store import (
     STORE_FILES,
     ResultStore,
@@ -36,6 +36,8 @@ from .shared import (
 
 def main(args):
     """``fdlsr run``: plan, compute what the store lacks, print the table."""
+    # before anything is read or written
+    check_options(args.jobs, args.order, args.scheduler)
     config = config_from_args(args)
     ex = config.experiment
     out = Path(args.out or Path("fdlsr-results") / Path(ex.dataset).stem)
@@ -139,7 +141,7 @@ def _configured(args, methods):
 
 def _cluster(args):
     """The dask cluster of ``--scheduler``, or nothing (a context either way)."""
-    if not args.scheduler:
+    if args.scheduler is None:  # an empty address is refused, not ignored
         return contextlib.nullcontext()
     if args.jobs != 1:
         raise ConfigError(
