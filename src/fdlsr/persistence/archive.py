@@ -31,6 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
+from ..common import strict_json
+from ..common.strict_json import RepeatedKeyError
 from ..errors import ModelFileError, cut, one_line, quote
 from .checks import InconsistentModel, check_model, check_savable
 from .contract import InputContract, contract_for
@@ -351,7 +353,12 @@ def _read_manifest(archive, path):
             "declares; the file is damaged: save the model again"
         )
     try:
-        manifest = json.loads(text, object_pairs_hook=_unique_keys)
+        manifest = strict_json.loads(text)
+    except RepeatedKeyError as error:
+        raise ModelFileError(
+            f"{path}: {MANIFEST} is altered ({one_line(error)}; fdlsr.save writes "
+            "each once): save the model again"
+        ) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ModelFileError(
             f"{path}: {MANIFEST} is not valid JSON ({one_line(error)}); the file is "
@@ -363,15 +370,6 @@ def _read_manifest(archive, path):
             f"does not say format {FORMAT!r}); {_SAVE_HINT}"
         )
     return manifest
-
-
-def _unique_keys(pairs):
-    """A JSON object as a dict, refusing a key given twice (which value counts would
-    be a guess)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise ValueError("a JSON object names a key twice")
-    return out
 
 
 def _check_version(manifest, path, current):
