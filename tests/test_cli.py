@@ -373,6 +373,20 @@ def test_plot_reports_the_progress_of_each_figure(tmp_path, monkeypatch, capsys)
     assert "30/30 iterations" in err
 
 
+def test_plot_tsne_methods_keep_the_configs_fdlsr_parameters(tmp_path):
+    """``plot --methods`` names t-SNE's other methods: the figures still draw FDLSR
+    with the config's parameters."""
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'dataset = "digits"\nk = 2\n[params.FDLSR]\nalpha = 0.5\nlam = 0.25\n'
+    )
+    argv = ["plot", "convergence", "--config", str(config), "--out", str(tmp_path)]
+    for methods in ([], ["--methods", "DLSR"]):
+        assert main([*argv, *methods]) == 0
+        data = json.loads((tmp_path / "digits_fig1_convergence.json").read_text())
+        assert (data["params"]["alpha"], data["params"]["lam"]) == (0.5, 0.25)
+
+
 def test_scikit_learn_sets_say_whether_they_are_cached(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SCIKIT_LEARN_DATA", str(tmp_path))
     assert main(["datasets"]) == 0

@@ -88,9 +88,8 @@ def _figure_request(args):
             "figures 1-4 have none to add"
         )
     given = _fdlsr_params(args.params)
-    config = resolve_config(
-        args.config, args.dataset, data_dir=args.data_dir, methods=args.methods
-    )
+    # --methods here names t-SNE's other methods: the config's methods stay
+    config = resolve_config(args.config, args.dataset, data_dir=args.data_dir)
     params = {**config.experiment.params.get("FDLSR", {}), **given}
     get_method("FDLSR").check(params)  # before loading or drawing anything
     return FigureRequest(
