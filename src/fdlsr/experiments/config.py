@@ -26,7 +26,9 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
 Every key is checked against :data:`SCHEMA` (what it must be, in words and as a
 check) before anything is built; a wrong type or value raises :class:`ConfigError`
 with one line naming the key, what it expects and an example. A name is a shipped
-config only if it is one (:func:`shipped_configs`); anything else is a path.
+config only if it is one (:func:`shipped_configs`); anything else is a path. The
+command line's values override a config in one place, :func:`resolve_config`, for
+every command that reads one (run, plot, fit).
 """
 
 import json

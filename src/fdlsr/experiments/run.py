@@ -1,5 +1,5 @@
-"""One experiment run, from Python or the command line: the request (:class:`RunRequest`),
-the run (:func:`run`) and what it gave (:class:`RunResult`).
+"""One experiment run, from Python or the command line: the request
+(:class:`RunRequest`), the run (:func:`run`) and what it gave (:class:`RunResult`).
 
 ``fdlsr run`` builds a :class:`RunRequest` from its arguments
 (:mod:`.commands.run`) and calls :func:`run`, as a Python program does::
@@ -12,7 +12,7 @@ the run (:func:`run`) and what it gave (:class:`RunResult`).
 :func:`run` checks the store's folder, loads the data, plans every run and checks
 it (:func:`.planning.experiment_runs`), finds what the store already holds
 (:func:`.fingerprints.stored_runs`), computes the rest (:func:`.scheduler.run_units`)
-and prints the table, in that order: nothing is written before every check passed.
+and prints the table, in that order: every check comes before the first run.
 """
 
 import contextlib
