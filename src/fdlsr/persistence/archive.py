@@ -32,7 +32,7 @@ import numpy as np
 
 from .._version import __version__
 from ..common import strict_json
-from ..common.strict_json import RepeatedKeyError
+from ..common.strict_json import JSONError, RepeatedKeyError
 from ..errors import ModelFileError, cut, one_line, quote
 from .checks import InconsistentModel, check_model, check_savable
 from .contract import InputContract, contract_for
@@ -353,15 +353,16 @@ def _read_manifest(archive, path):
             "declares; the file is damaged: save the model again"
         )
     try:
-        manifest = strict_json.loads(text)
+        # NaN and infinities allowed: json.dumps writes a model's non-finite floats
+        manifest = strict_json.loads(text, allow_nan=True)
     except RepeatedKeyError as error:
         raise ModelFileError(
             f"{path}: {MANIFEST} is altered ({one_line(error)}; fdlsr.save writes "
             "each once): save the model again"
         ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except JSONError as error:
         raise ModelFileError(
-            f"{path}: {MANIFEST} is not valid JSON ({one_line(error)}); the file is "
+            f"{path}: {MANIFEST} is {one_line(error)}; the file is "
             "damaged: save the model again"
         ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
