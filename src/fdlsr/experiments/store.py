@@ -120,7 +120,7 @@ def _read_json(path):
     except OSError as error:
         return None, f"cannot be read ({error.strerror})"
     except JSONError as error:
-        return None, f"is empty or {error}"
+        return None, f"is empty or not valid JSON ({error})"
     if not isinstance(value, dict):
         return None, "is not a JSON object"
     return value, None
