@@ -38,7 +38,6 @@ algebra is :mod:`fdlsr.common.class_means`.
 
 import numpy as np
 from scipy import linalg
-from sklearn.preprocessing import normalize
 from threadpoolctl import ThreadpoolController
 
 from .compat import (
@@ -321,14 +320,30 @@ def sq_distance(a, b, piece=None):
 
 
 def normalize_rows(X):
-    """Rows scaled to unit L2 norm; a zero row stays zero. Any array namespace.
+    """Rows scaled to unit L2 norm, at any finite scale; a zero row stays zero. Any
+    array namespace.
 
-    NumPy arrays go through scikit-learn's :func:`~sklearn.preprocessing.normalize`
-    (the row norms of ``sklearn.utils.extmath.row_norms``); arrays of other
-    namespaces are scaled on their device.
+    Each row is first divided by its largest absolute entry, so that its norm is
+    computed from numbers in [-1, 1]: squaring the raw entries, as
+    :func:`sklearn.preprocessing.normalize` does, overflows above about 1e154 (the
+    rows become zero) and underflows below about 1e-154 (they stay unscaled). This
+    is the package's one unit normalisation: of the protocol's samples, of the model
+    ``fdlsr fit`` saves (:class:`~fdlsr.common.normalizer.UnitNormalizer`), of the
+    decision rules' projections and of the representation methods' dictionaries.
     """
     if isinstance(X, np.ndarray):
-        return normalize(X)
+        # the largest absolute entry from two reductions, without an |X| copy
+        largest = np.maximum(
+            np.max(X, axis=1, keepdims=True, initial=0.0),
+            -np.min(X, axis=1, keepdims=True, initial=0.0),
+        )
+        largest[largest == 0] = 1.0
+        X = X / largest
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return X / norms
     xp, _ = get_namespace(X)
+    largest = xp.max(xp.abs(X), axis=1, keepdims=True)
+    X = X / xp.where(largest == 0, xp.ones_like(largest), largest)
     norms = xp.linalg.vector_norm(X, axis=1, keepdims=True)
     return X / xp.where(norms == 0, xp.ones_like(norms), norms)

@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from ..common.linalg import normalize_rows
 from .splits import POOLED, pools_fixed_split
 
 
@@ -32,20 +33,10 @@ def standardize_columns(X, train):
 
 
 def unit_rows(X):
-    """Each row of ``X`` divided by its L2 norm, without overflow or underflow.
-
-    A row is first divided by its largest absolute entry, so its norm is computed from
-    numbers in [-1, 1] (``sklearn.preprocessing.normalize`` squares the raw entries:
-    rows above about 1e154 overflow to zero rows, rows below 1e-154 stay unscaled).
-    An all-zero row stays zero.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    largest = np.max(np.abs(X), axis=1, keepdims=True, initial=0.0)
-    largest[largest == 0] = 1.0
-    X = X / largest
-    norms = np.linalg.norm(X, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return X / norms
+    """Each row of ``X`` (as float64) divided by its L2 norm, without overflow or
+    underflow (:func:`~fdlsr.common.linalg.normalize_rows`, the one normaliser,
+    which ``fdlsr fit``'s model applies too). An all-zero row stays zero."""
+    return normalize_rows(np.asarray(X, dtype=np.float64))
 
 
 def zero_samples(X):

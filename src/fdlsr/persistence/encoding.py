@@ -41,6 +41,7 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
+from ..common.normalizer import UnitNormalizer
 from ..errors import QUOTE_LIMIT, ModelFileError, cut, quote
 from ..methods import model_file_classes
 
@@ -73,6 +74,7 @@ def allowed_classes():
     classes = set(model_file_classes())
     classes |= {KNeighborsClassifier, Pipeline, LabelBinarizer, LabelEncoder}
     classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
+    classes |= {UnitNormalizer}  # fdlsr fit's first step
     classes |= {PCA, KFold, StratifiedKFold}  # FDLSRCV's cv
     allowed = {_dotted(cls): cls for cls in classes}
     allowed.update({old: allowed[new] for old, new in RENAMED.items()})
