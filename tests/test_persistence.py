@@ -40,8 +40,10 @@ import fdlsr
 import fdlsr.core.model_selection
 from fdlsr._testing import cli_error
 from fdlsr.common.classifiers import RULES
+from fdlsr.common.normalizer import UnitNormalizer
 from fdlsr.errors import FdlsrError, ModelFileError
 from fdlsr.experiments.cli import main
+from fdlsr.experiments.samples import unit_rows
 from fdlsr.methods import METHODS
 from fdlsr.persistence import archive as persistence
 
@@ -484,9 +486,9 @@ def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
     assert main([*argv, "--params", "alpha=0.1", "-o", str(model_path)]) == 0
     assert "wrote" in capsys.readouterr().err
     model = fdlsr.load(model_path)
-    assert isinstance(model[0], Normalizer) and model[-1].alpha == 0.1
-    # the same as the protocol's: unit-normalised samples, FDLSR fitted on all of them
-    reference = fdlsr.FDLSR(alpha=0.1).fit(Normalizer().fit_transform(X * 1e3), y)
+    assert isinstance(model[0], UnitNormalizer) and model[-1].alpha == 0.1
+    # the protocol's, bit for bit: its unit-normalised samples, FDLSR fitted on all
+    reference = fdlsr.FDLSR(alpha=0.1).fit(unit_rows(X * 1e3), y)
     np.testing.assert_array_equal(model[-1].coef_, reference.coef_)
 
     out = tmp_path / "predictions.csv"
@@ -495,9 +497,7 @@ def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
     lines = out.read_text().splitlines()
     assert lines[0] == "index,prediction,label" and len(lines) == len(y) + 1
     predicted = np.array([int(line.split(",")[1]) for line in lines[1:]])
-    np.testing.assert_array_equal(
-        predicted, reference.predict(Normalizer().transform(X * 1e3))
-    )
+    np.testing.assert_array_equal(predicted, reference.predict(unit_rows(X * 1e3)))
     accuracy = np.mean(predicted == y)
     assert f"accuracy {100 * accuracy:.2f}%" in err
 
