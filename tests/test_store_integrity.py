@@ -147,7 +147,7 @@ def test_corrupt_lines_are_skipped_counted_and_recomputed(healthy, tmp_path, cas
 
 @pytest.mark.parametrize("name", ["experiment.json", "environment.json"])
 @pytest.mark.parametrize(
-    "content", [b"", b"{", b"null", b"[]", b'{"params": [], "sessions": 3}', b"\xff"]
+    "content", [b"", b"{", b"null", b"[]", b'{"tables": [], "sessions": 3}', b"\xff"]
 )
 def test_unreadable_side_files_are_reported_and_replaced(
     healthy, tmp_path, name, content
