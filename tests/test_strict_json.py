@@ -17,7 +17,8 @@ from fdlsr.common import strict_json
 from fdlsr.common.strict_json import JSONError, JSONSyntaxError, RepeatedKeyError
 from fdlsr.errors import FdlsrError
 from fdlsr.experiments.datasets import feature_record
-from fdlsr.experiments.store import MARK, check_store, read_info
+from fdlsr.experiments.store import read_info
+from fdlsr.experiments.store_folder import MARK, check_store
 
 PACKAGE = Path(fdlsr.__file__).parent
 
