@@ -6,12 +6,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ...common.files import open_input
 from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels
-from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
-from ._table import table_shape
+from ._memory import LINE_BYTES, MemoryBudget, image_work_bytes, text_column_bytes
+from ._table import record_at, table_shape
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -48,7 +49,7 @@ def read_csv(path, *, label_column=None, budget=None):
     budget = MemoryBudget(path) if budget is None else budget
     longest = run = 0  # the longest line, in characters
     try:
-        with open(path, newline="", encoding=ENCODING) as f:
+        with _open_text(path, ENCODING) as f:
             sample = part = f.read(1 << 16)
             while part:  # the whole file is text, without NUL (numpy drops them)
                 if "\0" in part:
@@ -130,7 +131,7 @@ def read_csv(path, *, label_column=None, budget=None):
     try:
         X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
     except ValueError as exc:
-        raise _bad_rows(path, exc) from None
+        raise _not_a_number(path, exc, delimiter, names) from None
     y = column(label)
     if len(y) != n_samples or X.size != n_samples * len(features):
         raise DatasetError(  # numpy split the lines otherwise than table_shape did
@@ -154,15 +155,44 @@ def _loadtxt(path, *, encoding, **options):
     inside a quoted label is kept (else CR and LF labels would merge); numpy itself
     still ends lines at CR, LF or CR LF.
     """
-    with open(path, newline="", encoding=encoding) as f, warnings.catch_warnings():
+    with _open_text(path, encoding) as f, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return np.loadtxt(f, **options)
+
+
+def _open_text(path, encoding):
+    """The table ``path`` opened as text without newline translation (a regular file
+    only: a pipe or a device is refused, ``open_input``)."""
+    return open_input(
+        path, "r", error=DatasetError, what="data file", encoding=encoding, newline=""
+    )
 
 
 def _bad_rows(path, exc):
     return DatasetError(
         f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
         "line needs the same columns, with numbers in every feature column"
+    )
+
+
+def _not_a_number(path, exc, delimiter, names):
+    """numpy's refusal of a feature value (``could not convert string '' to float64
+    at row 6, column 3``: the record after the header, 0 first, and the column, 1
+    first) as the line of the file that holds it, and the value."""
+    found = re.search(r"at row (\d+), column (\d+)", str(exc))
+    if found is None:
+        return _bad_rows(path, exc)
+    index = int(found[1]) + (names is not None)  # the header is a record too
+    record = record_at(path, index, delimiter=delimiter, encoding=ENCODING)
+    column = int(found[2]) - 1
+    if record is None or column >= len(record[1]) or _is_number(record[1][column]):
+        return _bad_rows(path, exc)  # not where numpy said: its own words, then
+    line, fields = record
+    name = f" ({quote(names[column])})" if names is not None else ""
+    return DatasetError(
+        f"{path}:{line}: column {column}{name} holds {quote(fields[column])}, which is "
+        "not a number; every feature column needs a number on every line: fix the "
+        "line or remove it"
     )
 
 
@@ -306,7 +336,12 @@ def _given_label(path, label_column, names, n_columns):
 
 
 def _delimiter(line):
-    counts = {d: line.count(d) for d in (",", ";", "\t")}
+    """The delimiter of a table whose first line is ``line``: the one of comma,
+    semicolon and tab that it holds most often outside quoted fields (a header's
+    ``"width, cm";"height, cm"`` is semicolon-separated), else None for white
+    space."""
+    unquoted = re.sub(r'"[^"]*("|$)', "", line)  # "" inside a field: two quotes
+    counts = {d: unquoted.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=counts.get)
     return best if counts[best] else None  # None: any run of white space
 
@@ -387,9 +422,8 @@ def read_image_folder(path, *, grey=True, resize=None, budget=None):
     size = "x".join(map(str, shape[:2]))
     what = f"{len(files)} images of {size} pixels as read"
     budget.charge((len(files), pixels), 8, what, fix)
-    largest = max(h * w for h, w in sizes)
-    work = IMAGE_WORK_BYTES if deep else 4  # 8-bit: one copy, up to 3 channels
-    budget.charge((largest + pixels,), work, "one image being decoded", fix)
+    work = image_work_bytes(sizes, resize, grey=grey, deep=deep)
+    budget.charge((work,), 1, "bytes to decode and resize one image", fix)
     X = np.empty((len(files), pixels))
     for row, (_, file) in enumerate(files):
         image = read_image(file, grey=grey, resize=resize)
