@@ -11,7 +11,7 @@ from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels
-from ._memory import LINE_BYTES, MemoryBudget, image_work_bytes, text_column_bytes
+from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
 from ._table import record_at, table_shape
 
 IMAGE_SUFFIXES = {
@@ -422,8 +422,9 @@ def read_image_folder(path, *, grey=True, resize=None, budget=None):
     size = "x".join(map(str, shape[:2]))
     what = f"{len(files)} images of {size} pixels as read"
     budget.charge((len(files), pixels), 8, what, fix)
-    work = image_work_bytes(sizes, resize, grey=grey, deep=deep)
-    budget.charge((work,), 1, "bytes to decode and resize one image", fix)
+    largest = max(h * w for h, w in sizes)
+    work = IMAGE_WORK_BYTES if deep else 4  # 8-bit: one copy, up to 3 channels
+    budget.charge((largest + pixels,), work, "one image being decoded", fix)
     X = np.empty((len(files), pixels))
     for row, (_, file) in enumerate(files):
         image = read_image(file, grey=grey, resize=resize)

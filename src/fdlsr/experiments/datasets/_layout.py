@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import DatasetError, cut, quote
+from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples
 from ._labels import class_labels
 from ._options import given, spelled
@@ -309,7 +309,8 @@ def _orient(a, n, where, xn, yn, samples, budget=None):
     elif rows and cols:
         raise DatasetError(
             f"cannot tell whether the samples are the rows or the columns of {quote(xn)} "
-            f"in {where} ({shape}, {n} labels); say which with {spelled('samples')}"
+            f"in {where} ({shape}, {n} labels); pass "
+            + setting("samples", "samples='rows' or samples='columns'")
         )
     elif not (rows or cols):
         raise DatasetError(

@@ -42,11 +42,8 @@ NUMBER_TEXT_CHARACTERS = 32
 LINE_BYTES = 32
 # Bytes per pixel (of the largest image as stored and once resized) that decoding one
 # image of more than 8 bits holds besides the samples: it becomes float64 samples,
-# three channels, scaled, resized channel by channel.
+# three channels, scaled, resized channel by channel (an 8-bit one: 4 bytes).
 IMAGE_WORK_BYTES = 64
-# Bytes per pixel of an 8-bit image as Pillow holds it: grey in one, colour in four
-# (RGB is kept in 32 bits).
-PILLOW_GREY, PILLOW_COLOUR = 1, 4
 
 
 def array_bytes(shape, itemsize):
@@ -69,43 +66,6 @@ def text_column_bytes(characters):
     (at most the table's longest field) read as text (``numpy.loadtxt(dtype=str)``: Python strings first, then numpy
     strings, sorted or read as numbers once to tell what the column holds)."""
     return 3 * 4 * int(characters) + PYTHON_STRING + 16
-
-
-def image_work_bytes(sizes, resize, *, grey, deep):
-    """Bytes that decoding one image of a folder holds besides the samples, at most.
-
-    Parameters
-    ----------
-    sizes : iterable of (int, int)
-        ``(height, width)`` of every image, from the headers.
-    resize : (int, int) or None
-        The size each image is resized to.
-    grey : bool
-        One channel, else three.
-    deep : bool
-        Whether some image has more than 8 bits per sample.
-
-    Returns
-    -------
-    int
-        For an 8-bit image: the largest image decoded and converted (two copies),
-        the half-resized one (Pillow resamples one axis, then the other) and the
-        resized one, as Pillow holds them, and its copy as a numpy array; for a
-        deeper one, :data:`IMAGE_WORK_BYTES` per pixel of those.
-    """
-    sizes = list(sizes)
-    largest = max(h * w for h, w in sizes)
-    channels = 1 if grey else 3
-    if resize is None:
-        half, out = 0, largest
-    else:
-        height, width = int(resize[0]), int(resize[1])
-        tallest, widest = max(h for h, _ in sizes), max(w for _, w in sizes)
-        half, out = max(width * tallest, height * widest), height * width
-    if deep:
-        return IMAGE_WORK_BYTES * (largest + half + out * channels)
-    stored = PILLOW_GREY if grey else PILLOW_COLOUR
-    return stored * (2 * largest + half + out) + channels * out
 
 
 class MemoryBudget:
