@@ -1,7 +1,9 @@
 """Readers for CSV tables and folders of images."""
 
+import io
 import re
 import warnings
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +14,7 @@ from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels
 from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
-from ._table import record_at, table_shape
+from ._table import record_at, records, table_shape
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -73,7 +75,7 @@ def read_csv(path, *, label_column=None, budget=None):
     lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
     if not lines:
         raise DatasetError(f"{path} is empty; it needs one sample per line")
-    delimiter = _delimiter(lines[0])
+    delimiter = _delimiter(sample, path)
     table = table_shape(path, delimiter=delimiter, encoding=ENCODING)
     n_columns = table.n_columns
     if n_columns < 2:
@@ -335,15 +337,32 @@ def _given_label(path, label_column, names, n_columns):
     return index % n_columns
 
 
-def _delimiter(line):
-    """The delimiter of a table whose first line is ``line``: the one of comma,
-    semicolon and tab that it holds most often outside quoted fields (a header's
-    ``"width, cm";"height, cm"`` is semicolon-separated), else None for white
-    space."""
-    unquoted = re.sub(r'"[^"]*("|$)', "", line)  # "" inside a field: two quotes
-    counts = {d: unquoted.count(d) for d in (",", ";", "\t")}
-    best = max(counts, key=counts.get)
-    return best if counts[best] else None  # None: any run of white space
+def _delimiter(sample, path):
+    """The delimiter of the table that starts with the text ``sample``, else None
+    (runs of white space).
+
+    Of comma, semicolon and tab, the one that splits the first records alike into
+    more than one field, as numpy will split them (the most records, then the most
+    fields); without one, the one that splits the first record into the most. A
+    delimiter inside a quoted field does not split (a header's ``"width,
+    cm";"height, cm"`` is semicolon-separated), a quoted label may run over line
+    ends, and a quote that opens a field under a wrong delimiter runs on over the
+    records that follow.
+    """
+    counts = {}
+    for delimiter in (",", ";", "\t"):
+        found = records(io.StringIO(sample, newline=""), delimiter, path)
+        counts[delimiter] = [len(fields) for _, _, fields in islice(found, 8)]
+        if len(counts[delimiter]) > 1 and not sample.endswith(("\n", "\r")):
+            counts[delimiter].pop()  # cut short where the sample ends
+
+    def splits(delimiter):
+        found = counts[delimiter] or [0]
+        alike = len(set(found)) == 1 and found[0] > 1
+        return alike, len(found) if alike else 0, found[0]
+
+    best = max(counts, key=splits)  # the first of the best, on a tie
+    return best if splits(best)[2] > 1 else None
 
 
 def _is_number(text):
