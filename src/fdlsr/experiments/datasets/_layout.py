@@ -111,7 +111,7 @@ def _listing(arrays, shown=8):
 
 def _describe(candidate):
     if len(candidate) == 2:
-        return f"x={quote(candidate[0])}, y={quote(candidate[1])}"
+        return f"{given('x', candidate[0])}, {given('y', candidate[1])}"
     return "train {}/{} with test {}/{}".format(*map(quote, candidate))
 
 
