@@ -29,8 +29,8 @@ def standardize_columns(X, train):
     """``X`` with each column at zero mean and unit variance over the rows ``train``
     (a constant column is only centred), as ``StandardScaler`` fitted on them.
 
-    Each column is first divided by the power of two just above its largest
-    training entry, so that its variance is computed from numbers in (-1, 1)
+    Each column is first divided by the power of two at or just below its largest
+    training entry, so that its variance is computed from numbers in (-2, 2)
     (``StandardScaler`` squares the raw entries: columns above about 1e154
     overflow). Dividing by a power of two is exact, and standardising undoes it:
     the result is that of the unscaled columns, to the bit.
@@ -39,7 +39,8 @@ def standardize_columns(X, train):
 
     X = np.asarray(X, dtype=np.float64)
     largest = np.max(np.abs(X[train]), axis=0, initial=0.0)
-    X = X / np.ldexp(1.0, np.frexp(largest)[1])  # frexp(0) is 0 * 2**0: divided by 1
+    # largest = m * 2**e with 0.5 <= m < 1 (0 for a zero column: divided by 0.5)
+    X = X / np.ldexp(1.0, np.frexp(largest)[1] - 1)
     return StandardScaler().fit(X[train]).transform(X)
 
 
