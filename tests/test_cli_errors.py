@@ -154,6 +154,13 @@ def test_a_name_with_control_characters_is_quoted_on_one_line(before, breaks):
         assert f"{repr(name)[1:-1]}.png" in lines[0]
 
 
+def test_an_argument_the_parser_refuses_is_quoted_on_one_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "a\nb"])
+    err = capsys.readouterr().err
+    assert err == "fdlsr: error: unrecognized arguments: a\\nb (see `fdlsr --help`)\n"
+
+
 def test_printable_escapes_only_what_breaks_a_line():
     from fdlsr.errors import printable
 

@@ -157,3 +157,14 @@ def test_a_regular_mat_file_still_reads_through_the_open_file(tmp_path, data):
     scipy.io.savemat(tmp_path / "d.mat", {"fea": X, "gnd": y[:, None] + 1})
     dataset = load_dataset(tmp_path / "d.mat")
     np.testing.assert_array_equal(dataset.X, X)
+
+
+def test_a_named_pipe_as_a_config_is_refused(tmp_path):
+    from fdlsr.errors import ConfigError
+    from fdlsr.experiments.config import load_config
+
+    pipe = tmp_path / "c.toml"
+    os.mkfifo(pipe)
+    result = outcome_without_waiting(lambda: load_config(str(pipe)), pipe)
+    error = result.get("error")
+    assert isinstance(error, ConfigError) and "named pipe" in str(error), result

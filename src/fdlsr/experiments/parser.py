@@ -11,7 +11,7 @@ import contextlib
 import re
 
 from .._version import __version__
-from ..errors import did_you_mean
+from ..errors import did_you_mean, printable
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
@@ -110,7 +110,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(
             2,
-            f"fdlsr: error: {_with_suggestion(message)} (see `{self.prog} --help`)\n",
+            f"fdlsr: error: {printable(_with_suggestion(message))} (see "
+            f"`{self.prog} --help`)\n",
         )
 
 
