@@ -63,6 +63,7 @@ class ClassResidualClassifier(DictionaryClassifier):
         "max_iter": [N_ITER],
         "random_state": ["random_state"],
     }
+
     def _class_scores(self, X):
         return class_residual_scores(X, self.analysis_, self.synthesis_)
 

@@ -147,6 +147,4 @@ class DLSR(RelaxedRegressionClassifier):
         )
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
-        return self._set_projection(
-            X, codes, n_classes, result.coef, result.intercept
-        )
+        return self._set_projection(X, codes, n_classes, result.coef, result.intercept)

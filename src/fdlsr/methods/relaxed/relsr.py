@@ -186,9 +186,7 @@ class ReLSR(RelaxedRegressionClassifier):
         )
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
-        return self._set_projection(
-            X, codes, n_classes, result.coef, result.intercept
-        )
+        return self._set_projection(X, codes, n_classes, result.coef, result.intercept)
 
 
 @relaxed_doc
@@ -294,6 +292,4 @@ class GReLSR(RelaxedRegressionClassifier):
         self.n_iter_ = result.n_iter
         self.objective_ = result.objective
         self.translations_ = result.translations
-        return self._set_projection(
-            X, codes, n_classes, result.coef, result.intercept
-        )
+        return self._set_projection(X, codes, n_classes, result.coef, result.intercept)
