@@ -266,7 +266,7 @@ def _fitted_models(
 ):
     """An FDLSR per rule at one grid point, without refitting, for a generic scorer
     (``classes``: the labels of the fold's classes)."""
-    n_classes = len(classes)
+    n_classes = classes.shape[0]
     neighbors, _ = _rule_state(rules, fitted, y_train, n_classes)
     centroids = class_centroids(fitted.T, y_train, n_classes)
     models = []
