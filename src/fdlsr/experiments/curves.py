@@ -6,7 +6,6 @@ Kept so that imports written before the rename still work; new code imports
 
 from .figure_data import (  # noqa: F401
     SENSITIVITY_GRID,
-    SOLVER_ARGS,
     convergence,
     lambda_curve,
     nn_accuracy,
