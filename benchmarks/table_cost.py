@@ -31,7 +31,8 @@ from collections import defaultdict
 from fdlsr.experiments.config import load_config
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.experiments.planning import experiment_runs
-from fdlsr.experiments.rows import read_store, row_key
+from fdlsr.experiments.rows import row_key
+from fdlsr.experiments.store_folder import read_store
 
 
 def planned_runs(config, data_dir):
