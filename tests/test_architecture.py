@@ -47,8 +47,8 @@ NUMERICAL = {
 }  # fmt: skip
 
 
-def module_name(path):
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+def module_name(path, root=PACKAGE):
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -175,6 +175,93 @@ def test_the_check_sees_a_violation(tmp_path, source, forbidden):
     fake = tmp_path / "fake.py"
     fake.write_text(source + "\n")
     assert forbidden_imports(fake, "fdlsr.core.fake") == forbidden
+
+
+def package_modules(root):
+    """``{dotted name: path}`` of every module of the package at ``root``."""
+    return {module_name(path, root): path for path in root.rglob("*.py")}
+
+
+def import_graph(root=PACKAGE):
+    """``{module: the package's modules it imports}``, read from the source: imports
+    inside functions count. ``from P import name`` imports the module ``P.name`` when
+    there is one, else ``P``; a module's own package, initialised first by Python,
+    is no edge of its own."""
+    modules = package_modules(root)
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names if a.name in modules)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = package.split(".")
+                    base = parts[: len(parts) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module
+                names = [f"{target}.{alias.name}" for alias in node.names]
+                found.update(n for n in names if n in modules)
+                if target in modules and not all(n in modules for n in names):
+                    found.add(target)
+        graph[name] = found - {name}
+    return graph
+
+
+def import_cycles(graph):
+    """The groups of modules that import each other, directly or through others
+    (the strongly connected components of ``graph`` with more than one module)."""
+    index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+    def visit(module):  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for other in sorted(graph.get(module, ())):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in on_stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                other = stack.pop()
+                on_stack.discard(other)
+                group.append(other)
+                if other == module:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return groups
+
+
+def test_no_modules_import_each_other():
+    """Each function lives with what it is about: no two modules of the package
+    import each other, directly or in a circle through others."""
+    graph = import_graph()
+    assert "fdlsr.experiments.store" in graph["fdlsr.experiments.run"]  # parsed
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_circle(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "a.py").write_text("from .sub import b\n")
+    (root / "sub" / "__init__.py").write_text("from . import b\n")  # no circle
+    (root / "sub" / "b.py").write_text("def f():\n    from ..c import g\n")
+    (root / "c.py").write_text("import pkg.a\n")
+    (root / "d.py").write_text("from .sub import b\n")
+    graph = import_graph(root)
+    assert import_cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+    assert graph["pkg.sub"] == {"pkg.sub.b"}
 
 
 def test_old_public_imports_still_work():

@@ -178,19 +178,19 @@ def test_entry_point_prints_no_traceback(tmp_path):
 def test_no_arguments_runs_the_faces_demo(monkeypatch):
     from fdlsr.experiments.cli import build_parser
     from fdlsr.experiments.commands import run
-    from fdlsr.experiments.commands.shared import config_from_args
+    from fdlsr.experiments.commands.run import run_request
 
     seen = {}
     monkeypatch.setattr(run, "main", lambda args: seen.setdefault("args", args) and 0)
     main([])
     args = seen["args"]
     assert args.command == "run" and args.config == "faces" and args.out is None
-    demo = config_from_args(args).experiment
+    demo = run_request(args).config.experiment
     assert demo.dataset == "faces" and "FDLSR" in demo.methods
     assert demo.params["FDLSR"] == {"alpha": 0.1, "beta": 0.01, "lam": 0.1}
     assert demo.paper_params == ["FDLSR"]
     digits = build_parser().parse_args(["run", "--config", "digits"])
-    assert config_from_args(digits).experiment.dataset == "digits"
+    assert run_request(digits).config.experiment.dataset == "digits"
 
 
 def test_off_a_terminal_each_method_and_k_prints_a_line(tmp_path, capsys):
@@ -296,12 +296,12 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
 
 def test_methods_all_selects_every_registered_method():
     from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands.shared import config_from_args
+    from fdlsr.experiments.commands.run import run_request
     from fdlsr.methods import METHODS
 
     args = build_parser().parse_args(["run", "--config", "digits", "--methods", "ALL"])
-    assert config_from_args(args).experiment.methods == list(METHODS)
-    demo = config_from_args(build_parser().parse_args(["run", "--config", "digits"]))
+    assert run_request(args).config.experiment.methods == list(METHODS)
+    demo = run_request(build_parser().parse_args(["run", "--config", "digits"])).config
     assert "FDLSR" in demo.experiment.methods and "SRC" not in demo.experiment.methods
 
 
@@ -371,6 +371,20 @@ def test_plot_reports_the_progress_of_each_figure(tmp_path, monkeypatch, capsys)
     err = capsys.readouterr().err
     assert "fdlsr: convergence figure of digits [" in err
     assert "30/30 iterations" in err
+
+
+def test_plot_tsne_methods_keep_the_configs_fdlsr_parameters(tmp_path):
+    """``plot --methods`` names t-SNE's other methods: the figures still draw FDLSR
+    with the config's parameters."""
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'dataset = "digits"\nk = 2\n[params.FDLSR]\nalpha = 0.5\nlam = 0.25\n'
+    )
+    argv = ["plot", "convergence", "--config", str(config), "--out", str(tmp_path)]
+    for methods in ([], ["--methods", "DLSR"]):
+        assert main([*argv, *methods]) == 0
+        data = json.loads((tmp_path / "digits_fig1_convergence.json").read_text())
+        assert (data["params"]["alpha"], data["params"]["lam"]) == (0.5, 0.25)
 
 
 def test_scikit_learn_sets_say_whether_they_are_cached(tmp_path, monkeypatch, capsys):

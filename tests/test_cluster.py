@@ -1,20 +1,36 @@
 """``fdlsr run --scheduler``: the units on a real dask.distributed ``LocalCluster`` of
 worker processes on loopback give the rows of ``--jobs 1``; a worker killed in the
-middle, Ctrl-C and resume, a missing package and an unreachable scheduler."""
+middle, Ctrl-C and resume, a missing package and an unreachable scheduler.
 
+Real sockets and real processes: listeners that accept and never answer or answer
+other bytes, a real dask scheduler that stops answering, signals at random moments
+of a ``local:2`` run, ``$TMPDIR`` and the working folder checked empty after it,
+and no process left when the command is killed."""
+
+import contextlib
 import json
 import os
+import random
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
+from fdlsr.errors import ConfigError
+from fdlsr.experiments.addresses import SchedulerAddress, scheduler_address
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.store import read_rows
+from fdlsr.experiments.workers import max_processes
+
+ON_LINUX = Path("/proc/self/stat").exists()
 
 SMALL = [
     "run",
@@ -179,29 +195,456 @@ def test_without_distributed_one_line(tmp_path, capsys, monkeypatch):
     assert not out.exists()
 
 
-def test_an_unreachable_scheduler_one_line(tmp_path, capsys, monkeypatch):
+def test_an_unreachable_scheduler_one_line(tmp_path, capsys):
     pytest.importorskip("distributed")
-    from fdlsr.experiments import cluster
+    import dask
 
-    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
     out = tmp_path / "res"
-    line = cli_error(
-        capsys, [*SMALL, "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]
-    )
-    assert "no dask scheduler answers at --scheduler tcp://127.0.0.1:9" in line
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        line = cli_error(
+            capsys, [*SMALL, "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]
+        )
+    assert "no dask scheduler answers at --scheduler 'tcp://127.0.0.1:9'" in line
+    assert "distributed.comm.timeouts.connect, 1 s" in line
     assert not out.exists()
+
+
+LIMIT = max_processes()
+BAD_LOCAL = ["local:１", "local:٣", "local: 2", "local:2 ", "local:+2", "local:2_0",
+             "local:0x2", "local:0", "local:-1", "local:", "local:2.0",
+             f"local:{LIMIT + 1}", "local:99999999999"]  # fmt: skip
+BAD_REMOTE = ["tcp://127.0.0.1", "127.0.0.1", "tcp://127.0.0.1:", "tcp://:8786",
+              "tcp://127.0.0.1:0", "tcp://127.0.0.1:65536", "tcp://127.0.0.1:８７８６",
+              "http://127.0.0.1:8786", "tcp://127.0.0.1:8786/", " tcp://127.0.0.1:8786",
+              "tcp://127.0.0.1:8786\n", "", "local", "tcp://a b:8786",
+              f"tcp://{'a' * 64}:8786", "tcp://a..b:8786", "tls://127.0.0.1:8786"]  # fmt: skip
 
 
 @pytest.mark.parametrize(
     "options, message",
     [
-        (["--scheduler", "local:0"], "number of local worker processes"),
-        (["--scheduler", "local:two"], "number of local worker processes"),
+        *[(["--scheduler", bad], "N of local:N is the number") for bad in BAD_LOCAL],
+        *[(["--scheduler", bad], "--scheduler '") for bad in BAD_REMOTE],
         (["--scheduler", "local:2", "--jobs", "2"], "not both"),
     ],
 )
 def test_bad_scheduler_options_one_line(tmp_path, capsys, options, message):
     pytest.importorskip("distributed")
     out = tmp_path / "res"
-    assert message in cli_error(capsys, [*SMALL, "--out", str(out), *options])
+    line = cli_error(capsys, [*SMALL, "--out", str(out), *options])
+    assert message in line
+    assert len(line) < 400
     assert not out.exists()
+
+
+def test_an_address_without_port_says_so():
+    with pytest.raises(
+        ConfigError, match="has no port: give the dask scheduler's port"
+    ):
+        scheduler_address("tcp://10.0.0.5")
+
+
+# The grammar the parser must follow, written out here: local:N with N in ASCII
+# digits from 1 to LIMIT, or [tcp://|tls://]HOST:PORT with HOST a name, an IPv4 or a
+# bracketed IPv6 address of ASCII characters and PORT from 1 to 65535.
+def expected(text):
+    if text.startswith("local:"):
+        n = text[len("local:") :]
+        ok = n != "" and all(c in "0123456789" for c in n) and 1 <= int(n) <= LIMIT
+        return SchedulerAddress(workers=int(n)) if ok else None
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    elif scheme not in ("tcp", "tls"):
+        return None
+    host, colon, port = rest.rpartition(":")
+    name = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+    literal = set("0123456789abcdefABCDEF:.")
+    labels = host.split(".")
+    good_name = len(host) <= 253 and all(1 <= len(label) <= 63 for label in labels)
+    good_host = (host != "" and set(host) <= name and good_name) or (
+        len(host) > 2
+        and host[0] == "["
+        and host[-1] == "]"
+        and set(host[1:-1]) <= literal
+    )
+    good_port = 1 <= len(port) <= 5 and all(c in "0123456789" for c in port)
+    if not (colon and good_host and good_port and 1 <= int(port) <= 65535):
+        return None
+    return SchedulerAddress(url=f"{scheme}://{host}:{int(port)}")
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    text=st.one_of(
+        st.text(),
+        st.builds(
+            str.__add__,
+            st.sampled_from(
+                [
+                    "tcp://" + "a" * 63 + ".",
+                    "a" * 250,
+                    "local:",
+                    "tcp://",
+                    "tls://",
+                    "tcp://127.0.0.1:",
+                    "tcp://[::1]:",
+                    "localhost:",
+                    "local:1",
+                    "local:0",
+                ]
+            ),
+            st.text(st.characters(codec="utf-8"), max_size=8)
+            | st.from_regex(r"[0-9]{0,7}", fullmatch=True),
+        ),  # fmt: skip
+    )
+)
+def test_scheduler_addresses_are_read_strictly(text):
+    """Any text is an address exactly when the grammar says so; the rest is refused
+    in one line that quotes it."""
+    want = expected(text)
+    try:
+        got = scheduler_address(text)
+    except ConfigError as error:
+        message = str(error)
+        assert want is None, (text, message)
+        assert "\n" not in message and len(message) < 400
+        assert message.startswith("--scheduler ")
+        return
+    assert got == want, text
+
+
+# -- real sockets: what answers (or not) at the address ------------------------------
+
+
+class Listener:
+    """A TCP server on loopback that accepts every connection and then ``says``
+    nothing (None) or sends the given bytes, holding the connection open."""
+
+    def __init__(self, says):
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.says = says
+        self.held = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:  # closed
+                return
+            self.held.append(connection)
+            if self.says is not None:
+                with contextlib.suppress(OSError):
+                    connection.sendall(self.says)
+
+    def close(self):
+        self.socket.close()
+        for connection in self.held:
+            connection.close()
+
+
+DEADLINE = 3  # seconds: distributed.comm.timeouts.connect in these tests
+# a length of frames that asks for exbibytes, then bytes that are not dask's
+GARBAGE = (2**62).to_bytes(8, "little") * 4 + b"HTTP/1.1 200 OK\r\n\r\nhello" * 50
+
+
+def cluster_env(**extra):
+    return {
+        **os.environ,
+        "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": f"{DEADLINE}s",
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
+
+
+def small_command(out, *extra):
+    return [sys.executable, "-m", "fdlsr", *SMALL, "--splits", "1", "--out", str(out),
+            *extra]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "says, address, message",
+    [
+        (
+            None,
+            "tcp://127.0.0.1:PORT",
+            "no dask scheduler answers at --scheduler 'tcp://127.0.0.1:PORT' (no reply "
+            f"within {DEADLINE} s",
+        ),
+        (
+            GARBAGE,
+            "tcp://127.0.0.1:PORT",
+            "--scheduler 'tcp://127.0.0.1:PORT': what answers there is not a dask "
+            "scheduler",
+        ),
+        (None, "tcp://127.0.0.1", "has no port"),
+    ],  # fmt: skip
+    ids=["never-answers", "answers-other-bytes", "no-port"],
+)
+def test_what_answers_at_the_address_one_line_within_the_deadline(
+    tmp_path, says, address, message
+):
+    """One line, exit 2, nothing after it (no finalizer's traceback at exit), within
+    the deadline the message states (a hang fails at the subprocess's timeout)."""
+    pytest.importorskip("distributed")
+    listener = Listener(says)
+    address = address.replace("PORT", str(listener.port))
+    out = tmp_path / "res"
+    try:
+        start = time.monotonic()
+        done = subprocess.run(
+            small_command(out, "--scheduler", address),
+            capture_output=True,
+            text=True,
+            env=cluster_env(),
+            timeout=90,
+        )
+        took = time.monotonic() - start
+    finally:
+        listener.close()
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1, done.stderr
+    assert message.replace("PORT", str(listener.port)) in lines[0], lines[0]
+    assert not out.exists()
+    print(f"{address} {says!r:.20}: {took:.1f} s from start to exit")
+
+
+# -- start-up and shutdown of local:N: signals, files, processes -------------------
+
+
+def session_processes(sid):
+    """The processes of session ``sid`` that have not ended."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def gone(sid, timeout=15):
+    """True once no process of session ``sid`` is left (waiting ``timeout`` s);
+    kills what is left otherwise."""
+    deadline = time.monotonic() + timeout
+    while session_processes(sid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = session_processes(sid)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    return not left
+
+
+class Run:
+    """``fdlsr run --scheduler local:2`` in a session of its own (Ctrl-C on a terminal
+    reaches its whole process group), with a fresh ``$TMPDIR`` and working folder."""
+
+    def __init__(self, tmp_path, data, out):
+        self.tmp = tmp_path / "tmp"
+        self.cwd = tmp_path / "cwd"
+        self.tmp.mkdir(parents=True)
+        self.cwd.mkdir()
+        self.log = tmp_path / "log"
+        self.out = out
+        with open(self.log, "w") as handle:
+            self.process = subprocess.Popen(
+                command(data, out, "--scheduler", "local:2"),
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                cwd=self.cwd,
+                env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(self.tmp)},
+                start_new_session=True,
+                # pytest-xdist workers may ignore SIGINT, and an ignored signal is
+                # inherited across exec: the run would then never see the Ctrl-C
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            )
+
+    def wait_for_a_worker(self, timeout=120):
+        """Until the first worker process exists (the cluster is starting)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if dask_workers(self.process.pid):
+                return
+            time.sleep(0.01)
+        pytest.fail(f"no worker process after {timeout} s: {self.log.read_text()}")
+
+    def lines(self):
+        return self.log.read_text().strip().splitlines()
+
+    def left_behind(self):
+        """Files and folders left in $TMPDIR and in the working folder."""
+        return sorted(str(p) for p in [*self.tmp.rglob("*"), *self.cwd.rglob("*")])
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+def test_a_clean_run_leaves_nothing_in_tmpdir_or_the_working_folder(
+    tmp_path, data, uninterrupted
+):
+    pytest.importorskip("distributed")
+    run = Run(tmp_path, data, tmp_path / "res")
+    assert run.process.wait(timeout=300) == 0, run.log.read_text()
+    assert gone(run.process.pid)
+    assert run.left_behind() == []
+    assert all(line.startswith("fdlsr: ") or " runs computed, " in line
+               for line in run.lines()), run.lines()  # fmt: skip
+    assert rows_by_key(run.out) == uninterrupted
+
+
+def interrupted_cleanly(run, how):
+    """Asserts what a signal to ``run`` must leave: exit 130 (0 when it had ended),
+    its own lines only, the last one the interruption, no process, no file."""
+    code = run.process.wait(timeout=120)
+    lines = run.lines()
+    assert code in (130, 0), (how, code, lines)
+    assert all(line.startswith("fdlsr: ") or " runs computed, " in line
+               for line in lines), (how, lines)  # fmt: skip
+    if code == 130:
+        assert lines[-1].startswith("fdlsr: interrupted; finished runs are saved"), (
+            how, lines)  # fmt: skip
+    assert gone(run.process.pid), (how, "processes left")
+    assert run.left_behind() == [], (how, run.left_behind())
+    return code
+
+
+# Signals at random moments of a local:2 run (from its first worker process to the
+# end: start-up, runs, shutdown); FDLSR_SIGNAL_SWEEP sets how many (docs/cluster.md
+# reports a longer sweep run by hand).
+SWEEP = int(os.environ.get("FDLSR_SIGNAL_SWEEP", "4"))
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+def test_signals_at_any_moment_one_line_exit_130_nothing_left(
+    tmp_path, data, uninterrupted
+):
+    pytest.importorskip("distributed")
+    rng = random.Random()
+    seed = rng.randrange(10**6)
+    rng.seed(seed)
+    out = tmp_path / "res"  # one store: each run resumes the last
+    ways = [("Ctrl-C", lambda p: os.killpg(p.pid, signal.SIGINT)),
+            ("SIGTERM", lambda p: p.send_signal(signal.SIGTERM)),
+            ("SIGINT", lambda p: p.send_signal(signal.SIGINT))]  # fmt: skip
+    for attempt in range(SWEEP):
+        name, send = ways[attempt % len(ways)]
+        # the first at once when the first worker starts; the others later
+        delay = 0.0 if attempt == 0 else rng.uniform(0.0, 4.0)
+        how = f"{name} {delay:.2f} s after the first worker (seed {seed})"
+        run = Run(tmp_path / str(attempt), data, out)
+        run.wait_for_a_worker()
+        time.sleep(delay)
+        if run.process.poll() is None:
+            send(run.process)
+        interrupted_cleanly(run, how)
+        if (out / "results.jsonl").exists():
+            rows_by_key(out)  # no run stored twice
+    # the last run resumes to the end; Ctrl-C the moment its last line is out, while
+    # the cluster closes and Python exits, changes nothing
+    run = Run(tmp_path / "last", data, out)
+    deadline = time.monotonic() + 300
+    while " runs computed, " not in run.log.read_text():
+        assert run.process.poll() is None, run.lines()
+        assert time.monotonic() < deadline, run.lines()
+        time.sleep(0.005)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(run.process.pid, signal.SIGINT)
+    interrupted_cleanly(run, "Ctrl-C at the last line")
+    assert rows_by_key(out) == uninterrupted
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+@pytest.mark.parametrize("delay", [0.7, 1.4])
+def test_ctrl_c_while_python_imports_the_command_is_one_line(tmp_path, data, delay):
+    """The first second or two of a command go to Python's imports (numpy, scipy,
+    scikit-learn, the estimators): Ctrl-C then is the same one line and exit 130."""
+    run = Run(tmp_path, data, tmp_path / "res")
+    time.sleep(delay)
+    os.killpg(run.process.pid, signal.SIGINT)
+    interrupted_cleanly(run, f"Ctrl-C {delay} s after the start")
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+@pytest.mark.parametrize("moment", ["start-up", "mid-run"])
+def test_a_killed_run_leaves_no_process(tmp_path, data, moment):
+    pytest.importorskip("distributed")
+    run = Run(tmp_path, data, tmp_path / "res")
+    if moment == "start-up":
+        run.wait_for_a_worker()
+    else:
+        mid_run(run.process, run.out / "results.jsonl", run.log)
+    run.process.kill()
+    run.process.wait()
+    assert gone(run.process.pid), "processes outlived the killed run"
+
+
+# -- a real dask scheduler elsewhere: no worker yet, then one, then it stops ---------
+
+
+def background(argv, log, **kwargs):
+    with open(log, "w") as handle:
+        return subprocess.Popen(
+            argv, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
+            env=cluster_env(), **kwargs,
+        )  # fmt: skip
+
+
+def wait_for(condition, what, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"no {what} after {timeout} s")
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+def test_a_scheduler_that_stops_answering_ends_the_run_in_one_line(tmp_path, data):
+    """A scheduler without workers is waited for (with a note), a worker that joins
+    computes, and a scheduler that stops answering (SIGSTOP) ends the command in
+    one line, exit 2, within the deadlines; the rows stored are kept."""
+    pytest.importorskip("distributed")
+    found = tmp_path / "scheduler.json"
+    scheduler = background(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(found)],
+        tmp_path / "scheduler.log",
+    )  # fmt: skip
+    worker = run = None
+    try:
+        wait_for(lambda: found.exists() and found.stat().st_size, "scheduler file")
+        address = json.loads(found.read_text())["address"]
+        out, log = tmp_path / "res", tmp_path / "log"
+        run = background(command(data, out, "--scheduler", address), log)
+        wait_for(lambda: "has no worker yet" in log.read_text(), "note")
+        worker = background(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address,
+             "--nthreads", "1", "--no-dashboard"],
+            tmp_path / "worker.log",
+        )  # fmt: skip
+        results = out / "results.jsonl"
+        wait_for(lambda: results.exists() and results.read_bytes().count(b"\n"), "row")
+        scheduler.send_signal(signal.SIGSTOP)
+        code = run.wait(timeout=120)
+        lines = log.read_text().strip().splitlines()
+        assert code == 2, lines
+        assert all(line.startswith("fdlsr: ") for line in lines), lines
+        assert lines[-1].startswith(
+            f"fdlsr: error: the dask scheduler at {address} stopped answering (no "
+            f"reply within {DEADLINE} s); finished rows are kept"
+        ), lines
+        assert 1 <= len(read_rows(out)) < TOTAL
+    finally:
+        for process in (run, worker, scheduler):
+            if process is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                    os.killpg(process.pid, signal.SIGCONT)
+                process.wait()

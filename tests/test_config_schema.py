@@ -230,7 +230,7 @@ def test_the_command_runs_or_exits_2_with_one_line(
 ):
     """End to end: any value for any key (or any bytes) either reaches the run or
     is exit status 2 with one line on stderr, never a traceback."""
-    from fdlsr.experiments.commands import run
+    from fdlsr.experiments import run
 
     def accepted(*args, **kwargs):
         raise Accepted

@@ -7,7 +7,7 @@ import json
 
 from fdlsr._testing import cli, cli_error
 from fdlsr.experiments.cli import build_parser, main
-from fdlsr.experiments.commands.shared import config_from_args
+from fdlsr.experiments.commands.run import run_request
 from fdlsr.experiments.cv_choices import cell_choices, choices_text, value_text
 from fdlsr.experiments.notes import chosen_parameters_notes
 from fdlsr.experiments.planning import experiment_runs
@@ -97,7 +97,7 @@ def test_a_report_of_a_store_names_the_choices_per_k(tmp_path, capsys):
 
 def plan(argv):
     args = build_parser().parse_args(["run", *argv])
-    return config_from_args(args).experiment
+    return run_request(args).config.experiment
 
 
 def test_cv_fdlsr_searches_the_papers_grid_with_its_rule_over_the_configs_values():

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli
 from fdlsr.errors import DatasetError
+from fdlsr.experiments import planning
 from fdlsr.experiments.commands import shared
 from fdlsr.experiments.datasets import dataset_info, load_dataset, npy_samples
 from fdlsr.experiments.parser import build_parser
@@ -115,7 +116,11 @@ def load(inputs, name, options):
 def test_the_declaration_is_the_specification():
     from fdlsr.experiments.datasets._options import DATA_OPTIONS
 
-    assert shared.DATA_ARGUMENTS == ARGUMENTS
+    # every command reads its data flags into the loader's keywords in one place
+    argv = ["run", "--x", "X", "--y", "Y", "--samples", "rows", "--resize", "2", "3"]
+    given = shared.data_options(build_parser().parse_args(argv)).given()
+    assert given == {"x": "X", "y": "Y", "samples": "rows", "resize": [2, 3]}
+    assert set(given) | {"data_dir"} == set(ARGUMENTS.values())
     assert {name: option.python for name, option in DATA_OPTIONS.items()} == PYTHON
     kinds = {"mat": "mat", "npz": "npz", "csv": "csv", "images": "images",
              "npy": "npy", "digits": "sklearn", "faces": "npz"}  # fmt: skip
@@ -247,7 +252,7 @@ def test_every_data_flag_of_every_command_on_every_input(
     def loaded(*args, **kwargs):
         raise Loaded("LOADED")
 
-    monkeypatch.setattr(shared, "check_classes", loaded)
+    monkeypatch.setattr(planning, "check_classes", loaded)
     monkeypatch.setattr(predict, "_check_samples", loaded)
     source, values = inputs[name]
     if name == "npy" and command != "predict":

@@ -77,18 +77,19 @@ def test_python_api_writes_features_labels_files_and_record(folder, extracted):
 
 
 def test_feature_file_runs_through_the_protocol(extracted, tmp_path):
+    from fdlsr.experiments.config import Config
     from fdlsr.experiments.planning import Experiment
-    from fdlsr.experiments.scheduler import run_experiment
-    from fdlsr.experiments.store import ResultStore
+    from fdlsr.experiments.run import RunRequest, run
 
     out, _ = extracted
     ds = load_dataset(out)
     assert ds.X.shape == (12, 512) and ds.n_classes == 3
     assert "deep features of resnet18" in ds.description
     ex = Experiment(dataset=str(out), ks=[2], methods=["FDLSR", "1-NN"], splits=2)
-    with ResultStore(tmp_path / "res") as store:
-        assert run_experiment(ex, ds, store) == 4
-        rows = store.rows
+    request = RunRequest(Config(ex), out=tmp_path / "res", table=False)
+    result = run(request)  # the features file, loaded as the command loads it
+    assert result.computed == 4
+    rows = result.rows
     assert all(0 <= r["accuracy"] <= 1 and r["n_features"] == 512 for r in rows)
 
 

@@ -1,4 +1,4 @@
-"""Runs in parallel (``run_experiment(..., n_jobs=)``, ``fdlsr run --jobs``) and the
+"""Runs in parallel (``run(RunRequest(..., jobs=N))``, ``fdlsr run --jobs``) and the
 cheap warm-up: the same rows as one process, times apart."""
 
 import numpy as np
@@ -7,25 +7,31 @@ from sklearn.datasets import load_digits
 
 from fdlsr._testing import rows_by_key
 from fdlsr.errors import ConfigError
+from fdlsr.experiments.config import Config
+from fdlsr.experiments.datasets import Dataset
 from fdlsr.experiments.evaluation import warm_up
 from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.scheduler import run_experiment
-from fdlsr.experiments.store import ResultStore, read_rows
+from fdlsr.experiments.run import RunRequest, run
+from fdlsr.experiments.store import read_rows
 from fdlsr.methods import get_method
 
 
-class Data:
-    def __init__(self, n_per_class=10, n_classes=5):
-        X, y = load_digits(return_X_y=True)
-        keep = np.concatenate(
-            [np.flatnonzero(y == c)[:n_per_class] for c in range(n_classes)]
-        )
-        self.X, self.y, self.name = X[keep], y[keep], "mini"
+def Data(n_per_class=10, n_classes=5):
+    X, y = load_digits(return_X_y=True)
+    keep = np.concatenate(
+        [np.flatnonzero(y == c)[:n_per_class] for c in range(n_classes)]
+    )
+    return Dataset(X[keep], y[keep], "mini")
+
+
+def computed(out, experiment, n_jobs=1, progress=None):
+    """The runs of ``experiment`` computed into the store ``out``."""
+    request = RunRequest(Config(experiment), jobs=n_jobs, out=out, table=False)
+    return run(request, dataset=Data(), progress=progress).computed
 
 
 def rows_of(tmp_path, experiment, n_jobs, progress=None):
-    with ResultStore(tmp_path) as store:
-        assert run_experiment(experiment, Data(), store, progress, n_jobs=n_jobs) > 0
+    assert computed(tmp_path, experiment, n_jobs, progress) > 0
     return rows_by_key(tmp_path)
 
 
@@ -38,33 +44,33 @@ def test_two_jobs_give_the_rows_of_one(tmp_path):
         splits=2,
         cv=["LinearSVC"],
     )
-    calls = []
+    events = []
     one = rows_of(tmp_path / "one", ex, 1)
-    two = rows_of(tmp_path / "two", ex, 2, lambda *a, **kw: calls.append((a, kw)))
+    two = rows_of(tmp_path / "two", ex, 2, events.append)
     assert len(one) == 2 * 2 * 4
     assert one == two
     # one line per method and k, with the accuracies of its splits
-    finished = [kw["finished"] for _, kw in calls if "finished" in kw]
-    assert sorted((m, k) for m, k, _ in finished) == sorted(
+    finished = [event.finished for event in events if event.finished]
+    assert sorted((f.method, f.k) for f in finished) == sorted(
         (m, k) for m in ex.methods for k in ex.ks
     )
-    assert all(len(accuracies) == 2 for _, _, accuracies in finished)
-    assert calls[-1][0][:2] == (16, 16)
+    assert all(len(f.accuracies) == 2 for f in finished)
+    assert (events[-1].done, events[-1].total) == (16, 16)
 
 
 def test_jobs_resume_what_is_missing(tmp_path):
     ex = Experiment("mini", [2], ["RidgeClassifier", "1-NN"], splits=2)
-    with ResultStore(tmp_path) as store:
-        assert run_experiment(ex, Data(), store, n_jobs=2) == 4
-        assert run_experiment(ex, Data(), store, n_jobs=2) == 0
+    assert computed(tmp_path, ex, n_jobs=2) == 4
+    assert computed(tmp_path, ex, n_jobs=2) == 0
     assert len(read_rows(tmp_path)) == 4
 
 
 @pytest.mark.parametrize("n_jobs", [0, -1, 1.5, True])
 def test_bad_jobs_are_refused(tmp_path, n_jobs):
     ex = Experiment("mini", [2], ["1-NN"], splits=1)
-    with ResultStore(tmp_path) as store, pytest.raises(ConfigError, match="--jobs"):
-        run_experiment(ex, Data(), store, n_jobs=n_jobs)
+    with pytest.raises(ConfigError, match="--jobs"):
+        computed(tmp_path, ex, n_jobs=n_jobs)
+    assert not tmp_path.joinpath("results.jsonl").exists()
 
 
 def test_warm_up_fits_a_few_classes_and_never_fails():

@@ -153,6 +153,24 @@ def test_a_lying_size_in_the_zip_header_allocates_nothing(model_file, tmp_path):
     refused(path, "declares 2147483648 bytes")
 
 
+@pytest.mark.parametrize("shift", [1, 40, 2**20])
+def test_a_central_directory_pointing_outside_the_file_is_one_line(
+    model_file, tmp_path, shift
+):
+    """The end record saying the central directory starts further on than it does:
+    zipfile then places the first member before the file's start (a negative seek,
+    an OSError, found by the damage fuzz)."""
+    content = bytearray(model_file.read_bytes())
+    end = content.rindex(b"PK\x05\x06")  # the end of central directory record
+    offset = struct.unpack_from("<I", content, end + 16)[0]
+    struct.pack_into("<I", content, end + 16, offset + shift)
+    path = tmp_path / "shifted.fdlsr"
+    path.write_bytes(bytes(content))
+    with pytest.raises(ModelFileError) as info:
+        fdlsr.load(path)
+    assert "\n" not in str(info.value)
+
+
 def test_a_member_named_twice_is_refused(model_file, tmp_path):
     manifest, arrays = parts(model_file)
     path = pack(tmp_path / "twice", manifest, arrays)

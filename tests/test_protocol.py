@@ -187,24 +187,28 @@ def test_setting_key_distinguishes_fixed_tuned_and_raw():
 
 
 def test_fixed_split_of_a_dataset(tmp_path, digits):
+    from fdlsr.experiments.config import Config
     from fdlsr.experiments.datasets import Dataset
-    from fdlsr.experiments.scheduler import run_experiment
-    from fdlsr.experiments.store import ResultStore, read_rows
+    from fdlsr.experiments.run import RunRequest, run
+    from fdlsr.experiments.store import read_rows
+
+    def computed(experiment, dataset):
+        request = RunRequest(Config(experiment), out=tmp_path, table=False)
+        return run(request, dataset=dataset).computed
 
     X, y = digits
     ds = Dataset(
         X, y, "fixed_digits", fixed_split=(np.arange(0, 1000), np.arange(1000, 1797))
     )
     ex = Experiment("fixed_digits", [], ["1-NN"])
-    with ResultStore(tmp_path) as store:
-        assert run_experiment(ex, ds, store) == 1
+    assert computed(ex, ds) == 1
     (row,) = read_rows(tmp_path)
     assert row["k"] == "fixed" and (row["n_train"], row["n_test"]) == (1000, 797)
     Xn = normalize(X)  # the protocol unit-normalises every sample
     direct = KNeighborsClassifier(1).fit(Xn[:1000], y[:1000]).score(Xn[1000:], y[1000:])
     assert row["accuracy"] == pytest.approx(direct)
     with pytest.raises(ConfigError, match="no fixed train/test split"):
-        run_experiment(Experiment("d", ["fixed"], ["1-NN"]), Dataset(X, y, "d"), store)
+        computed(Experiment("d", ["fixed"], ["1-NN"]), Dataset(X, y, "d"))
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,10 @@ from sklearn.datasets import load_digits
 
 from fdlsr._testing import cli
 from fdlsr.errors import ConfigError
+from fdlsr.experiments.config import Config
+from fdlsr.experiments.datasets import Dataset
 from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.scheduler import run_experiment
+from fdlsr.experiments.run import RunRequest, run
 from fdlsr.experiments.store import (
     ResultStore,
     environment,
@@ -26,11 +28,16 @@ from fdlsr.experiments.store import (
 )
 
 
-class Data:
-    def __init__(self, n_per_class=12):
-        X, y = load_digits(return_X_y=True)
-        keep = np.concatenate([np.flatnonzero(y == c)[:n_per_class] for c in range(4)])
-        self.X, self.y, self.name = X[keep], y[keep], "mini"
+def Data(n_per_class=12):
+    X, y = load_digits(return_X_y=True)
+    keep = np.concatenate([np.flatnonzero(y == c)[:n_per_class] for c in range(4)])
+    return Dataset(X[keep], y[keep], "mini")
+
+
+def computed(out, experiment, dataset):
+    """The runs of ``experiment`` on ``dataset`` computed into the store ``out``."""
+    request = RunRequest(Config(experiment), out=out, table=False)
+    return run(request, dataset=dataset).computed
 
 
 def row(i, **extra):
@@ -92,12 +99,10 @@ def test_environment_is_stored_beside_the_rows(tmp_path):
 def test_resume_computes_only_what_is_missing(tmp_path):
     data = Data()
     small = Experiment("mini", [2], ["RidgeClassifier", "1-NN"], splits=2)
-    with ResultStore(tmp_path) as store:
-        assert run_experiment(small, data, store) == 4
+    assert computed(tmp_path, small, data) == 4
     bigger = Experiment("mini", [2, 3], ["RidgeClassifier", "1-NN"], splits=3)
-    with ResultStore(tmp_path) as store:
-        assert run_experiment(bigger, data, store) == 2 * 2 * 3 - 4
-        assert run_experiment(bigger, data, store) == 0
+    assert computed(tmp_path, bigger, data) == 2 * 2 * 3 - 4
+    assert computed(tmp_path, bigger, data) == 0
     rows = read_rows(tmp_path)
     assert len(rows) == 12 and len({row_key(r) for r in rows}) == 12
 
@@ -105,8 +110,7 @@ def test_resume_computes_only_what_is_missing(tmp_path):
 def test_same_splits_for_every_method(tmp_path):
     data = Data()
     ex = Experiment("mini", [3], ["RidgeClassifier", "1-NN", "FDLSR"], splits=2)
-    with ResultStore(tmp_path) as store:
-        run_experiment(ex, data, store)
+    computed(tmp_path, ex, data)
     rows = read_rows(tmp_path)
     assert {(r["n_train"], r["n_test"]) for r in rows} == {(12, 36)}
     assert {r["method"] for r in rows} == {"RidgeClassifier", "1-NN", "FDLSR"}

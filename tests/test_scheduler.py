@@ -9,15 +9,16 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.datasets import load_digits
 
+from fdlsr.experiments.config import Config
 from fdlsr.experiments.datasets import Dataset
 from fdlsr.experiments.evaluation import shared_data
 from fdlsr.experiments.planning import Experiment, experiment_runs
+from fdlsr.experiments.run import RunRequest, run
 from fdlsr.experiments.scheduler import (
     REFERENCE_SECONDS,
     Usage,
     expected_costs,
     longest_first,
-    run_experiment,
 )
 from fdlsr.experiments.store import ResultStore, read_rows
 
@@ -28,6 +29,12 @@ def digits():
     X, y = load_digits(return_X_y=True)
     keep = np.concatenate([np.flatnonzero(y == c)[:12] for c in range(6)])
     return Dataset(X[keep], y[keep], "mini")
+
+
+def computed(out, experiment, dataset, progress=None, **options):
+    """The runs of ``experiment`` on ``dataset`` computed into the store ``out``."""
+    request = RunRequest(Config(experiment), out=out, table=False, **options)
+    return run(request, dataset=dataset, progress=progress).computed
 
 
 def plan(methods=("FDDL", "FDLSR", "1-NN", "LRSDL"), ks=(2, 4)):
@@ -77,8 +84,7 @@ def test_stored_times_of_a_method_and_k_override_the_model():
 def test_the_order_is_the_same_for_the_same_store_and_plan(tmp_path):
     ex, dataset, units, data = plan(ks=(2, 3))
     partial = Experiment("mini", [2], ["FDLSR", "1-NN"], splits=2)
-    with ResultStore(tmp_path) as store:
-        run_experiment(partial, dataset, store)
+    computed(tmp_path, partial, dataset)
     orders = []
     for _ in range(2):
         with ResultStore(tmp_path) as store:
@@ -132,28 +138,21 @@ class _Unit:
 
 def test_several_workers_report_their_use(tmp_path):
     ex = Experiment("mini", [2], ["FDLSR", "1-NN"], splits=2)
-    calls = []
-    with ResultStore(tmp_path) as store:
-        assert (
-            run_experiment(
-                ex, digits(), store, lambda *a, **kw: calls.append(kw), n_jobs=2
-            )
-            == 4
-        )
-    usage = calls[-1]["usage"]
+    events = []
+    assert computed(tmp_path, ex, digits(), events.append, jobs=2) == 4
+    usage = events[-1].usage
     assert isinstance(usage, Usage) and usage.workers == 2
     assert 0 < usage.busy <= usage.workers * usage.wall
     assert usage.idle == pytest.approx(usage.workers * usage.wall - usage.busy)
     assert "2 workers for" in str(usage) and "idle" in str(usage)
     # every row but the last gets the time expected to be left
-    assert all("eta" in kw for kw in calls[1:-1])
+    assert all(event.eta is not None for event in events[1:-1])
     assert len(read_rows(tmp_path)) == 4
 
 
 def test_plan_order_and_one_job_keep_the_plan(tmp_path):
     ex = Experiment("mini", [2, 3], ["1-NN", "FDDL"], splits=1)
-    with ResultStore(tmp_path / "one") as store:
-        run_experiment(ex, digits(), store)
+    computed(tmp_path / "one", ex, digits())
     rows = read_rows(tmp_path / "one")
     assert [(r["method"], r["k"]) for r in rows] == [
         ("1-NN", 2),
@@ -161,11 +160,9 @@ def test_plan_order_and_one_job_keep_the_plan(tmp_path):
         ("1-NN", 3),
         ("FDDL", 3),
     ]
-    with (
-        ResultStore(tmp_path / "bad") as store,
-        pytest.raises(ValueError, match="--order"),
-    ):
-        run_experiment(ex, digits(), store, order="shortest")
+    with pytest.raises(ValueError, match="--order"):
+        computed(tmp_path / "bad", ex, digits(), order="shortest")
+    assert not (tmp_path / "bad").exists()
 
 
 def test_time_left_uses_the_times_of_units_done_then_the_scaled_model():

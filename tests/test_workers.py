@@ -2,6 +2,7 @@
 of the run stays in /dev/shm, and the same command resumes to the table of a run that
 was never interrupted. Real processes and real signals, no mocks."""
 
+import argparse
 import os
 import signal
 import subprocess
@@ -10,9 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from fdlsr._testing import rows_by_key, save_noisy_classes
+from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
+from fdlsr.experiments.parser import _whole
 from fdlsr.experiments.store import read_rows
+from fdlsr.experiments.workers import max_processes
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)"
@@ -284,3 +289,33 @@ def test_workers_compute_every_task_and_stop():
         results = sorted(workers.results(range(20)))
     assert results == [(t, divmod(t, 7)) for t in range(20)]
     assert alive(ours) == []
+
+
+# -- --jobs N: a whole number in the digits 0-9, at most 4 per usable core ----------
+
+
+@pytest.mark.parametrize(
+    "jobs", ["٣", "１", " 2", "+2", "2_0", "0x2", "0", "-1", str(max_processes() + 1)]
+)
+def test_jobs_is_a_whole_number_in_digits_up_to_four_per_core(tmp_path, capsys, jobs):
+    out = tmp_path / "res"
+    line = cli_error(
+        capsys,
+        ["run", "--dataset", "digits", "--methods", "FDLSR", "-k", "2", "--splits",
+         "1", "--no-table", "--out", str(out), "--jobs", jobs],
+    )  # fmt: skip
+    assert "--jobs" in line
+    assert not out.exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text() | st.from_regex(r"[+ ]?[0-9_]{0,5} ?", fullmatch=True))
+def test_whole_number_options_read_the_digits_0_to_9_only(text):
+    parse = _whole(1, "a number of jobs")
+    try:
+        value = parse(text)
+    except argparse.ArgumentTypeError as error:
+        assert "\n" not in str(error)
+        assert not (text.isascii() and text.isdigit() and int(text) >= 1), text
+        return
+    assert text.isascii() and text.isdigit() and value == int(text) >= 1, text

@@ -13,26 +13,46 @@ The package has five layers, each importing only those above it in this list
 * ``fdlsr.experiments``: datasets, the paper's protocol, results stores, reports,
   figures and the command line.
 
-``import fdlsr`` loads no module of ``fdlsr.experiments``: ``fdlsr.datasets`` (the
-dataset loaders) and ``fdlsr.results`` (results folders as a DataFrame and figures)
-are imported on first use.
+``import fdlsr`` loads no module of ``fdlsr.experiments``, and no estimator: each
+public name (``fdlsr.FDLSR``, ``fdlsr.save``, ``fdlsr.relaxed``, ``fdlsr.datasets``, ``fdlsr.results``...)
+is imported on first use.
 """
 
 import importlib
 
-from . import dictionary, relaxed, representation  # noqa: F401 (short public names)
 from ._version import __version__
-from .core.cv import FDLSRCV
-from .core.estimator import FDLSR
-from .persistence import load, save
 
 __all__ = ["FDLSR", "FDLSRCV", "__version__", "load", "save"]
 
-# Public modules that live in the experiments layer, imported when first used.
-_LAZY = ("datasets", "results")
+# Each public name and the module it lives in, imported when first used: ``import
+# fdlsr.experiments.cli`` (the ``fdlsr`` command) then imports no estimator before
+# the command's handler runs, where Ctrl-C is one line and exit status 130.
+_LAZY = {
+    "FDLSR": "fdlsr.core.estimator",
+    "FDLSRCV": "fdlsr.core.cv",
+    "load": "fdlsr.persistence",
+    "save": "fdlsr.persistence",
+    # short public names of the method families, and the dataset loaders (a module
+    # of the experiments layer)
+    "dictionary": None,
+    "relaxed": None,
+    "representation": None,
+    "datasets": None,
+    "results": None,
+}
 
 
 def __getattr__(name):
-    if name in _LAZY:
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    where = _LAZY[name]
+    if where is None:
+        value = importlib.import_module(f"{__name__}.{name}")
+    else:
+        value = getattr(importlib.import_module(where), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_LAZY})

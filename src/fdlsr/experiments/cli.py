@@ -24,12 +24,52 @@ DEMO = ["run", "--config", "faces"]
 
 def main(argv=None):
     """Run ``fdlsr ARGV``; the exit status (errors exit through ``SystemExit``)."""
-    argv = sys.argv[1:] if argv is None else argv
+    program = argv is None  # the fdlsr command itself, not a call from Python
+    argv = sys.argv[1:] if program else argv
+    try:
+        # from the first statement: building the parser imports the configs'
+        # modules, and Ctrl-C or SIGTERM may come at any moment
+        with _terminate_as_interrupt():
+            return _run(argv)
+    except KeyboardInterrupt:
+        _interrupted(program)
+    except ImportError as error:
+        # Ctrl-C while a compiled module initialises reaches here as its ImportError
+        if not isinstance(error.__cause__, KeyboardInterrupt):
+            raise
+        _interrupted(program)
+    finally:
+        if program:  # its last line is out: a signal while Python exits changes nothing
+            _signals_ignored()
+
+
+def _interrupted(program):
+    """Exit 130 with one line. CPython notes a KeyboardInterrupt that leaves code run
+    from a string (dataclasses and numpy run some while they are imported) and,
+    under ``python -m``, ends with SIGINT instead of the status asked for; running
+    a string clears that note."""
+    if program:  # a second Ctrl-C would cut this line
+        _signals_ignored()
+    eval("0")
+    sys.stderr.write(
+        "fdlsr: interrupted; finished runs are saved: run the same command again "
+        "to resume\n"
+    )
+    sys.exit(130)
+
+
+def _signals_ignored():
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _run(argv):
     parser = build_parser()
     args = parser.parse_args(argv or DEMO)
     args.argv = list(argv)  # the command line, recorded beside the results
     try:
-        with _terminate_as_interrupt(), on_command_line():
+        with on_command_line():
             return handler(args.command)(args)
     except FdlsrError as error:
         parser.exit(2, f"fdlsr: error: {error}\n")
@@ -44,11 +84,6 @@ def main(argv=None):
             2,
             f"fdlsr: error: {error.strerror or error}{where}; check the paths given "
             "and that you may read and write there\n",
-        )
-    except KeyboardInterrupt:
-        parser.exit(
-            130,
-            "fdlsr: interrupted; finished runs are saved: run the same command again to resume\n",
         )
 
 

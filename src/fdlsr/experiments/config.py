@@ -26,7 +26,9 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
 Every key is checked against :data:`SCHEMA` (what it must be, in words and as a
 check) before anything is built; a wrong type or value raises :class:`ConfigError`
 with one line naming the key, what it expects and an example. A name is a shipped
-config only if it is one (:func:`shipped_configs`); anything else is a path.
+config only if it is one (:func:`shipped_configs`); anything else is a path. The
+command line's values override a config in one place, :func:`resolve_config`, for
+every command that reads one (run, plot, fit).
 """
 
 import json
@@ -140,7 +142,8 @@ class Config:
     """An experiment plus what the reports and figures need to know about it.
 
     ``source`` says where the config came from: ``"shipped config NAME"`` or
-    ``"config file /absolute/path.toml"`` (recorded beside the results).
+    ``"config file /absolute/path.toml"`` (recorded beside the results); ``path`` is
+    that file (None for a shipped config), an input no command writes over.
     """
 
     experiment: Experiment
@@ -149,6 +152,7 @@ class Config:
     note: str = ""
     figures: dict = field(default_factory=dict)
     source: str = ""
+    path: Path | None = None
 
 
 def shipped_configs():
@@ -158,7 +162,8 @@ def shipped_configs():
 
 
 def find_config(name_or_path):
-    """Text and origin of a config given by shipped name or by file path.
+    """Text, origin and file (None for a shipped one) of a config given by shipped
+    name or by file path.
 
     A name is a shipped config only if it is one of :func:`shipped_configs` (write
     ``./feret`` for a file called ``feret``); anything else is a path, which must
@@ -167,7 +172,7 @@ def find_config(name_or_path):
     name = str(name_or_path)
     if isinstance(name_or_path, str) and name in shipped_configs():
         shipped = resources.files("fdlsr.experiments") / "configs" / f"{name}.toml"
-        return shipped.read_text(encoding="utf-8"), f"shipped config {name}"
+        return shipped.read_text(encoding="utf-8"), f"shipped config {name}", None
     path = Path(name_or_path).expanduser()
     try:
         text = path.read_text(encoding="utf-8")
@@ -181,7 +186,7 @@ def find_config(name_or_path):
         raise ConfigError(
             f"cannot read config file {path} ({one_line(error)}); save it as UTF-8 TOML"
         ) from None
-    return text, f"config file {path.resolve()}"
+    return text, f"config file {path.resolve()}", Path(name_or_path)
 
 
 def _show(value):
@@ -242,7 +247,7 @@ def load_config(name_or_path):
     Every key is checked against :data:`SCHEMA` before anything is built: a wrong
     type or value raises :class:`ConfigError` naming the key and what it expects.
     """
-    text, source = find_config(name_or_path)
+    text, source, path = find_config(name_or_path)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -277,7 +282,118 @@ def load_config(name_or_path):
         note=raw.get("note", ""),
         figures=dict(raw.get("figures", {})),
         source=source,
+        path=path,
     )
+
+
+def resolve_config(
+    config=None,
+    dataset=None,
+    *,
+    data_dir=None,
+    methods=None,
+    ks=None,
+    splits=None,
+    seed=None,
+    cv_folds=None,
+    params=(),
+    cv=None,
+    cv_rules=False,
+    raw=False,
+    standardize=False,
+):
+    """The :class:`Config` a command asks for: the config ``config`` (a shipped name
+    or a file), else the data set ``dataset`` (with its shipped config if it has
+    one), overridden by the command line's values.
+
+    Parameters
+    ----------
+    config, dataset : str, optional
+        ``--config`` and ``--dataset``; ``dataset`` with ``config`` replaces the
+        config's data set.
+    data_dir, methods, ks, splits, seed, cv_folds : optional
+        ``--data-dir``, ``--methods`` (``["all"]``: every method), ``-k``,
+        ``--splits``, ``--seed``, ``--cv-folds``; None (or empty) leaves the
+        config's.
+    params : sequence of (str, object)
+        ``--params``: ``("METHOD.name", value)``, or ``("name", value)`` when one
+        method is selected.
+    cv : list of str, optional
+        ``--cv``: the methods whose grid is searched (``[]``: every method).
+    cv_rules, raw, standardize : bool
+        ``--cv-rules``, ``--raw`` and ``--standardize``.
+
+    Values the command line changes are no longer the paper's
+    (``Experiment.paper_params``).
+    """
+    if config:
+        resolved = load_config(config)
+        if dataset:
+            resolved.experiment.dataset = dataset
+    elif dataset and dataset in shipped_configs():
+        resolved = load_config(dataset)
+    elif dataset:
+        resolved = Config(Experiment(dataset=dataset, ks=[], methods=all_methods()))
+    else:
+        raise ConfigError(
+            "say what to run: --dataset NAME (see `fdlsr datasets`) or --config NAME "
+            f"(shipped: {', '.join(shipped_configs())})"
+        )
+    ex = resolved.experiment
+    if methods:
+        every = [m.lower() for m in methods] == ["all"]
+        ex.methods = all_methods() if every else list(methods)
+        selected = {m.lower() for m in ex.methods}
+        ex.params = {m: p for m, p in ex.params.items() if m.lower() in selected}
+        ex.cv = [m for m in ex.cv if m.lower() in selected]
+    if data_dir:
+        ex.data_dir = data_dir
+    if ks:
+        ex.ks = list(ks)
+    if splits is not None:
+        ex.splits = splits
+    if seed is not None:
+        ex.seed = seed
+    if cv_folds is not None:
+        ex.cv_folds = cv_folds
+    overridden = _split_params(params, ex.methods)
+    changed = {method.lower() for method in overridden}
+    if cv is not None:
+        ex.cv = list(cv) if cv else list(ex.methods)
+        # A method the command line tunes is searched over its whole grid: the
+        # config's fixed values of it no longer apply (only --params fixes a
+        # parameter during the search), so that --cv FDLSR is the paper's search.
+        tuned = {name.lower() for name in ex.cv}
+        ex.params = {m: p for m, p in ex.params.items() if m.lower() not in tuned}
+        changed |= tuned
+    for method, values in overridden.items():
+        ex.params.setdefault(method, {}).update(values)
+    # values changed on the command line are no longer the paper's
+    ex.paper_params = [m for m in ex.paper_params if m.lower() not in changed]
+    if cv_rules:
+        ex.cv_rules = True
+    if raw:
+        ex.normalize = False
+    if standardize:
+        ex.standardize = True
+    return resolved
+
+
+def _split_params(pairs, methods):
+    """``[(key, value)]`` from ``--params`` as ``{method: {name: value}}``."""
+    out = {}
+    for key, value in pairs:
+        if "." in key:
+            method, name = key.rsplit(".", 1)
+        elif len(methods) == 1:
+            method, name = methods[0], key
+        else:
+            raise ConfigError(
+                f"--params {key}=...: write METHOD.{key}=VALUE (e.g. FDLSR.{key}) when "
+                "several methods are selected"
+            )
+        out.setdefault(method, {})[name] = value
+    return out
 
 
 def all_methods():

@@ -1,5 +1,5 @@
 """One run of one method: tune (if asked), warm up, fit and test on one split, and
-the row that records it.
+what it gave.
 
 *Hyperparameters.* A tuned method has the rest of its grid chosen by cross-validation
 on the training split only (:func:`tune`); the test split is never seen while
@@ -19,7 +19,7 @@ classes of the split (:func:`warm_up`); the parameter search is timed apart
 
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV
@@ -177,35 +177,29 @@ def shared_data(experiment, dataset, units):
 
 
 def compute_unit(unit, data, warmed):
-    """The result row of one :class:`.planning.Unit`: its key fields, how its
-    parameters were chosen and what :func:`evaluate_split` returns (or the error it
-    raised). ``data`` is the experiment's :class:`SharedData`; ``warmed`` holds the
-    methods already warmed up in this process."""
+    """What one :class:`.planning.Unit` gave: what :func:`evaluate_split` returns, or
+    ``accuracy`` None and the error it raised (:func:`.rows.result_row` makes the
+    row of it). ``data`` is the experiment's :class:`SharedData`; ``warmed`` holds
+    the methods already warmed up in this process."""
     method = unit.method
     train, test = data.splits[unit.k, unit.split]
     X = data.samples(train)
-    row = asdict(unit.key)
-    row["family"] = method.family
-    row["tuning"] = unit.tuning
     try:
         if method.name not in warmed:
             warm_up(method, X, data.y, train, test, seeded(method, unit.params, 0))
             warmed.add(method.name)
-        row.update(
-            evaluate_split(
-                method,
-                X,
-                data.y,
-                train,
-                test,
-                params=unit.params,
-                tuned=unit.tuned,
-                seed=data.seed + unit.split,
-                cv_folds=data.cv_folds,
-                random_state=run_random_state(data.seed, unit.split),
-            )
+        return evaluate_split(
+            method,
+            X,
+            data.y,
+            train,
+            test,
+            params=unit.params,
+            tuned=unit.tuned,
+            seed=data.seed + unit.split,
+            cv_folds=data.cv_folds,
+            random_state=run_random_state(data.seed, unit.split),
         )
     except Exception as error:  # a method that cannot handle this setting
         # e.g. LDA with one sample per class; recorded, so the table can say so
-        row.update(accuracy=None, error=f"{type(error).__name__}: {error}"[:300])
-    return row
+        return {"accuracy": None, "error": f"{type(error).__name__}: {error}"[:300]}

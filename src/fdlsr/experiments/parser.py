@@ -7,6 +7,7 @@ of the sub-command (:mod:`.commands`). Nothing here computes.
 
 import argparse
 import ast
+import contextlib
 import re
 
 from .._version import __version__
@@ -61,10 +62,11 @@ def _whole(minimum, what):
     """An argument type: a whole number >= ``minimum``, described as ``what``."""
 
     def parse(text):
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
+        value = None
+        # digits 0-9 only: int() would also read ' 2', '+2', '2_0' and '٣'
+        if text.isascii() and text.isdigit():
+            with contextlib.suppress(ValueError):  # more digits than int() reads
+                value = int(text)
         if value is None or value < minimum:
             raise argparse.ArgumentTypeError(
                 f"{text!r} is not {what}: give a whole number >= {minimum}"

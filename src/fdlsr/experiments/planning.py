@@ -1,4 +1,5 @@
-"""The plan of an experiment: what to run (:class:`Experiment`) and every run of it
+"""The plan of an experiment: what to run (:class:`Experiment`), the data it reads
+(:func:`load_data`, with the :class:`DataOptions` of a command) and every run of it
 (:class:`Unit`: one method at one ``k`` on one split), checked before anything runs.
 
 *Hyperparameters.* Either fixed (the paper's per-dataset values, from a shipped config)
@@ -10,13 +11,14 @@ configured is part of its rows' identity (:func:`setting_key`).
 import dataclasses
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from ..core.model_selection import DEFAULT_SPLITS, check_k, check_seed
-from ..errors import ConfigError
+from ..errors import ConfigError, FdlsrError
 from ..methods import Method, get_method
-from .datasets import check_classes
+from .datasets import check_classes, dataset_info, load_dataset
 from .rows import RunKey
 from .splits import DEFAULT_CV_FOLDS, FIXED
 
@@ -91,6 +93,52 @@ class Experiment:
             searched = any(key not in params for key in m.grid)
             out.append(MethodSetting(m, params, tuned and searched))
         return out
+
+
+@dataclass(frozen=True)
+class DataOptions:
+    """How to read a data set's file, as the command line gave it (None: not given):
+    the loader's keywords ``x``, ``y``, ``samples`` and ``resize``
+    (:func:`~fdlsr.experiments.datasets.load_dataset`), which refuses those that do
+    not apply to the data. The folder of registry names is the experiment's
+    ``data_dir``."""
+
+    x: str | None = None
+    y: str | None = None
+    samples: str | None = None
+    resize: list | None = None
+
+    def given(self):
+        """The options given, as the loader's keywords."""
+        return {
+            name: value
+            for name, value in dataclasses.asdict(self).items()
+            if value is not None
+        }
+
+
+def load_data(experiment, options=DataOptions()):
+    """The data set of ``experiment`` (its ``dataset`` in its ``data_dir``), read with
+    ``options``; data of fewer than two classes is refused (every command that loads
+    data trains on it)."""
+    dataset = load_dataset(
+        experiment.dataset, data_dir=experiment.data_dir, **options.given()
+    )
+    check_classes(dataset.y, dataset.name)
+    return dataset
+
+
+def dataset_file(name, data_dir=None):
+    """The file or folder that a dataset name or path reads, or None when there is
+    none (yet): a name the registry does not know, a missing file, scikit-learn's."""
+    path = Path(name).expanduser()
+    if path.exists():
+        return path
+    try:
+        found = dataset_info(name, data_dir).get("path")
+    except FdlsrError:
+        return None
+    return Path(found) if found else None
 
 
 def _check_rules_searched(methods, cv):

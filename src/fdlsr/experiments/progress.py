@@ -5,9 +5,11 @@ import time
 
 
 class Progress:
-    """A progress bar on a terminal (tqdm); elsewhere (a log file, a pipe) one line on
-    stderr when the runs start and one per method and k finished (with the time
-    expected to be left). With several workers, a line on their use at the end."""
+    """The progress of ``fdlsr run``'s runs, from the scheduler's events
+    (:class:`.scheduler.ProgressEvent`): a progress bar on a terminal (tqdm);
+    elsewhere (a log file, a pipe) one line on stderr when the runs start and one
+    per method and k finished (with the time expected to be left). With several
+    workers, a line on their use at the end."""
 
     def __init__(self, label, stream=None):
         self.label = label
@@ -16,31 +18,36 @@ class Progress:
         self.enabled = self.stream.isatty()
         self.started = time.perf_counter()
 
-    def __call__(self, done, total, what, finished=None, eta=None, usage=None):
-        if usage is not None:  # the end: how the workers were used
+    def __call__(self, event):
+        if event.usage is not None:  # the end: how the workers were used
             self.close()
-            print(f"fdlsr: {self.label}: {usage}", file=self.stream, flush=True)
+            print(f"fdlsr: {self.label}: {event.usage}", file=self.stream, flush=True)
             return
         if not self.enabled:
-            self._log(done, total, what, finished, eta)
+            self._log(event)
             return
         if self.bar is None:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=total, initial=done, desc=self.label, unit="run", leave=False
+                total=event.total,
+                initial=event.done,
+                desc=self.label,
+                unit="run",
+                leave=False,
             )
         else:
-            self.bar.update(done - self.bar.n)
-        self.bar.set_postfix_str(what, refresh=True)
+            self.bar.update(event.done - self.bar.n)
+        self.bar.set_postfix_str(event.run, refresh=True)
 
     def close(self):
         if self.bar is not None:
             self.bar.close()
             self.bar = None
 
-    def _log(self, done, total, what, finished, eta):
-        if not what:  # the call before the first run
+    def _log(self, event):
+        done, total = event.done, event.total
+        if not event.run:  # the event before the first run
             if done < total:
                 print(
                     f"fdlsr: {self.label}: {total - done} runs to compute"
@@ -50,23 +57,24 @@ class Progress:
                     flush=True,
                 )
             return
+        finished = event.finished
         if finished is None:
             return
-        method, k, accuracies = finished
-        scores = [100 * a for a in accuracies if a is not None]
+        scores = [100 * a for a in finished.accuracies if a is not None]
         result = (
             f"{sum(scores) / len(scores):.2f}% mean accuracy over {len(scores)} "
             f"split{'s' if len(scores) != 1 else ''}"
             if scores
             else "failed"
         )
-        if scores and len(scores) < len(accuracies):
-            result += f" ({len(accuracies) - len(scores)} failed)"
+        if scores and len(scores) < len(finished.accuracies):
+            result += f" ({len(finished.accuracies) - len(scores)} failed)"
         elapsed = time.perf_counter() - self.started
+        eta = event.eta
         left = f", about {_duration(eta)} left" if eta and done < total else ""
         print(
-            f"fdlsr: {self.label}: {method} k={k}: {result} [{done}/{total} runs, "
-            f"{elapsed:.0f} s{left}]",
+            f"fdlsr: {self.label}: {finished.method} k={finished.k}: {result} "
+            f"[{done}/{total} runs, {elapsed:.0f} s{left}]",
             file=self.stream,
             flush=True,
         )

@@ -110,6 +110,56 @@ def paper_results(table, dataset=None):
     return rows
 
 
+def paper_rows(option, *, paper_table, dataset):
+    """The paper's rows of ``--paper [TABLE]`` for ``dataset``, or None without the
+    option: ``"auto"`` is ``paper_table``, the table a config or store names for
+    these data (None: none)."""
+    if option is None:
+        return None
+    table = paper_table if option == "auto" else option
+    if not table:
+        raise ConfigError(
+            f"the paper has no table for {dataset!r}; name one with --paper I "
+            "(AR), II (PIE), III (FERET), IV (LFW), V (COIL-100) or VI (deep features "
+            "of Stanford-40, CUB-200-2011, Oxford 102 Flowers)"
+        )
+    return paper_results(table, dataset)
+
+
+def tables_papers(option, tables):
+    """The paper's rows for each :class:`~fdlsr.experiments.result_tables.ResultTable`
+    of ``--paper [TABLE]``, and a note when they are forced on it: ``[(rows or None,
+    note or None), ...]``.
+
+    ``--paper`` alone gives each data set the paper's table that its config names
+    (an error if none does); ``--paper TABLE`` puts that table under every one, with
+    a note where it is not the data set's own.
+    """
+    if option is None:
+        return [(None, None)] * len(tables)
+    out = []
+    for table in tables:
+        dataset, own = table.dataset, table.info.get("paper_table")
+        name = own if option == "auto" else option
+        if not name:
+            out.append((None, None))
+            continue
+        rows = paper_rows(name, paper_table=None, dataset=dataset)
+        forced = None
+        if name != own:
+            recorded = f"Table {own}" if own else "no table of the paper"
+            forced = (
+                f"Rows marked (paper): the paper's Table {name} ({PAPER_TABLES[name]}), "
+                f"asked for with --paper {name}; the store records {recorded} for "
+                "these data."
+            )
+        out.append((rows, forced))
+    if tables and not any(rows for rows, _ in out):
+        # raises: no table anywhere
+        paper_rows(option, paper_table=None, dataset=tables[0].dataset)
+    return out
+
+
 def tuning_of(row):
     """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
     (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the

@@ -1,16 +1,18 @@
-"""Result rows: their schema, and how a store's ``results.jsonl`` is read.
+"""Result rows: how one is made, their schema, and how a store's ``results.jsonl``
+is read.
 
 A row names its run (``KEY_FIELDS``: dataset, method, k, split, seed, setting) and
 says what it gave (accuracy, times) and what was computed (``data_sha256``, the
 SHA-256 of the arrays used, and ``fingerprint``, of everything that determines the
-result). Every line of a store is read through :func:`validate_row`; a line that fails
-it, or repeats a run already read, is skipped and counted, never used.
+result). :func:`result_row` makes every row a run stores; every line of a store is
+read through :func:`validate_row`; a line that fails it, or repeats a run already
+read, is skipped and counted, never used.
 """
 
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 RESULTS = "results.jsonl"
@@ -34,6 +36,52 @@ KEY_FIELDS = tuple(f.name for f in fields(RunKey))
 def row_key(row):
     """The :class:`RunKey` of a row."""
     return RunKey(**{name: row[name] for name in KEY_FIELDS})
+
+
+def result_row(
+    key,
+    *,
+    family,
+    tuning,
+    outcome,
+    n_classes,
+    n_features,
+    data_sha256,
+    fingerprint,
+    data_warning=None,
+    data_note=None,
+):
+    """The row of one finished run, as the store keeps it (the store adds the
+    ``session`` that wrote it and when it ``finished``).
+
+    Parameters
+    ----------
+    key : RunKey
+        The run's name.
+    family, tuning : str
+        The method's family and how its parameters were chosen (``"cv"``,
+        ``"paper"`` or ``"fixed"``).
+    outcome : dict
+        What the run gave (:func:`.evaluation.compute_unit`): accuracy, times,
+        parameters, sizes, warnings and note, or ``accuracy`` None and the ``error``.
+    n_classes, n_features : int
+        The data's.
+    data_sha256, fingerprint : str
+        What identifies the data and the run (:mod:`.fingerprints`).
+    data_warning, data_note : str, optional
+        A warning about the data (all-zero samples) added to the run's own, and a
+        note added to its own (a split that pools the data set's own).
+    """
+    row = {**asdict(key), "family": family, "tuning": tuning, **outcome}
+    if data_warning:
+        row["warnings"] = [*row.get("warnings", []), data_warning]
+    if data_note:
+        row["note"] = "; ".join(filter(None, [row.get("note"), data_note]))
+    row["n_classes"] = n_classes
+    row["n_features"] = n_features
+    row["data_sha256"] = data_sha256
+    row["fingerprint"] = fingerprint
+    return row
 
 
 # -- the schema of a row ------------------------------------------------------------

@@ -10,6 +10,8 @@ each training split (:func:`standardize_columns`, for columns on other scales:
 :func:`scale_warnings`).
 """
 
+import sys
+
 import numpy as np
 
 from .splits import POOLED, pools_fixed_split
@@ -96,3 +98,9 @@ def data_warnings(dataset, ks):
     if any(pools_fixed_split(dataset, k) for k in ks):
         out.append(POOLED)
     return out
+
+
+def warn(messages, dataset):
+    """Print each of ``messages`` about ``dataset`` as a warning on stderr."""
+    for message in messages:
+        print(f"fdlsr: warning: {dataset.name}: {message}", file=sys.stderr)

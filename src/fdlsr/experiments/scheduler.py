@@ -27,14 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..errors import ConfigError
-from .cluster import Cluster
 from .evaluation import compute_unit, shared_data
-from .fingerprints import stored_runs
-from .planning import experiment_runs
+from .rows import result_row
 from .samples import zero_samples, zero_warning
 from .splits import POOLED, pools_fixed_split
-from .workers import Workers, blas_threads_per_run
+from .workers import Workers
 
 ORDERS = ("longest", "plan")
 
@@ -143,48 +140,33 @@ class Usage:
         return text
 
 
-def run_experiment(
-    experiment,
-    dataset,
-    store,
-    progress=None,
-    n_jobs=1,
-    *,
-    scheduler=None,
-    order="longest",
-):
-    """Run every unit of ``experiment`` not yet in ``store``; the number computed.
+@dataclass(frozen=True)
+class Finished:
+    """A method finished at one ``k``: the ``accuracies`` of its splits computed in
+    this command (None for a run that failed)."""
 
-    Plans the experiment (:func:`.planning.experiment_runs`), finds what ``store``
-    holds of it (:func:`.fingerprints.stored_runs`) and runs the rest
-    (:func:`run_units`, which describes ``progress``, ``n_jobs``, ``scheduler`` and
-    ``order``).
+    method: str
+    k: int | str
+    accuracies: tuple
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """Where the runs of an experiment stand, told once before the first run, after
+    each row stored and, with several workers, once at the end.
+
+    ``done`` of ``total`` runs are stored; ``run`` names the run just stored
+    (``"FDLSR k=2 split 1"``; ``""`` before the first and at the end); ``eta``: the
+    seconds expected to be left; ``finished``: set when that run completed its
+    method at its ``k``; ``usage``: how the workers were used (the end).
     """
-    _check_options(n_jobs, order)
-    units = experiment_runs(experiment, dataset)
-    stored = stored_runs(experiment, dataset, units, store)
-    return run_units(
-        experiment,
-        dataset,
-        store,
-        units,
-        stored,
-        progress,
-        n_jobs,
-        scheduler=scheduler,
-        order=order,
-    )
 
-
-def _check_options(n_jobs, order):
-    if (
-        not isinstance(n_jobs, (int, np.integer))
-        or isinstance(n_jobs, bool)
-        or n_jobs < 1
-    ):
-        raise ConfigError(f"--jobs must be a whole number >= 1, got {n_jobs!r}")
-    if order not in ORDERS:
-        raise ConfigError(f"--order must be one of {', '.join(ORDERS)}, got {order!r}")
+    done: int
+    total: int
+    run: str = ""
+    eta: float | None = None
+    finished: Finished | None = None
+    usage: Usage | None = None
 
 
 def run_units(
@@ -194,31 +176,27 @@ def run_units(
     units,
     stored,
     progress=None,
-    n_jobs=1,
     *,
-    scheduler=None,
+    n_jobs=1,
+    threads=None,
+    cluster=None,
     order="longest",
 ):
     """Run the ``units`` of ``experiment`` not yet in ``store``; the number computed.
 
     ``units`` is the plan (:func:`.planning.experiment_runs`) and ``stored`` what
     ``store`` holds of it (:class:`.fingerprints.StoredRuns`), both made once by the
-    caller. Rows are appended to ``store`` one by one as they finish, so an
-    interrupted run resumes where it stopped. ``progress(n_done, n_total, label,
-    eta=...)`` is called after each row (and once at the start; ``eta``: expected
-    seconds left); after the row that completes a method at one ``k`` (its last
-    split computed here) it gets ``finished=(method_name, k, accuracies)`` too, the
-    accuracies of that method and ``k`` computed in this call (``None`` for a run
-    that failed). With several workers it is called once more at the end with
-    ``usage=`` (:class:`Usage`).
+    caller (:func:`.run.run`, which checks the options). Rows are appended to
+    ``store`` one by one as they finish, so an interrupted run resumes where it
+    stopped. ``progress`` is called with a :class:`ProgressEvent` once at the start,
+    after each row and, with several workers, once at the end.
 
     ``n_jobs > 1`` computes that many units at once in worker processes
     (:class:`.workers.Workers`, which end with this call and die with this process),
-    each with its BLAS limited to ``cores // n_jobs`` threads (at least one). A
-    worker that dies raises :class:`~fdlsr.errors.WorkerError`. ``scheduler``
-    computes them on a ``dask.distributed`` cluster instead: a
-    :class:`.cluster.Cluster`, or an address for one made for this call
-    (``"tcp://host:8786"``, ``"local:N"``).
+    each with its BLAS limited to ``threads`` threads (:func:`.workers.blas_threads_per_run`).
+    A worker that dies raises :class:`~fdlsr.errors.WorkerError`. ``cluster`` (a
+    :class:`.cluster.Cluster`) computes them on a ``dask.distributed`` cluster
+    instead, with ``threads`` threads each (its own).
 
     ``order``: ``"longest"`` starts the units with several at once longest first
     (:func:`longest_first`), ``"plan"`` in the plan's order; one at a time they run
@@ -226,85 +204,77 @@ def run_units(
 
     Splits and random states depend only on the seed and the split, so the rows are
     those of ``n_jobs = 1`` but for their times (those of a process sharing the
-    cores) and for rounding: a BLAS product on another number of threads
-    (:func:`blas_threads_per_run`) may round differently, which can flip a greedy or
-    near-tied choice (LC-KSVD2's atom selection, a cross-validated parameter);
-    docs/reproduction.md measures it.
+    cores) and for rounding: a BLAS product on another number of threads may round
+    differently, which can flip a greedy or near-tied choice (LC-KSVD2's atom
+    selection, a cross-validated parameter); docs/reproduction.md measures it.
     """
-    _check_options(n_jobs, order)
-    # an address: a cluster made for this call, closed when it ends
-    with contextlib.ExitStack() as stack:
-        if isinstance(scheduler, str):
-            scheduler = stack.enter_context(Cluster(scheduler))
-        todo = [unit for unit in units if unit.key not in stored.done]
-        data = shared_data(experiment, dataset, todo)
-        same_data = [
-            row
-            for row in store.rows
-            if row["dataset"] == dataset.name
-            and row.get("data_sha256") == stored.data_sha256
-        ]
-        estimates = expected_costs(todo, data, same_data)
-        costs = dict(zip((unit.key for unit in todo), estimates, strict=True))
-        if order == "longest" and (n_jobs > 1 or scheduler is not None):
-            todo = longest_first(todo, estimates)
-        n_done, total = len(units) - len(todo), len(units)
-        if progress:
-            progress(n_done, total, "")
-        if not todo:
-            return 0
-        zero = zero_samples(data.X)
-        n_classes = int(np.unique(data.y).size)
-        left = Counter((unit.method.name, unit.k) for unit in todo)
-        accuracies = defaultdict(list)
-        took = defaultdict(list)  # seconds of the units of each method and k done here
-        cost_done = 0.0
-        workers = scheduler.workers if scheduler is not None else min(n_jobs, len(todo))
-        start = time.perf_counter()
-        busy = 0.0
-        # closed on the way out, however it is left: no worker outlives this call
-        with contextlib.closing(_computed(todo, data, n_jobs, scheduler)) as computed:
-            for unit, row, seconds in computed:
-                busy += seconds
-                train, test = data.splits[unit.k, unit.split]
-                if zero.size:
-                    row.setdefault("warnings", []).append(
-                        zero_warning(zero, train, test)
-                    )
-                if pools_fixed_split(dataset, unit.k):
-                    row["note"] = "; ".join(filter(None, [row.get("note"), POOLED]))
-                row["n_classes"] = n_classes
-                row["n_features"] = int(data.X.shape[1])
-                row["data_sha256"] = stored.data_sha256
-                row["fingerprint"] = stored.fingerprints[unit.key]
-                store.append(row)
-                n_done += 1
-                group = (unit.method.name, unit.k)
-                took[group].append(seconds)
-                cost_done += costs.pop(unit.key)
-                if not progress:
-                    continue
-                scale = busy / cost_done if cost_done > 0 else 1.0
-                eta = _time_left(todo, costs, took, scale, workers)
-                accuracies[group].append(row.get("accuracy"))
-                left[group] -= 1
-                label = f"{unit.method.name} k={unit.k} split {unit.split + 1}"
-                if left[group]:
-                    progress(n_done, total, label, eta=eta)
-                else:
-                    method, k = group
-                    progress(
-                        n_done,
-                        total,
-                        label,
-                        eta=eta,
-                        finished=(method, k, accuracies[group]),
-                    )
-            wall = time.perf_counter() - start
-        if progress and workers > 1:
-            retried = scheduler.retried if scheduler is not None else 0
-            progress(n_done, total, "", usage=Usage(workers, wall, busy, retried))
-        return len(todo)
+    todo = [unit for unit in units if unit.key not in stored.done]
+    data = shared_data(experiment, dataset, todo)
+    same_data = [
+        row
+        for row in store.rows
+        if row["dataset"] == dataset.name
+        and row.get("data_sha256") == stored.data_sha256
+    ]
+    estimates = expected_costs(todo, data, same_data)
+    costs = dict(zip((unit.key for unit in todo), estimates, strict=True))
+    if order == "longest" and (n_jobs > 1 or cluster is not None):
+        todo = longest_first(todo, estimates)
+    n_done, total = len(units) - len(todo), len(units)
+    if progress:
+        progress(ProgressEvent(n_done, total))
+    if not todo:
+        return 0
+    zero = zero_samples(data.X)
+    n_classes = int(np.unique(data.y).size)
+    left = Counter((unit.method.name, unit.k) for unit in todo)
+    accuracies = defaultdict(list)
+    took = defaultdict(list)  # seconds of the units of each method and k done here
+    cost_done = 0.0
+    # a scheduler elsewhere may have no worker yet (they join as they start)
+    workers = max(1, cluster.workers) if cluster is not None else min(n_jobs, len(todo))
+    start = time.perf_counter()
+    busy = 0.0
+    # closed on the way out, however it is left: no worker outlives this call
+    computed = _computed(todo, data, n_jobs, threads, cluster)
+    with contextlib.closing(computed):
+        for unit, outcome, seconds in computed:
+            busy += seconds
+            train, test = data.splits[unit.k, unit.split]
+            row = result_row(
+                unit.key,
+                family=unit.method.family,
+                tuning=unit.tuning,
+                outcome=outcome,
+                n_classes=n_classes,
+                n_features=int(data.X.shape[1]),
+                data_sha256=stored.data_sha256,
+                fingerprint=stored.fingerprints[unit.key],
+                data_warning=zero_warning(zero, train, test) if zero.size else None,
+                data_note=POOLED if pools_fixed_split(dataset, unit.k) else None,
+            )
+            store.append(row)
+            n_done += 1
+            group = (unit.method.name, unit.k)
+            took[group].append(seconds)
+            cost_done += costs.pop(unit.key)
+            if not progress:
+                continue
+            scale = busy / cost_done if cost_done > 0 else 1.0
+            eta = _time_left(todo, costs, took, scale, workers)
+            accuracies[group].append(row.get("accuracy"))
+            left[group] -= 1
+            finished = None
+            if not left[group]:
+                finished = Finished(unit.method.name, unit.k, tuple(accuracies[group]))
+            label = f"{unit.method.name} k={unit.k} split {unit.split + 1}"
+            progress(ProgressEvent(n_done, total, label, eta, finished))
+        wall = time.perf_counter() - start
+    if progress and workers > 1:
+        retried = cluster.retried if cluster is not None else 0
+        usage = Usage(workers, wall, busy, retried)
+        progress(ProgressEvent(n_done, total, usage=usage))
+    return len(todo)
 
 
 def _time_left(units, costs, took, scale, workers):
@@ -322,20 +292,21 @@ def _time_left(units, costs, took, scale, workers):
     return left / workers
 
 
-def _computed(units, data, n_jobs, cluster):
-    """``(unit, row, seconds)`` of each unit as it finishes: on ``cluster``, in
-    ``n_jobs`` worker processes, or here."""
+def _computed(units, data, n_jobs, threads, cluster):
+    """``(unit, outcome, seconds)`` of each unit as it finishes: on ``cluster``, in
+    ``n_jobs`` worker processes, or here (one job: with the process's own threads)."""
     if cluster is not None:
-        results = cluster.results(_in_worker, units, (data, cluster.threads))
-        yield from ((unit, row, seconds) for unit, (row, seconds) in results)
+        results = cluster.results(_in_worker, units, (data, threads))
+        yield from ((unit, outcome, seconds) for unit, (outcome, seconds) in results)
     elif n_jobs > 1 and len(units) > 1:
-        threads = blas_threads_per_run(n_jobs)
         n = min(n_jobs, len(units))
         with Workers(n, _in_worker, (data, threads), threads=threads) as workers:
             results = workers.results(units)
-            yield from ((unit, row, seconds) for unit, (row, seconds) in results)
+            yield from (
+                (unit, outcome, seconds) for unit, (outcome, seconds) in results
+            )
     else:  # here; a single unit of --jobs N with a worker's threads
-        threads = blas_threads_per_run(n_jobs) if n_jobs > 1 else None
+        threads = threads if n_jobs > 1 else None
         for unit in units:
             yield (unit, *_in_worker(unit, (data, threads)))
 
@@ -345,8 +316,8 @@ _WARMED = set()
 
 
 def _in_worker(unit, shared):
-    """The row of ``unit`` and the seconds it took, computed with ``threads`` BLAS
-    threads (None: as the process is set)."""
+    """What ``unit`` gave (:func:`.evaluation.compute_unit`) and the seconds it
+    took, computed with ``threads`` BLAS threads (None: as the process is set)."""
     data, threads = shared
     start = time.perf_counter()
     limits = (
@@ -355,5 +326,5 @@ def _in_worker(unit, shared):
         else contextlib.nullcontext()
     )
     with limits:
-        row = compute_unit(unit, data, _WARMED)
-    return row, time.perf_counter() - start
+        outcome = compute_unit(unit, data, _WARMED)
+    return outcome, time.perf_counter() - start

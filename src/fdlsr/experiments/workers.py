@@ -34,6 +34,7 @@ from ..common.linalg import blas_threads
 from ..errors import WorkerError
 
 WATCH_SECONDS = 0.5
+PROCESSES_PER_CORE = 4
 
 # The worker's first statements: Ctrl-C on a terminal reaches every process of the
 # foreground group, and the command alone decides what happens to the workers then.
@@ -153,6 +154,13 @@ def blas_threads_per_run(n_jobs):
     if n_jobs == 1:
         return blas_threads()
     return max(1, usable_cores() // n_jobs)
+
+
+def max_processes():
+    """The most worker processes a command may start here (``--jobs N``,
+    ``--scheduler local:N``): :data:`PROCESSES_PER_CORE` for each usable core. More
+    only share the same cores, each with a copy of the data."""
+    return PROCESSES_PER_CORE * usable_cores()
 
 
 def usable_cores():

@@ -17,6 +17,7 @@ file it wrote back with the same code before it takes the place of ``path``, so
 that ``save`` never writes what ``load`` refuses. See docs/saving.md.
 """
 
+import errno
 import json
 import os
 import tempfile
@@ -246,6 +247,13 @@ def read_model_file(path):
         raise ModelFileError(
             f"{path} is truncated or corrupt ({one_line(error)}); save the model again"
         ) from None
+    except OSError as error:
+        if error.errno != errno.EINVAL:  # a seek outside the file: damage
+            raise
+        raise ModelFileError(
+            f"{path} is truncated or corrupt (a position outside the file); save the "
+            "model again"
+        ) from None
     except _DAMAGE as error:
         raise ModelFileError(
             f"{path} is a damaged fdlsr model file ({type(error).__name__}: "
@@ -313,6 +321,12 @@ def _check_members(archive, path, size):
                 f"{path}: its member {quote(info.filename)} is compressed; fdlsr.save "
                 "stores every member as is (a compressed member can expand without "
                 "bound): save the model again"
+            )
+        if not 0 <= info.header_offset < size:
+            raise ModelFileError(
+                f"{path}: its member {quote(info.filename)} is said to start at byte "
+                f"{info.header_offset}, outside the file's {size}; the file is "
+                "damaged: save the model again"
             )
         if not info.file_size == info.compress_size <= size:
             raise ModelFileError(

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ..datasets import dataset_info, list_datasets
-from .shared import data_options
+from ..planning import DataOptions
 
 
 def main(args):
@@ -20,7 +20,8 @@ def main(args):
             raise ConfigError(
                 "name the dataset: fdlsr datasets info NAME (or the path of a file)"
             )
-        info = dataset_info(args.name, **data_options(args))
+        options = DataOptions(resize=args.resize)  # the one it offers
+        info = dataset_info(args.name, data_dir=args.data_dir, **options.given())
         for key, value in info.items():
             print(f"{key}: {value}")
         return 0

@@ -2,6 +2,7 @@
 
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from sklearn.pipeline import Pipeline
@@ -9,31 +10,65 @@ from sklearn.preprocessing import Normalizer
 
 from ...errors import ConfigError
 from ...persistence import InputContract, save
+from ..config import Config, resolve_config
 from ..outputs import MODEL_FILE, check_output
-from ..samples import data_warnings
+from ..planning import DataOptions, MethodSetting, load_data
+from ..samples import data_warnings, warn
 from ..splits import run_random_state, seeded
-from .shared import (
-    config_file,
-    config_from_args,
-    load,
-    method_refusals,
-    warn,
-)
+from .shared import data_options, method_refusals
+
+
+@dataclass(frozen=True)
+class FitRequest:
+    """What ``fdlsr fit`` is asked for: the ``config`` whose experiment names the
+    data set (``--seed``, ``--raw`` applied), the ``method`` with its parameters
+    (checked), how to read the data, the model file to write (``out``, checked to
+    be writable) and whether it may replace a file that is not a model
+    (``force``)."""
+
+    config: Config
+    method: MethodSetting
+    data: DataOptions
+    out: Path
+    force: bool = False
 
 
 def main(args):
     """``fdlsr fit``: one method trained on every sample of a dataset, then saved."""
-    args.methods = [args.method]
-    ex = config_from_args(args).experiment
-    (chosen,) = ex.resolved()  # name and parameters, checked first
+    config = resolve_config(
+        args.config,
+        args.dataset,
+        data_dir=args.data_dir,
+        methods=[args.method],
+        seed=args.seed,
+        params=args.params,
+        raw=args.raw,
+    )
+    (chosen,) = config.experiment.resolved()  # name and parameters, checked first
+    request = FitRequest(
+        config,
+        method=chosen,
+        data=data_options(args),
+        out=_model_path(args.out),
+        force=args.force,
+    )
+    fit(request)
+    return 0
+
+
+def fit(request):
+    """Fit the method of ``request`` on every sample of its data set; save it."""
+    config = request.config
+    ex = config.experiment
+    chosen = request.method
     method, params = chosen.method, chosen.params
-    out = _model_path(args.out)
-    dataset = load(args, ex)
+    out = request.out
+    dataset = load_data(ex, request.data)
     check_output(
         out,
-        inputs=[dataset.path, config_file(args)],
+        inputs=[dataset.path, config.path],
         kind=MODEL_FILE,
-        force=args.force,
+        force=request.force,
     )
     warn(data_warnings(dataset, []), dataset)
     if chosen.tuned:
@@ -54,7 +89,7 @@ def main(args):
     with method_refusals(f"{method.name} cannot be fitted on {dataset.name}"):
         model.fit(dataset.X, dataset.y)
     elapsed = time.perf_counter() - started
-    save(model, out, input_contract=_input_contract(dataset, args))
+    save(model, out, input_contract=_input_contract(dataset, request.data.resize))
     settings = estimator.get_params(deep=False)
     shown = ", ".join(f"{k}={settings[k]}" for k in {**method.params, **params})
     print(
@@ -66,14 +101,12 @@ def main(args):
         + (", unit-normalised by the model)" if ex.normalize else ", raw)"),
         file=sys.stderr,
     )
-    return 0
 
 
-def _input_contract(dataset, args):
+def _input_contract(dataset, resize):
     """What the model takes, for `fdlsr predict` to apply: the samples' column names
     (a CSV's header), their image size and pixel order, and the size images were
-    resized to."""
-    resize = getattr(args, "resize", None)
+    resized to (``resize``, ``--resize``)."""
     folder = dataset.path is not None and Path(dataset.path).is_dir()
     return InputContract(
         n_features=dataset.X.shape[1],

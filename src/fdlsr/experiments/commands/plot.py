@@ -2,22 +2,18 @@
 methods of results folders (``fdlsr plot results STORE ...``)."""
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import ConfigError
 from ...methods import get_method
 from .. import progress
+from ..config import Config, resolve_config
 from ..outputs import check_output
-from ..samples import data_warnings
-from .shared import (
-    config_file,
-    config_from_args,
-    load,
-    method_refusals,
-    reason,
-    tables_papers,
-    warn,
-)
+from ..planning import DataOptions, load_data
+from ..report import tables_papers
+from ..samples import data_warnings, warn
+from .shared import data_options, method_refusals, reason
 
 # What only the paper's figures take (a data set to compute on), not `plot results`.
 _DATA_OPTIONS = {
@@ -31,12 +27,55 @@ _DATA_OPTIONS = {
     "k": "-k",
     "methods": "--methods",
 }
+FIGURES = ("convergence", "tsne", "sensitivity", "lambda")
+
+
+@dataclass(frozen=True)
+class FigureRequest:
+    """What ``fdlsr plot KIND`` (the paper's figures 1-4) is asked for.
+
+    ``kinds``: the figures to draw; ``config``: the data set (and its figures'
+    ``k``); ``params``: FDLSR's parameters (the config's, then ``--params``,
+    checked); ``sensitivity_beta``: the beta of the sensitivity figure (``--params
+    beta=...``, else 1e-2); ``k``: ``-k`` (default: the config's figures ``k``,
+    else its largest ``k``); ``methods``: t-SNE's besides FDLSR.
+    """
+
+    kinds: tuple
+    config: Config
+    data: DataOptions
+    params: dict
+    sensitivity_beta: float
+    k: int | None
+    seed: int
+    splits: int
+    classes: int
+    methods: list | None
+    out: Path
+
+
+@dataclass(frozen=True)
+class ResultsPlotRequest:
+    """What ``fdlsr plot results`` is asked for: the ``stores`` to pool, the paper's
+    table (``--paper [TABLE]``) and the folder to write to."""
+
+    stores: tuple
+    paper: str | None
+    out: Path
 
 
 def main(args):
     """``fdlsr plot``: draw the figures asked for into ``--out``."""
     if args.kind == "results":
-        return _results(args)
+        plot_results(_results_request(args))
+    else:
+        plot_figures(_figure_request(args))
+    return 0
+
+
+def _figure_request(args):
+    """The :class:`FigureRequest` of ``fdlsr plot KIND``'s arguments; refuses the
+    options of ``fdlsr plot results`` and parameters that are not FDLSR's."""
     if args.stores:
         raise ConfigError(
             f"fdlsr plot {args.kind} computes its figure from a data set (--config or "
@@ -48,36 +87,43 @@ def main(args):
             "--paper adds the paper's numbers to fdlsr plot results; the paper's "
             "figures 1-4 have none to add"
         )
+    given = _fdlsr_params(args.params)
+    # --methods here names t-SNE's other methods: the config's methods stay
+    config = resolve_config(args.config, args.dataset, data_dir=args.data_dir)
+    params = {**config.experiment.params.get("FDLSR", {}), **given}
+    get_method("FDLSR").check(params)  # before loading or drawing anything
+    return FigureRequest(
+        kinds=FIGURES if args.kind == "all" else (args.kind,),
+        config=config,
+        data=data_options(args),
+        params=params,
+        sensitivity_beta=given.get("beta", 1e-2),
+        k=args.k,
+        seed=args.seed,
+        splits=args.splits,
+        classes=args.classes,
+        methods=args.methods,
+        out=Path(args.out),
+    )
+
+
+def plot_figures(request):
+    """Draw the paper's figures of ``request`` into its folder."""
     from .. import figures  # matplotlib: only when drawing
 
-    cli_params = _fdlsr_params(args.params)
-    args.params = []
-    config = config_from_args(args)
+    config = request.config
     ex = config.experiment
-    params = {**ex.params.get("FDLSR", {}), **cli_params}
-    get_method("FDLSR").check(params)  # before loading or drawing anything
-    dataset = load(args, ex)
-    k = args.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
+    dataset = load_data(ex, request.data)
+    k = request.k or config.figures.get("k") or (max(ex.ks) if ex.ks else None)
     if k is None:
         raise ConfigError("give the training size of the figures with -k K")
     warn(data_warnings(dataset, []), dataset)  # the figures have no fixed-split mode
-    out = Path(args.out)
-    kinds = (
-        ["convergence", "tsne", "sensitivity", "lambda"]
-        if args.kind == "all"
-        else [args.kind]
-    )
-    for kind in kinds:
+    out = request.out
+    for kind in request.kinds:
         for path in figures.paths(kind, dataset.name, out):
-            check_output(path, inputs=[dataset.path, config_file(args)], option="--out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConfigError(
-            f"cannot create the figures folder {out}: {reason(error)}; choose "
-            "another with --out DIR"
-        ) from None
-    for kind in kinds:
+            check_output(path, inputs=[dataset.path, config.path], option="--out")
+    _make_folder(out)
+    for kind in request.kinds:
         bar = progress.Bar(
             f"{kind} figure of {dataset.name}",
             unit="steps",
@@ -88,20 +134,19 @@ def main(args):
                 kind,
                 dataset,
                 k=k,
-                params=params,
-                seed=args.seed,
+                params=request.params,
+                seed=request.seed,
                 out=out,
-                n_classes=args.classes,
-                methods=args.methods,
+                n_classes=request.classes,
+                methods=request.methods,
                 normalize=ex.normalize,
-                sensitivity_beta=cli_params.get("beta", 1e-2),
-                lambda_splits=args.splits,
+                sensitivity_beta=request.sensitivity_beta,
+                lambda_splits=request.splits,
                 progress=bar,
             )
         bar.close()
         for path in paths:
             print(f"wrote {path}", file=sys.stderr)
-    return 0
 
 
 def _fdlsr_params(pairs):
@@ -118,28 +163,44 @@ def _fdlsr_params(pairs):
     return params
 
 
-def _results(args):
-    """``fdlsr plot results STORE ...``: per data set of the pooled stores, the
-    accuracy against k and against training time (:mod:`..result_plots`)."""
+def _results_request(args):
+    """The :class:`ResultsPlotRequest` of ``fdlsr plot results``'s arguments; refuses
+    what only the paper's figures take."""
     if not args.stores:
         raise ConfigError(
             "fdlsr plot results needs the results folders to draw from: fdlsr plot "
             "results STORE [STORE ...] --out DIR"
         )
-    given = [flag for name, flag in _DATA_OPTIONS.items() if getattr(args, name, None)]
+    given = [flag for name, flag in _DATA_OPTIONS.items() if vars(args)[name]]
     if given or args.params:
         raise ConfigError(
             f"{(given or ['--params'])[0]} is for the paper's figures 1-4; fdlsr plot "
             "results draws only what the results folders hold"
         )
+    return ResultsPlotRequest(
+        stores=tuple(args.stores), paper=args.paper, out=Path(args.out)
+    )
+
+
+def plot_results(request):
+    """Per data set of the pooled stores of ``request``, the accuracy against k and
+    against training time (:mod:`..result_plots`)."""
     from .. import result_plots  # matplotlib: only when drawing
     from ..result_tables import pooled_tables
 
-    tables, notices = pooled_tables(args.stores)
-    papers = tables_papers(args.paper, tables)
-    out = Path(args.out)
-    for path in result_plots.paths(tables, out):
-        check_output(path, inputs=args.stores, option="--out")
+    tables, notices = pooled_tables(request.stores)
+    papers = tables_papers(request.paper, tables)
+    for path in result_plots.paths(tables, request.out):
+        check_output(path, inputs=request.stores, option="--out")
+    _make_folder(request.out)
+    for notice in notices:
+        print(f"fdlsr: {notice}", file=sys.stderr)
+    written = result_plots.write(tables, [rows for rows, _ in papers], request.out)
+    for path in written:
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def _make_folder(out):
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -147,9 +208,3 @@ def _results(args):
             f"cannot create the figures folder {out}: {reason(error)}; choose "
             "another with --out DIR"
         ) from None
-    for notice in notices:
-        print(f"fdlsr: {notice}", file=sys.stderr)
-    written = result_plots.write(tables, [rows for rows, _ in papers], out)
-    for path in written:
-        print(f"wrote {path}", file=sys.stderr)
-    return 0

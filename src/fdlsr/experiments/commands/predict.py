@@ -15,7 +15,8 @@ from ...persistence import read_model_file
 from ...persistence.contract import label_kind
 from ..datasets import label_text, load_dataset, npy_samples
 from ..outputs import check_output
-from .shared import data_options, dataset_file, emit
+from ..planning import DataOptions, dataset_file
+from .shared import data_options, emit
 
 
 @dataclass(frozen=True)
@@ -32,21 +33,46 @@ class _Samples:
     notes: tuple = ()  # what was done to the samples for the model
 
 
+@dataclass(frozen=True)
+class PredictRequest:
+    """What ``fdlsr predict`` is asked for: the ``model`` file, the ``data`` to label
+    (a dataset name, a file or folder, a ``.npy`` file), read with ``options``
+    (registry names in ``data_dir``), and the CSV file to write (None: stdout)."""
+
+    model: str
+    data: str
+    options: DataOptions = DataOptions()
+    data_dir: str | None = None
+    output: str | None = None
+
+
 def main(args):
     """``fdlsr predict``: a saved model's labels for the samples of a dataset."""
-    if args.output:
-        check_output(
-            args.output, inputs=[args.model, dataset_file(args.data, args.data_dir)]
-        )
-    saved = read_model_file(args.model)
+    request = PredictRequest(
+        model=args.model,
+        data=args.data,
+        options=data_options(args),
+        data_dir=args.data_dir,
+        output=args.output,
+    )
+    predict(request)
+    return 0
+
+
+def predict(request):
+    """Label the samples of ``request.data`` with its model; write the CSV."""
+    if request.output:
+        source = dataset_file(request.data, request.data_dir)
+        check_output(request.output, inputs=[request.model, source])
+    saved = read_model_file(request.model)
     model, contract = saved.model, saved.input
-    samples = _prediction_data(args, contract)
+    samples = _prediction_data(request, contract)
     _check_samples(samples.X, samples.name)
     # the model's input contract, in one place: columns by name, pixel order, width
     X, notes = contract.conform(
         samples.X,
         where=samples.name,
-        model_name=args.model,
+        model_name=request.model,
         feature_names=samples.feature_names,
         image_shape=samples.image_shape,
         order=samples.order,
@@ -63,7 +89,7 @@ def main(args):
     writer.writerow(["index", "prediction"] + (["label"] if y is not None else []))
     for i, label in enumerate(predicted.tolist()):
         writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
-    emit(text.getvalue(), args.output, "the predictions")
+    emit(text.getvalue(), request.output, "the predictions")
     for note in [*samples.notes, *notes]:  # after the output: an error stays one line
         print(f"fdlsr: note: {note}", file=sys.stderr)
     if y is not None:  # compared as text: label 7 of one file is "7" of another
@@ -85,7 +111,6 @@ def main(args):
             f"{name})",
             file=sys.stderr,
         )
-    return 0
 
 
 def _some(labels, shown=4):
@@ -106,25 +131,29 @@ def _check_samples(X, name):
         )
 
 
-def _prediction_data(args, contract):
+def _prediction_data(request, contract):
     """The :class:`_Samples` of ``fdlsr predict DATA``: a ``.npy`` file holds samples
     only; anything else is loaded as ``fdlsr run --dataset`` loads it, an image
     folder at the size the model's images were resized to (``contract``)."""
-    path, options = Path(args.data), data_options(args)
+    path = Path(request.data)
+    options = dict(request.options.given())
+    if request.data_dir is not None:
+        options["data_dir"] = request.data_dir
     if path.suffix.lower() == ".npy":  # the loader refuses options that do not apply
         return _Samples(
             npy_samples(path, **options), None, path.name, hint=_COLUMNS_HINT
         )
-    source = dataset_file(args.data, args.data_dir)
+    source = dataset_file(request.data, request.data_dir)
     folder = source is not None and source.is_dir()
-    resize = contract.resize_for(args.resize, args.model)
-    if resize is not None and args.resize is None and not folder:
+    given = request.options.resize
+    resize = contract.resize_for(given, request.model)
+    if resize is not None and given is None and not folder:
         resize = None  # the model's images came resized; these samples are no images
     if resize is not None:
         options["resize"] = resize
-    dataset = load_dataset(args.data, **options)
+    dataset = load_dataset(request.data, **options)
     notes = ()
-    if resize is not None and args.resize is None:
+    if resize is not None and given is None:
         notes = (
             f"the images of {dataset.name} are resized to {resize[0]} x {resize[1]} "
             "pixels, as the model's were",

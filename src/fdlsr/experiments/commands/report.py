@@ -2,35 +2,61 @@
 a self-contained HTML page with the figures)."""
 
 import sys
+from dataclasses import dataclass
 
 from ..notes import commands_note, table_notes
 from ..outputs import check_output
-from ..report import render, summarise
+from ..report import render, summarise, tables_papers
 from ..result_tables import store_tables
-from .shared import command_line, emit, tables_papers
+from .shared import command_line, emit
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """What ``fdlsr report`` is asked for: the ``stores`` to render, the ``format``
+    (md, latex, csv, html), the paper's table (``--paper [TABLE]``), the file to
+    write (None: stdout) and the command line, named in the notes."""
+
+    stores: tuple
+    format: str = "md"
+    paper: str | None = None
+    output: str | None = None
+    command: str | None = None
 
 
 def main(args):
     """``fdlsr report``: one table per data set of each store."""
-    if args.output:  # never over a store's files nor into a store
-        check_output(args.output, inputs=args.results)
+    request = ReportRequest(
+        stores=tuple(args.results),
+        format=args.format,
+        paper=args.paper,
+        output=args.output,
+        command=command_line(args),
+    )
+    report(request)
+    return 0
+
+
+def report(request):
+    """Render the tables of ``request``'s stores and write them out."""
+    if request.output:  # never over a store's files nor into a store
+        check_output(request.output, inputs=request.stores)
     notices, tables = [], []
-    for folder in args.results:
+    for folder in request.stores:
         found, said = store_tables(folder)
         tables += found
         notices += said
-    command = command_line(args)
-    papers = tables_papers(args.paper, tables)
+    papers = tables_papers(request.paper, tables)
     for table, (paper, forced) in zip(tables, papers, strict=True):
-        if not forced and args.paper and paper is None:
+        if not forced and request.paper and paper is None:
             notices.append(
                 f"--paper: the store records no table of the paper for "
                 f"{table.dataset}; name one with --paper TABLE to show it"
             )
-    if args.format == "html":
+    if request.format == "html":
         from ..html_report import html_report  # matplotlib: only for its figures
 
-        text = html_report(tables, papers, command)
+        text = html_report(tables, papers, request.command)
     else:
         outputs = []
         for table, (paper, forced) in zip(tables, papers, strict=True):
@@ -39,15 +65,14 @@ def main(args):
             outputs.append(
                 render(
                     summarise(table.rows),
-                    args.format,
+                    request.format,
                     paper=paper,
                     title=table.title,
                     notes=notes,
-                    sources=commands_note(table.info, command),
+                    sources=commands_note(table.info, request.command),
                 )
             )
         text = "\n".join(outputs)
     for notice in notices:  # after every check: an error stays one line
         print(f"fdlsr: {notice}", file=sys.stderr)
-    emit(text, args.output, "the report")
-    return 0
+    emit(text, request.output, "the report")
