@@ -8,8 +8,9 @@ fold's Gram matrix (:mod:`._squared_hinge`), every ``C`` and class one row of a
 batch, with the Gram matrix of the training split computed once for all folds.
 With fewer samples than features (face images) this is the problem
 :class:`~fdlsr.methods.baselines.LinearSVC` solves in the samples' span, by the same
-steps, at a fraction of the cost (FERET, k = 5: about a third of the CPU time of
-``GridSearchCV``; ``benchmarks/bench_baselines_search.py``).
+steps, at a fraction of the cost where the folds are large (FERET, CPU time of
+``GridSearchCV`` over this search: 2.7x at k = 5, 1.9x at k = 4, 1.4x at k = 3, but
+0.83x at k = 2, folds of 267 samples; ``benchmarks/bench_baselines_search.py``).
 
 The solutions are liblinear's up to its stopping tolerance (its relative gradient
 ``tol * max(min(pos, neg), 1) / n``), which at large ``C`` leaves them free by up to
