@@ -105,7 +105,9 @@ def main():
                 if (k, split) in stored:
                     same_stored += chosen == stored[k, split]
                     line += f"  stored {stored[k, split]:g}"
-                print(f"  k={k} split {split}: C {grid:g} -> {chosen:g}{line}", flush=True)
+                print(
+                    f"  k={k} split {split}: C {grid:g} -> {chosen:g}{line}", flush=True
+                )
             for which in cpu:
                 totals[which] += cpu[which]
             print(

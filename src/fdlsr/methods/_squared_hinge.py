@@ -141,13 +141,18 @@ class _Gradient:
     def update(self, rows, K, A, KA, signs, C):
         if rows.size:
             new = self._at(K, A, KA, signs, C)
-            for array, value in zip((self.v, self.Kv, self.gg, self.c), new, strict=True):
+            for array, value in zip(
+                (self.v, self.Kv, self.gg, self.c), new, strict=True
+            ):
                 array[rows] = value
 
     def take(self, rows):
         part = object.__new__(_Gradient)
         part.v, part.Kv, part.gg, part.c = (
-            self.v[rows], self.Kv[rows], self.gg[rows], self.c[rows]
+            self.v[rows],
+            self.Kv[rows],
+            self.gg[rows],
+            self.c[rows],
         )
         return part
 
@@ -175,7 +180,9 @@ def _truncated_cg(K, delta, g):
     groups = [np.flatnonzero(shared)]
     by_size = np.flatnonzero(~shared)[np.argsort(inside[~shared], kind="stable")]
     start = 0
-    while start < by_size.size:  # problems of similar sizes, K_II stacks of bounded size
+    while (
+        start < by_size.size
+    ):  # problems of similar sizes, K_II stacks of bounded size
         stop = start + 1
         while (
             stop < by_size.size

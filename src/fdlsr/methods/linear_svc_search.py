@@ -39,7 +39,14 @@ _DEFAULTS = dict(
     multi_class="ovr",
     class_weight=None,
 )
-_FREE = {"tol", "max_iter", "fit_intercept", "intercept_scaling", "random_state", "verbose"}
+_FREE = {
+    "tol",
+    "max_iter",
+    "fit_intercept",
+    "intercept_scaling",
+    "random_state",
+    "verbose",
+}
 
 
 def linear_svc_search(*, grid, cv, **fixed):
