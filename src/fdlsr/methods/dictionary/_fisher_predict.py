@@ -27,7 +27,7 @@ the other samples it is predicted with.
 
 import numpy as np
 
-from ._fista import SplitGradient, fista, top_eigenvalue, top_eigenvalues
+from ._fista import fista, top_eigenvalue, top_eigenvalues
 
 
 def global_scores(Yt, blocks, D, D0, means, mean0, *, gamma, mu, weight, max_iter):
@@ -39,7 +39,13 @@ def global_scores(Yt, blocks, D, D0, means, mean0, *, gamma, mu, weight, max_ite
     if k0:
         B[K:] += mu * mean0[:, None]
 
-    grad = _GlobalGradient(G, B, K, mu if k0 else 0.0)
+    def grad(A):
+        out = G @ A
+        out -= B
+        if k0:
+            out[K:] += mu * A[K:]
+        return out
+
     lipschitz = top_eigenvalue(G) + (mu if k0 else 0.0)
     A, _ = fista(grad, np.zeros_like(B), lipschitz, gamma, max_iter=max_iter, tol=0.0)
     a, a0 = A[:K], A[K:]
@@ -62,24 +68,6 @@ def global_scores(Yt, blocks, D, D0, means, mean0, *, gamma, mu, weight, max_ite
         + np.sum(means * means, axis=0)[:, None]
     )
     return residual + weight * np.maximum(distance, 0.0)
-
-
-class _GlobalGradient(SplitGradient):
-    """``G A - B``, plus ``mu a0`` on the shared rows: the product, then the rest
-    slab by slab."""
-
-    def __init__(self, G, B, K, mu):
-        self.G, self.B, self.K, self.mu = G, B, K, mu
-
-    def product(self, A, out):
-        self.A = A
-        return np.matmul(self.G, A, out=out)
-
-    def finish(self, out, rows):
-        out -= self.B[rows]
-        if self.mu and rows.stop > self.K:
-            shared = slice(max(rows.start, self.K), rows.stop)
-            out[shared.start - rows.start :] += self.mu * self.A[shared]
 
 
 def _stack_class_dictionaries(blocks, D, D0):

@@ -33,33 +33,12 @@ def soft_threshold(V, threshold, out=None, scratch=None):
     return np.subtract(V, clipped, out=out)
 
 
-class SplitGradient:
-    """A gradient in two parts: ``product(Y, out)`` writes into ``out`` (an array of
-    ``Y``'s shape that :func:`fista` reuses from one iteration to the next) what
-    needs the whole of ``Y`` (the matrix products), and ``finish(G, rows)``
-    completes the rows ``rows`` (a slice) of it in place with elementwise terms.
-    :func:`fista` finishes each slab of rows just before its elementwise step, while
-    the slab is in cache: the same operations on the same numbers as finishing the
-    whole array first, without passes over whole arrays."""
-
-    def product(self, Y, out):
-        raise NotImplementedError
-
-    def finish(self, G, rows):
-        pass
-
-    def __call__(self, Y):
-        G = self.product(Y, np.empty_like(Y))
-        self.finish(G, slice(0, len(G)))
-        return G
-
-
 def fista(grad, X0, lipschitz, lam, *, max_iter, tol, per_problem=False):
     """Minimise ``f(X) + lam * ||X||_1`` by FISTA, starting from ``X0``.
 
     Parameters
     ----------
-    grad : callable or SplitGradient
+    grad : callable
         ``grad(Y)`` returns the gradient of ``f`` at ``Y`` (same shape as ``X0``).
     X0 : ndarray
         Starting point (warm start); not modified.
@@ -127,18 +106,13 @@ def _fista_in_slabs(grad, X, Y, scratch, step, threshold, max_iter, tol):
     same numbers, so the same iterates as whole-array passes."""
     rows = max(1, _SLAB_BYTES // (X.itemsize * X.shape[1]))
     slabs = [slice(i, min(i + rows, len(X))) for i in range(0, len(X), rows)]
-    split = isinstance(grad, SplitGradient)
-    spare = np.empty_like(X) if split else None
     n_threads = min(blas_threads(), len(slabs))
     pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
     t = 1.0
     n_iter = 0
     try:
         for n_iter in range(1, max_iter + 1):  # noqa: B007 (n_iter is returned)
-            if split:
-                V = grad.product(Y, spare)
-            else:
-                V = grad(Y)
+            V = grad(Y)
             t_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
             momentum = (t - 1.0) / t_new
 
@@ -146,8 +120,6 @@ def _fista_in_slabs(grad, X, Y, scratch, step, threshold, max_iter, tol):
                 # V = prox(Y - step grad), X = |V - X| into scratch, then the next
                 # point Y = V + momentum (V - X) into X's memory.
                 v, x = V[slab], X[slab]
-                if split:
-                    grad.finish(v, slab)
                 np.multiply(v, -step, out=v)
                 v += Y[slab]
                 soft_threshold(v, threshold, out=v, scratch=scratch[slab])
@@ -162,8 +134,7 @@ def _fista_in_slabs(grad, X, Y, scratch, step, threshold, max_iter, tol):
             else:
                 list(pool.map(update, slabs))
             change = scratch.mean()  # over the whole array, as in one pass
-            # The old Y is free: the next product goes there.
-            X, Y, spare, t = V, X, Y, t_new
+            X, Y, t = V, X, t_new
             if change < tol:
                 break
     finally:

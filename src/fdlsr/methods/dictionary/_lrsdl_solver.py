@@ -34,7 +34,7 @@ from ._dictionary_update import (
     nuclear_norm,
     quadratic_value,
 )
-from ._fista import SplitGradient, fista, top_eigenvalue, top_eigenvalues
+from ._fista import fista, top_eigenvalue, top_eigenvalues
 
 # DICTOL's settings (LRSDL.m, DL_smallIntraCoeff.m, LRSDL_initD0X0.m, min_rank_dict.m).
 INIT_CODING_ITER = 30  # FISTA iterations per initial coding step (20 for D0)
@@ -119,68 +119,45 @@ def update_codes(Y, blocks, D, D0, X, X0, pen, *, max_iter, tol, gram=None):
 
     ``gram`` is ``D.T @ D`` when the caller has it (the same product either way).
     """
+    K, k0 = D.shape[1], D0.shape[1]
+    lambda2 = pen.lambda2
     G = D.T @ D if gram is None else gram
-    grad = _CodeGradient(Y, blocks, D, D0, G, pen.lambda2)
-    lipschitz = code_lipschitz(blocks, D, D0, pen.lambda2, G)
-    V, _ = fista(
-        grad, np.vstack([X, X0]), lipschitz, pen.lambda1, max_iter=max_iter, tol=tol
-    )
-    K = D.shape[1]
-    return V[:K], V[K:]
+    # The Fisher gradient lambda2 X (2I - 2P_c + P_1): its 2 lambda2 X part is folded
+    # into the Gram matrix, the mean parts are formed from the K x C class means.
+    H = blocks.double_diagonal(G)
+    H.flat[:: K + 1] += 2.0 * lambda2
+    dbl_DtY = blocks.double_own(D.T @ Y, overwrite=True)
+    DtD0 = D.T @ D0
+    D0tD0x2 = 2.0 * (D0.T @ D0)
+    D0tYx2 = 2.0 * (D0.T @ Y)
+    counts = blocks.sample_counts
 
-
-class _CodeGradient(SplitGradient):
-    """The gradient of the code step's smooth part in ``V = [X; X0]`` (see the
-    module notes); ``product`` forms the products, ``finish`` subtracts the data
-    term and the Fisher term's class means from the rows of ``X``.
-
-    The Fisher gradient ``lambda2 X (2I - 2P_c + P_1)``: its ``2 lambda2 X`` part is
-    folded into the Gram matrix, the mean parts are formed from the K x C class
-    means.
-    """
-
-    def __init__(self, Y, blocks, D, D0, G, lambda2):
-        K = D.shape[1]
-        self.K, self.k0 = K, D0.shape[1]
-        self.blocks, self.lambda2 = blocks, lambda2
-        self.H = blocks.double_diagonal(G)
-        self.H.flat[:: K + 1] += 2.0 * lambda2
-        self.dbl_DtY = blocks.double_own(D.T @ Y, overwrite=True)
-        self.DtD0 = D.T @ D0
-        self.D0tD0x2 = 2.0 * (D0.T @ D0)
-        self.D0tYx2 = 2.0 * (D0.T @ Y)
-
-    def product(self, V, out):
-        K, blocks, lambda2 = self.K, self.blocks, self.lambda2
+    def grad(V):
         Xv, X0v = V[:K], V[K:]
-        np.matmul(self.H, Xv, out=out[:K])
+        out = np.empty_like(V)
+        GX = out[:K]
+        np.matmul(H, Xv, out=GX)
+        GX -= dbl_DtY
+        if k0:
+            GX += blocks.double_own(DtD0 @ X0v, overwrite=True)
         means = blocks.class_means(Xv)
-        overall = means @ blocks.sample_counts / blocks.n_samples
+        overall = means @ counts / blocks.n_samples
         means *= 2.0 * lambda2
         means -= lambda2 * overall[:, None]
-        self.means = means
-        if self.k0:
-            self.shared = blocks.double_own(self.DtD0 @ X0v, overwrite=True)
+        blocks.subtract_spread(GX, means)
+        if k0:
             G0 = out[K:]
-            np.matmul(self.D0tD0x2, X0v, out=G0)
-            G0 += self.DtD0.T @ blocks.double_own(Xv)
-            G0 -= self.D0tYx2
+            np.matmul(D0tD0x2, X0v, out=G0)
+            G0 += DtD0.T @ blocks.double_own(Xv)
+            G0 -= D0tYx2
             G0 += lambda2 * centred(X0v)
         return out
 
-    def finish(self, G, rows):
-        # Rows of X among ``rows``: minus the data term, plus the shared atoms'
-        # term, minus the spread class means (in this order, as whole-array passes
-        # would).
-        stop = min(rows.stop, self.K)
-        if rows.start >= stop:
-            return
-        part = slice(rows.start, stop)
-        GX = G[: stop - rows.start]
-        GX -= self.dbl_DtY[part]
-        if self.k0:
-            GX += self.shared[part]
-        self.blocks.subtract_spread(GX, self.means[part])
+    lipschitz = code_lipschitz(blocks, D, D0, lambda2, G)
+    V, _ = fista(
+        grad, np.vstack([X, X0]), lipschitz, pen.lambda1, max_iter=max_iter, tol=tol
+    )
+    return V[:K], V[K:]
 
 
 def update_dictionary(Y, blocks, D, D0, X, X0, *, tol, n_features=None):
