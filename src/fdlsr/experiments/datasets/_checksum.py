@@ -13,6 +13,9 @@ import os
 import tempfile
 from pathlib import Path
 
+from ...common.files import open_input
+from ...errors import DatasetError
+
 _MEMORY = {}
 
 
@@ -27,7 +30,7 @@ def cache_file():
 def sha256_file(path, chunk=1 << 20):
     """The hexadecimal SHA-256 digest of a file's bytes."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_input(path, error=DatasetError, what="data file") as f:
         while block := f.read(chunk):
             digest.update(block)
     return digest.hexdigest()
