@@ -7,6 +7,7 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import normalize
 
+from fdlsr._testing import cli_error
 from fdlsr.core.model_selection import PerClassSplit, per_class_split
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.evaluation import evaluate_split
@@ -67,6 +68,22 @@ def test_k_too_large_names_the_class_and_its_count():
         per_class_split(y, 4, 0, 0)
     with pytest.raises(ConfigError, match="positive"):
         per_class_split(y, 0, 0, 0)
+
+
+def test_a_class_of_one_sample_is_named_without_an_impossible_k(capsys, tmp_path):
+    """No k leaves a test sample to a class of one: the message says so and names
+    the class, instead of asking for k <= 0 (which no option accepts)."""
+    y = np.r_[np.repeat([0, 1], 10), 2]
+    with pytest.raises(ConfigError) as refusal:
+        per_class_split(y, 1, 0, 0)
+    message = str(refusal.value)
+    assert "class 2, which has a single sample" in message
+    assert "k must be smaller than the smallest class" in message
+    assert "k <= 0" not in message and "remove the class" in message
+    np.savez(tmp_path / "one.npz", X=np.random.default_rng(0).normal(size=(21, 3)), y=y)
+    line = cli_error(capsys, ["run", "--dataset", str(tmp_path / "one.npz"), "-k",
+                              "1", "--methods", "LSR", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert "a single sample" in line and "k <= 0" not in line
 
 
 def test_usable_as_scikit_learn_cv(digits):

@@ -10,11 +10,17 @@ before allocating, so that a problem too large is refused in one line instead of
 import os
 from pathlib import Path
 
+try:
+    import resource
+except ImportError:  # not a POSIX system
+    resource = None
+
 
 def available_memory():
     """Bytes this process can still allocate: the system's available memory, or less
-    when a control group (a container) limits it; None where unknown."""
-    candidates = [_meminfo_available()]
+    when a control group (a container) or a limit of this process (``ulimit -v``,
+    ``ulimit -d``: its address space, its data) allows less; None where unknown."""
+    candidates = [_meminfo_available(), *_process_limits_left()]
     cgroup = Path("/sys/fs/cgroup")
     for limit, usage in (
         ("memory.max", "memory.current"),  # cgroup v2
@@ -27,6 +33,31 @@ def available_memory():
         candidates.append(max(left, 0))
     known = [c for c in candidates if c is not None]
     return min(known) if known else None
+
+
+def _process_limits_left():
+    """Bytes left under this process's own limits: its address space (``RLIMIT_AS``,
+    against ``VmSize``) and its data (``RLIMIT_DATA``, against ``VmData``)."""
+    if resource is None:
+        return []
+    try:
+        status = Path("/proc/self/status").read_text().splitlines()
+    except OSError:
+        return []
+    used = {}
+    for line in status:
+        name, _, value = line.partition(":")
+        if name in ("VmSize", "VmData") and value.split():
+            used[name] = int(value.split()[0]) * 1024  # kB
+    left = []
+    for limit, name in (
+        (resource.RLIMIT_AS, "VmSize"),
+        (resource.RLIMIT_DATA, "VmData"),
+    ):
+        soft = resource.getrlimit(limit)[0]
+        if soft != resource.RLIM_INFINITY and name in used:
+            left.append(max(soft - used[name], 0))
+    return left
 
 
 def _meminfo_available():

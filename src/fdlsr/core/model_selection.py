@@ -65,16 +65,24 @@ def check_k(classes, counts, k):
         )
     short = np.flatnonzero(counts < k + 1)
     if short.size:
-        worst = short[np.argmin(counts[short])]
+        worst = short[np.argmin(counts[short])]  # the smallest class
         others = (
             f" ({short.size} of the {classes.size} classes have {k} samples or fewer)"
             if short.size > 1
             else ""
         )
+        has = "a single sample" if counts[worst] == 1 else f"{counts[worst]} samples"
+        if counts[worst] > 1:
+            fix = f"choose k <= {counts[worst] - 1}"
+        else:  # no k leaves it a test sample
+            fix = (
+                "no k leaves it a test sample: give it more samples, or remove the "
+                "class from the data"
+            )
         raise ConfigError(
             f"k={k} training samples per class leaves no test sample for class "
-            f"{quote(classes[worst])}, which has {counts[worst]} samples{others}; "
-            f"choose k <= {counts.min() - 1}"
+            f"{quote(classes[worst])}, which has {has}{others}; k must be smaller "
+            f"than the smallest class: {fix}"
         )
 
 

@@ -12,8 +12,8 @@ import signal
 import sys
 import threading
 
-from ..errors import FdlsrError, on_command_line
-from .commands import handler
+from ..errors import FdlsrError, on_command_line, printable
+from .commands import handler, interrupted_note
 from .parser import build_parser
 
 __all__ = ["build_parser", "main"]
@@ -32,29 +32,28 @@ def main(argv=None):
         with _terminate_as_interrupt():
             return _run(argv)
     except KeyboardInterrupt:
-        _interrupted(program)
+        _interrupted(program, argv)
     except ImportError as error:
         # Ctrl-C while a compiled module initialises reaches here as its ImportError
         if not isinstance(error.__cause__, KeyboardInterrupt):
             raise
-        _interrupted(program)
+        _interrupted(program, argv)
     finally:
         if program:  # its last line is out: a signal while Python exits changes nothing
             _signals_ignored()
 
 
-def _interrupted(program):
-    """Exit 130 with one line. CPython notes a KeyboardInterrupt that leaves code run
-    from a string (dataclasses and numpy run some while they are imported) and,
-    under ``python -m``, ends with SIGINT instead of the status asked for; running
-    a string clears that note."""
+def _interrupted(program, argv):
+    """Exit 130 with one line, saying what the interrupted command (``argv``) kept.
+    CPython notes a KeyboardInterrupt that leaves code run from a string
+    (dataclasses and numpy run some while they are imported) and, under ``python
+    -m``, ends with SIGINT instead of the status asked for; running a string clears
+    that note."""
     if program:  # a second Ctrl-C would cut this line
         _signals_ignored()
     eval("0")
-    sys.stderr.write(
-        "fdlsr: interrupted; finished runs are saved: run the same command again "
-        "to resume\n"
-    )
+    note = interrupted_note(argv or DEMO)
+    sys.stderr.write(f"fdlsr: interrupted{f'; {note}' if note else ''}\n")
     sys.exit(130)
 
 
@@ -72,7 +71,16 @@ def _run(argv):
         with on_command_line():
             return handler(args.command)(args)
     except FdlsrError as error:
-        parser.exit(2, f"fdlsr: error: {error}\n")
+        parser.exit(2, f"fdlsr: error: {printable(str(error))}\n")
+    except MemoryError:
+        # what no budget foresaw (a method's own arrays, a library's copies): the
+        # arrays are gone with the frames that held them, and one line says so
+        parser.exit(
+            2,
+            f"fdlsr: error: fdlsr {args.command} ran out of memory; give it less data "
+            "(fewer or smaller samples, a smaller --resize) or run it on a machine "
+            "with more memory\n",
+        )
     except BrokenPipeError:
         # the reader stopped early (`fdlsr methods | head`): nothing went wrong here;
         # point stdout at /dev/null so that Python's exit flush does not fail again
@@ -82,8 +90,8 @@ def _run(argv):
         where = f" ({error.filename})" if error.filename else ""
         parser.exit(
             2,
-            f"fdlsr: error: {error.strerror or error}{where}; check the paths given "
-            "and that you may read and write there\n",
+            f"fdlsr: error: {printable(f'{error.strerror or error}{where}')}; check "
+            "the paths given and that you may read and write there\n",
         )
 
 

@@ -39,6 +39,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..common.files import open_input
 from ..core.model_selection import DEFAULT_SPLITS
 from ..errors import ConfigError, did_you_mean
 from ..methods import METHODS
@@ -174,8 +175,13 @@ def find_config(name_or_path):
         shipped = resources.files("fdlsr.experiments") / "configs" / f"{name}.toml"
         return shipped.read_text(encoding="utf-8"), f"shipped config {name}", None
     path = Path(name_or_path).expanduser()
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # a regular file: a pipe or a device is refused, not waited on
+        with open_input(
+            path, "r", error=ConfigError, what="config file", encoding="utf-8"
+        ) as f:
+            text = f.read()
+    except ConfigError:
+        raise
     except FileNotFoundError:
         raise ConfigError(
             f"config file {path} not found; give an existing .toml file or one of the "

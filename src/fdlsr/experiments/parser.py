@@ -11,7 +11,7 @@ import contextlib
 import re
 
 from .._version import __version__
-from ..errors import did_you_mean
+from ..errors import did_you_mean, printable
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
@@ -76,6 +76,18 @@ def _whole(minimum, what):
     return parse
 
 
+def _path(text):
+    """An argument type: the path of a file or folder, which cannot be empty (``--out
+    "$DIR"`` with ``DIR`` unset would otherwise stand for a default or the current
+    folder)."""
+    if not text:
+        raise argparse.ArgumentTypeError(
+            "the path is empty (an unset shell variable?): give a file or folder, or "
+            "leave the option out"
+        )
+    return text
+
+
 PIXELS = {"nargs": 2, "type": _whole(1, "a number of pixels"), "metavar": ("H", "W")}
 
 # The data options' help, shared by the commands that offer them. Each says the inputs
@@ -98,7 +110,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(
             2,
-            f"fdlsr: error: {_with_suggestion(message)} (see `{self.prog} --help`)\n",
+            f"fdlsr: error: {printable(_with_suggestion(message))} (see "
+            f"`{self.prog} --help`)\n",
         )
 
 
@@ -115,14 +128,17 @@ def _with_suggestion(message):
 def _dataset_args(parser):
     group = parser.add_argument_group("data")
     group.add_argument(
-        "--dataset", help="dataset name (see `fdlsr datasets`) or a file/folder path"
+        "--dataset",
+        type=_path,
+        help="dataset name (see `fdlsr datasets`) or a file/folder path",
     )
-    group.add_argument("--data-dir", help=DATA_DIR_HELP)
+    group.add_argument("--data-dir", type=_path, help=DATA_DIR_HELP)
     group.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
     group.add_argument("--y", dest="y_var", metavar="NAME|INDEX", help=Y_HELP)
     group.add_argument("--samples", choices=["rows", "columns"], help=SAMPLES_HELP)
     group.add_argument(
         "--config",
+        type=_path,
         help="a shipped config name (e.g. feret) or the path of a .toml file; "
         "flags override it",
     )
@@ -262,7 +278,9 @@ def build_parser():
         "(default) or in the plan's order",
     )
     group = run.add_argument_group("output")
-    group.add_argument("--out", help="results folder (default fdlsr-results/DATASET)")
+    group.add_argument(
+        "--out", type=_path, help="results folder (default fdlsr-results/DATASET)"
+    )
     _paper_option(group, "print the paper's numbers beside ours")
     group.add_argument(
         "--no-table", action="store_true", help="do not print the table at the end"
@@ -276,7 +294,10 @@ def build_parser():
         "figures of `fdlsr plot results` too.",
     )
     report.add_argument(
-        "results", nargs="+", help="results folder(s) written by `fdlsr run`"
+        "results",
+        nargs="+",
+        type=_path,
+        help="results folder(s) written by `fdlsr run`",
     )
     report.add_argument(
         "--format",
@@ -290,7 +311,7 @@ def build_parser():
         report, "add the paper's numbers (its Table I-VI; default: the config's table)"
     )
     report.add_argument(
-        "-o", "--output", help="write to this file instead of the screen"
+        "-o", "--output", type=_path, help="write to this file instead of the screen"
     )
 
     plot = sub.add_parser(
@@ -310,6 +331,7 @@ def build_parser():
     plot.add_argument(
         "stores",
         nargs="*",
+        type=_path,
         metavar="STORE",
         help="with results: the results folders written by `fdlsr run` (pooled)",
     )
@@ -345,7 +367,7 @@ def build_parser():
         "default: the table the results record)",
     )
     plot.add_argument(
-        "--out", default="figures", help="output folder (default figures/)"
+        "--out", type=_path, default="figures", help="output folder (default figures/)"
     )
 
     data = sub.add_parser(
@@ -359,9 +381,12 @@ def build_parser():
     )
     data.add_argument("action", nargs="?", choices=["list", "info"], default="list")
     data.add_argument(
-        "name", nargs="?", help="with info: a registry name or a file or folder path"
+        "name",
+        nargs="?",
+        type=_path,
+        help="with info: a registry name or a file or folder path",
     )
-    data.add_argument("--data-dir", help=DATA_DIR_HELP)
+    data.add_argument("--data-dir", type=_path, help=DATA_DIR_HELP)
     data.add_argument(
         "--resize",
         **PIXELS,
@@ -411,7 +436,12 @@ def _model_parsers(sub):
         "--raw", action="store_true", help="do not unit-normalise the samples"
     )
     group.add_argument(
-        "-o", "--out", required=True, metavar="MODEL", help="the model file to write"
+        "-o",
+        "--out",
+        type=_path,
+        required=True,
+        metavar="MODEL",
+        help="the model file to write",
     )
     group.add_argument(
         "--force",
@@ -430,15 +460,18 @@ def _model_parsers(sub):
         "model file records of its training data is applied (docs/saving.md).",
     )
     predict.add_argument(
-        "model", help="a model file written by `fdlsr fit` or fdlsr.save"
+        "model", type=_path, help="a model file written by `fdlsr fit` or fdlsr.save"
     )
     predict.add_argument(
-        "data", help="dataset name, data file or folder, or a .npy file"
+        "data", type=_path, help="dataset name, data file or folder, or a .npy file"
     )
     predict.add_argument(
-        "-o", "--output", help="write the CSV to this file instead of the screen"
+        "-o",
+        "--output",
+        type=_path,
+        help="write the CSV to this file instead of the screen",
     )
-    predict.add_argument("--data-dir", help=DATA_DIR_HELP)
+    predict.add_argument("--data-dir", type=_path, help=DATA_DIR_HELP)
     predict.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
     predict.add_argument("--y", dest="y_var", metavar="NAME|INDEX", help=Y_HELP)
     predict.add_argument(
@@ -473,11 +506,16 @@ def _features_parser(sub):
     )
     features.add_argument(
         "source",
+        type=_path,
         help="a folder (one sub-folder per class, or the folder of Stanford-40, "
         "CUB-200-2011 or Oxford 102 Flowers) or a list file of path,label lines",
     )
     features.add_argument(
-        "-o", "--output", required=True, help="the .npz or .mat file to write"
+        "-o",
+        "--output",
+        type=_path,
+        required=True,
+        help="the .npz or .mat file to write",
     )
     features.add_argument(
         "--force",

@@ -32,7 +32,7 @@ from .planning import DataOptions, dataset_file, experiment_runs, load_data
 from .progress import Progress
 from .report import paper_rows, render, summarise
 from .rows import row_key
-from .samples import data_warnings, scale_warnings, warn
+from .samples import check_run_memory, data_warnings, scale_warnings, warn
 from .scheduler import ORDERS, run_units
 from .store import ResultStore, record_run, table_info, write_info
 from .store_folder import STORE_FILES, check_store
@@ -117,6 +117,11 @@ class RunRequest:
             raise ConfigError(
                 f"--order must be one of {', '.join(ORDERS)}, got {quote(self.order)}"
             )
+        if isinstance(self.out, str) and not self.out:
+            raise ConfigError(
+                "--out is empty (an unset shell variable?): give the results folder, "
+                "or leave --out out for fdlsr-results/DATASET"
+            )
         if self.scheduler is not None and jobs != 1:
             raise ConfigError(
                 "give --jobs N or --scheduler, not both: with --scheduler the cluster's "
@@ -152,7 +157,8 @@ def run(request, *, dataset=None, progress=None):
     """
     config = request.config
     ex = config.experiment
-    out = Path(request.out or Path("fdlsr-results") / Path(ex.dataset).stem)
+    default = Path("fdlsr-results") / Path(ex.dataset).stem
+    out = default if request.out is None else Path(request.out)
     check_store(out, writing=True)  # before the data are loaded; made when opened
     if dataset is None:
         dataset = load_data(ex, request.data)
@@ -164,6 +170,7 @@ def run(request, *, dataset=None, progress=None):
             store=out,
         )
     units = experiment_runs(ex, dataset)  # checks methods, parameters and k first
+    check_run_memory(dataset, ex.standardize)  # before the copies are made
     described = _describes(request, dataset)
     if not described:
         print(

@@ -15,6 +15,8 @@ import sys
 import numpy as np
 
 from ..common.linalg import normalize_rows
+from ..common.memory import available_memory, size_in_words
+from ..errors import DatasetError, setting
 from .splits import POOLED, pools_fixed_split
 
 
@@ -26,17 +28,56 @@ def prepare(dataset, normalize=True):
 
 def standardize_columns(X, train):
     """``X`` with each column at zero mean and unit variance over the rows ``train``
-    (a constant column is only centred), as ``StandardScaler`` fitted on them."""
+    (a constant column is only centred), as ``StandardScaler`` fitted on them.
+
+    Each column is first divided by the power of two at or just below its largest
+    training entry, so that its variance is computed from numbers in (-2, 2)
+    (``StandardScaler`` squares the raw entries: columns above about 1e154
+    overflow). Dividing by a power of two is exact, and standardising undoes it:
+    the result is that of the unscaled columns, to the bit.
+    """
     from sklearn.preprocessing import StandardScaler
 
+    X = np.asarray(X, dtype=np.float64)
+    largest = np.max(np.abs(X[train]), axis=0, initial=0.0)
+    # largest = m * 2**e with 0.5 <= m < 1 (0 for a zero column: divided by 0.5)
+    X = X / np.ldexp(1.0, np.frexp(largest)[1] - 1)
     return StandardScaler().fit(X[train]).transform(X)
 
 
 def unit_rows(X):
-    """Each row of ``X`` (as float64) divided by its L2 norm, without overflow or
+    """Each row of ``X`` divided by its L2 norm, as float64, without overflow or
     underflow (:func:`~fdlsr.common.linalg.normalize_rows`, the one normaliser,
-    which ``fdlsr fit``'s model applies too). An all-zero row stays zero."""
-    return normalize_rows(np.asarray(X, dtype=np.float64))
+    which ``fdlsr fit``'s model applies too: one copy of ``X``, scaled a block of
+    rows at a time). An all-zero row stays zero."""
+    return normalize_rows(X, dtype=np.float64)
+
+
+# Copies of the samples that a run holds besides the data set's own: the samples as
+# the methods see them, and the training and test rows of the split being run; with
+# --standardize, a split's standardised samples too.
+RUN_COPIES = 2
+
+
+def check_run_memory(dataset, standardize=False, available=None):
+    """Refuse, in one line, samples whose copies a run holds (:data:`RUN_COPIES`)
+    would not fit in the memory this process can still allocate (``available``,
+    default :func:`~fdlsr.common.memory.available_memory`; no check where unknown):
+    before they are made, instead of a ``MemoryError`` or the system's
+    out-of-memory killer halfway through."""
+    available = available_memory() if available is None else available
+    X = np.asarray(dataset.X)
+    needed = (RUN_COPIES + bool(standardize)) * X.shape[0] * X.shape[1] * 8
+    if available is not None and needed > available:
+        size = "x".join(map(str, X.shape))
+        raise DatasetError(
+            f"the samples of {dataset.name} ({size}) need {size_in_words(needed)} "
+            f"more for the copies a run makes of them (normalised, a split's "
+            f"training and test rows), more than the {size_in_words(available)} of "
+            "memory left; give less data (fewer samples, a smaller "
+            f"{setting('resize', 'resize=(h, w)')}) or run on a machine with more "
+            "memory"
+        )
 
 
 def zero_samples(X):
@@ -66,7 +107,10 @@ def scale_warnings(dataset):
     """A warning when the columns' scales differ by orders of magnitude (a table of
     measurements in several units), where per-sample normalisation lets the largest
     columns decide; image pixels and features of one kind stay within a few times."""
-    std = np.std(np.asarray(dataset.X, dtype=np.float64), axis=0)
+    X = np.asarray(dataset.X, dtype=np.float64)
+    largest = np.max(np.abs(X), initial=0.0)
+    # the ratio of scales, computed from numbers in [-1, 1]: squares of 1e300 overflow
+    std = np.std(X / largest, axis=0) if largest > 0 else np.zeros(X.shape[1])
     std = std[std > 0]
     if std.size < 2 or std.max() <= SCALE_SPREAD * np.median(std):
         return []

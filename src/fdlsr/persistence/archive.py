@@ -32,6 +32,7 @@ import numpy as np
 
 from .._version import __version__
 from ..common import strict_json
+from ..common.files import open_input
 from ..common.strict_json import JSONError, RepeatedKeyError
 from ..errors import ModelFileError, cut, one_line, quote
 from .checks import InconsistentModel, check_model, check_savable
@@ -185,7 +186,8 @@ def _check_saved(written, path):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scikit-learn's notes of the probe
-            _read(written, path)
+            with open(written, "rb") as handle:
+                _read(handle, path)
     except InconsistentModel as error:
         raise ModelFileError(
             f"cannot save the model: {one_line(error)} (fdlsr.load would refuse its "
@@ -248,12 +250,20 @@ def read_model_file(path):
         raise ModelFileError(f"model file {path} not found; check the path")
     if path.is_dir():
         raise ModelFileError(f"{path} is a folder; give the path of a model file")
-    if not zipfile.is_zipfile(path):
+    # a regular file only: a pipe or a device (/dev/zero) would be read for ever
+    with open_input(path, error=ModelFileError, what="model file") as handle:
+        return _read_checked(handle, path)
+
+
+def _read_checked(handle, path):
+    """:func:`_read`, every way a file can fail to be a model file refused in one
+    line naming ``path``."""
+    if not zipfile.is_zipfile(handle):
         raise ModelFileError(
-            f"{path} is not an fdlsr model file ({_what_is(path)}); {_SAVE_HINT}"
+            f"{path} is not an fdlsr model file ({_what_is(handle)}); {_SAVE_HINT}"
         )
     try:
-        return _read(path, path)
+        return _read(handle, path)
     except ModelFileError:
         raise
     except InconsistentModel as error:
@@ -280,11 +290,11 @@ def read_model_file(path):
 
 
 def _read(file, path):
-    """The :class:`ModelFile` in the zip archive ``file``, called ``path`` in
-    messages. Raises :class:`ModelFileError` for what is not a model file's shape,
-    :class:`InconsistentModel` for a model that is not usable, and the errors of
-    :data:`_DAMAGE` (or zipfile's) for a damaged file."""
-    size = Path(file).stat().st_size
+    """The :class:`ModelFile` in the zip archive ``file`` (open, binary), called
+    ``path`` in messages. Raises :class:`ModelFileError` for what is not a model
+    file's shape, :class:`InconsistentModel` for a model that is not usable, and the
+    errors of :data:`_DAMAGE` (or zipfile's) for a damaged file."""
+    size = os.fstat(file.fileno()).st_size
     with zipfile.ZipFile(file) as archive:
         _check_members(archive, path, size)
         manifest = _read_manifest(archive, path)
@@ -411,10 +421,11 @@ def _check_version(manifest, path, current):
         )
 
 
-def _what_is(path):
-    """What a file that is not a zip archive looks like, from its first bytes."""
-    with open(path, "rb") as handle:
-        head = handle.read(8)
+def _what_is(handle):
+    """What a file (open, binary) that is not a zip archive looks like, from its
+    first bytes."""
+    handle.seek(0)
+    head = handle.read(8)
     if not head:
         return "it is empty"
     if head[:1] == b"\x80" and len(head) > 1 and head[1] <= 5:

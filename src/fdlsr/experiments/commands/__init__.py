@@ -22,6 +22,22 @@ COMMANDS = (
 )
 
 
+# What an interrupted command has kept, said after "fdlsr: interrupted" (the others
+# write their outputs whole or not at all, and have nothing to add).
+KEPT_WHEN_INTERRUPTED = {
+    "run": "finished runs are saved: run the same command again to resume",
+    "features": "finished chunks are kept: run the same command again to resume",
+}
+
+
+def interrupted_note(argv):
+    """What the command of ``argv`` (the command line, without ``fdlsr``) has kept
+    when interrupted, or ``""``; read from ``argv`` itself, since Ctrl-C may come
+    before the arguments are parsed."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    return KEPT_WHEN_INTERRUPTED.get(command, "")
+
+
 def handler(command):
     """The function that runs ``fdlsr COMMAND``: ``main`` of the module of that name
     (imported on use, so that one command loads only what it needs)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ...common import strict_json
+from ...common.files import open_input
 from ...errors import DatasetError
 from . import _registry
 from ._dataset import Dataset
@@ -350,7 +351,7 @@ def _kind(path):
         return "npz"
     if suffix in CSV:
         return "csv"
-    with open(path, "rb") as f:
+    with open_input(path, error=DatasetError, what="data file") as f:
         head = f.read(1032)
     if head.startswith(b"MATLAB") or HDF5_SIGNATURE in head:
         return "mat"

@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 
 from ...common import strict_json
+from ...common.files import open_input
+from ...errors import DatasetError
 
 _MEMORY = {}
 
@@ -29,7 +31,7 @@ def cache_file():
 def sha256_file(path, chunk=1 << 20):
     """The hexadecimal SHA-256 digest of a file's bytes."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_input(path, error=DatasetError, what="data file") as f:
         while block := f.read(chunk):
             digest.update(block)
     return digest.hexdigest()

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import DatasetError, one_line
+from ...errors import DatasetError, one_line, setting
 
 __all__ = ["Dataset", "as_samples", "one_line"]
 
@@ -17,7 +17,15 @@ def as_samples(X, where, budget=None, name="the samples"):
     if X.dtype.kind == "c":  # float64 would drop the imaginary parts
         raise DatasetError(
             f"the samples in {where} are complex numbers; classify real features "
-            "(e.g. their magnitudes), or choose another variable with x=NAME"
+            "(e.g. their magnitudes), or choose another variable with "
+            f"{setting('x', 'x=NAME')}"
+        )
+    if X.dtype.kind in "mM":  # as float64: a count of units, and NaT -9.2e18
+        what = "dates" if X.dtype.kind == "M" else "durations"
+        raise DatasetError(
+            f"the samples in {where} are {what} ({X.dtype}), not numbers; convert "
+            "them to numbers (e.g. seconds from a start, a missing one filled in) "
+            f"first, or choose another variable with {setting('x', 'x=NAME')}"
         )
     if budget is not None and X.dtype.kind in "biuf":
         budget.charge_samples(X, name)
@@ -26,7 +34,7 @@ def as_samples(X, where, budget=None, name="the samples"):
     except (TypeError, ValueError) as exc:
         raise DatasetError(
             f"the samples in {where} are not numbers ({one_line(exc)}); "
-            "choose the numeric variable with x=NAME"
+            f"choose the numeric variable with {setting('x', 'x=NAME')}"
         ) from None
     bad = X.size - np.count_nonzero(np.isfinite(X))  # one mask, one byte a value
     if bad:

@@ -1,17 +1,20 @@
 """Readers for CSV tables and folders of images."""
 
+import io
 import re
 import warnings
+from itertools import islice
 from pathlib import Path
 
 import numpy as np
 
+from ...common.files import open_input
 from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels
 from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
-from ._table import table_shape
+from ._table import record_at, records, table_shape
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -48,7 +51,7 @@ def read_csv(path, *, label_column=None, budget=None):
     budget = MemoryBudget(path) if budget is None else budget
     longest = run = 0  # the longest line, in characters
     try:
-        with open(path, newline="", encoding=ENCODING) as f:
+        with _open_text(path, ENCODING) as f:
             sample = part = f.read(1 << 16)
             while part:  # the whole file is text, without NUL (numpy drops them)
                 if "\0" in part:
@@ -72,7 +75,7 @@ def read_csv(path, *, label_column=None, budget=None):
     lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
     if not lines:
         raise DatasetError(f"{path} is empty; it needs one sample per line")
-    delimiter = _delimiter(lines[0])
+    delimiter = _delimiter(sample, path)
     table = table_shape(path, delimiter=delimiter, encoding=ENCODING)
     n_columns = table.n_columns
     if n_columns < 2:
@@ -130,7 +133,7 @@ def read_csv(path, *, label_column=None, budget=None):
     try:
         X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
     except ValueError as exc:
-        raise _bad_rows(path, exc) from None
+        raise _not_a_number(path, exc, delimiter, names) from None
     y = column(label)
     if len(y) != n_samples or X.size != n_samples * len(features):
         raise DatasetError(  # numpy split the lines otherwise than table_shape did
@@ -154,15 +157,44 @@ def _loadtxt(path, *, encoding, **options):
     inside a quoted label is kept (else CR and LF labels would merge); numpy itself
     still ends lines at CR, LF or CR LF.
     """
-    with open(path, newline="", encoding=encoding) as f, warnings.catch_warnings():
+    with _open_text(path, encoding) as f, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return np.loadtxt(f, **options)
+
+
+def _open_text(path, encoding):
+    """The table ``path`` opened as text without newline translation (a regular file
+    only: a pipe or a device is refused, ``open_input``)."""
+    return open_input(
+        path, "r", error=DatasetError, what="data file", encoding=encoding, newline=""
+    )
 
 
 def _bad_rows(path, exc):
     return DatasetError(
         f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
         "line needs the same columns, with numbers in every feature column"
+    )
+
+
+def _not_a_number(path, exc, delimiter, names):
+    """numpy's refusal of a feature value (``could not convert string '' to float64
+    at row 6, column 3``: the record after the header, 0 first, and the column, 1
+    first) as the line of the file that holds it, and the value."""
+    found = re.search(r"at row (\d+), column (\d+)", str(exc))
+    if found is None:
+        return _bad_rows(path, exc)
+    index = int(found[1]) + (names is not None)  # the header is a record too
+    record = record_at(path, index, delimiter=delimiter, encoding=ENCODING)
+    column = int(found[2]) - 1
+    if record is None or column >= len(record[1]) or _is_number(record[1][column]):
+        return _bad_rows(path, exc)  # not where numpy said: its own words, then
+    line, fields = record
+    name = f" ({quote(names[column])})" if names is not None else ""
+    return DatasetError(
+        f"{path}:{line}: column {column}{name} holds {quote(fields[column])}, which is "
+        "not a number; every feature column needs a number on every line: fix the "
+        "line or remove it"
     )
 
 
@@ -305,10 +337,32 @@ def _given_label(path, label_column, names, n_columns):
     return index % n_columns
 
 
-def _delimiter(line):
-    counts = {d: line.count(d) for d in (",", ";", "\t")}
-    best = max(counts, key=counts.get)
-    return best if counts[best] else None  # None: any run of white space
+def _delimiter(sample, path):
+    """The delimiter of the table that starts with the text ``sample``, else None
+    (runs of white space).
+
+    Of comma, semicolon and tab, the one that splits the first records alike into
+    more than one field, as numpy will split them (the most records, then the most
+    fields); without one, the one that splits the first record into the most. A
+    delimiter inside a quoted field does not split (a header's ``"width,
+    cm";"height, cm"`` is semicolon-separated), a quoted label may run over line
+    ends, and a quote that opens a field under a wrong delimiter runs on over the
+    records that follow.
+    """
+    counts = {}
+    for delimiter in (",", ";", "\t"):
+        found = records(io.StringIO(sample, newline=""), delimiter, path)
+        counts[delimiter] = [len(fields) for _, _, fields in islice(found, 8)]
+        if len(counts[delimiter]) > 1 and not sample.endswith(("\n", "\r")):
+            counts[delimiter].pop()  # cut short where the sample ends
+
+    def splits(delimiter):
+        found = counts[delimiter] or [0]
+        alike = len(set(found)) == 1 and found[0] > 1
+        return alike, len(found) if alike else 0, found[0]
+
+    best = max(counts, key=splits)  # the first of the best, on a tie
+    return best if splits(best)[2] > 1 else None
 
 
 def _is_number(text):

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...common.files import open_input
 from ...errors import DatasetError, quote
 from ._dataset import one_line
 
@@ -341,7 +342,10 @@ def _resolved(image, listing, number):
 
 def _read_text(path):
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        with open_input(
+            path, "r", error=DatasetError, what="text file", encoding="utf-8-sig"
+        ) as f:
+            text = f.read()
     except UnicodeDecodeError:
         text = "\0"
     if "\0" in text:  # binary; and numpy would drop a label's last NUL characters

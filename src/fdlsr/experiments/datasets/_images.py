@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from ...common.files import open_input
 from ...errors import DatasetError
 from ._dataset import one_line
 
@@ -88,7 +89,10 @@ def _opened(path):
         warnings.simplefilter("ignore")
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         try:
-            with Image.open(path) as img:
+            with (
+                open_input(path, error=DatasetError, what="image file") as f,
+                Image.open(f) as img,
+            ):
                 yield img
         except DatasetError:
             raise
@@ -186,5 +190,9 @@ def _raw_modes(img):
 
 def _reason(exc):
     """A library's exception in a few words: its message, else its kind."""
+    from PIL import UnidentifiedImageError
+
+    if isinstance(exc, UnidentifiedImageError):  # its message shows a file object
+        return "not an image file that Pillow reads"
     text = one_line(exc)[:120]
     return text if text else type(exc).__name__

@@ -26,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import DatasetError, cut, quote
+from ...errors import DatasetError, cut, quote, setting
 from ._dataset import as_samples
 from ._labels import class_labels
+from ._options import given, spelled
 
 PAIRS = [
     ("fea", "gnd"),
@@ -75,7 +76,7 @@ def resolve(arrays, where, *, x=None, y=None, samples=None, budget=None):
         if name is not None and name not in arrays:
             raise DatasetError(
                 f"{where} has no variable {quote(name)}; its variables are "
-                f"{_listing(arrays)}: pass one of them as {role}=NAME"
+                f"{_listing(arrays)}: pass one of them as {spelled(role)}"
             )
     if x is not None and y is not None:
         layout = _pair(arrays, where, x, y, samples, budget)
@@ -85,7 +86,7 @@ def resolve(arrays, where, *, x=None, y=None, samples=None, budget=None):
             options = "; ".join(_describe(c) for c in found)
             raise DatasetError(
                 f"ambiguous variables in {where}: it holds several data sets "
-                f"({options}); choose one with x=NAME and y=NAME"
+                f"({options}); choose one with {spelled('x')} and {spelled('y')}"
             )
         if found and len(found[0]) == 4:
             layout = _split(arrays, where, *found[0], samples, budget)
@@ -110,7 +111,7 @@ def _listing(arrays, shown=8):
 
 def _describe(candidate):
     if len(candidate) == 2:
-        return f"x={quote(candidate[0])}, y={quote(candidate[1])}"
+        return f"{given('x', candidate[0])}, {given('y', candidate[1])}"
     return "train {}/{} with test {}/{}".format(*map(quote, candidate))
 
 
@@ -162,18 +163,19 @@ def _guess(arrays, where, x, y):
         options = "; ".join(_describe(f) for f in fits)
         raise DatasetError(
             f"ambiguous variables in {where}: several arrays could be the samples "
-            f"and labels ({options}); choose with x=NAME and y=NAME"
+            f"and labels ({options}); choose with {spelled('x')} and {spelled('y')}"
         )
     if x is not None or y is not None:
-        given = f"x={quote(x)}" if x is not None else f"y={quote(y)}"
+        fitted = given("x", x) if x is not None else given("y", y)
         other = "y" if x is not None else "x"
         raise DatasetError(
-            f"no variable in {where} fits {given} (variables: {_listing(arrays)}); "
-            f"name the {'labels' if other == 'y' else 'samples'} with {other}=NAME"
+            f"no variable in {where} fits {fitted} (variables: {_listing(arrays)}); "
+            f"name the {'labels' if other == 'y' else 'samples'} with {spelled(other)}"
         )
     raise DatasetError(
         f"cannot tell the samples and labels apart in {where} (variables: "
-        f"{_listing(arrays) or 'none numeric'}); pass x=NAME and y=NAME"
+        f"{_listing(arrays) or 'none numeric'}); pass {spelled('x')} and "
+        f"{spelled('y')}"
     )
 
 
@@ -222,7 +224,8 @@ def _labels(arrays, name, where):
     if sum(s > 1 for s in a.shape) > 1:
         raise DatasetError(
             f"{quote(name)} in {where} is a {'x'.join(map(str, a.shape))} array, not a "
-            "label vector or a one-hot label matrix; name the labels with y=NAME"
+            f"label vector or a one-hot label matrix; name the labels with "
+            f"{spelled('y')}"
         )
     return a.ravel()
 
@@ -290,7 +293,8 @@ def _orient(a, n, where, xn, yn, samples, budget=None):
     else:
         raise DatasetError(
             f"{quote(xn)} in {where} has {a.ndim} dimensions ({shape}); samples must be "
-            "a matrix or a stack of grey images: flatten or convert it, or pass x=NAME"
+            "a matrix or a stack of grey images: flatten or convert it, or pass "
+            f"{spelled('x')}"
         )
     if samples is not None:
         rows, cols = (rows, False) if samples == "rows" else (False, cols)
@@ -299,19 +303,20 @@ def _orient(a, n, where, xn, yn, samples, budget=None):
                 f"labels do not match the samples in {where}: {quote(yn)} has {n} labels "
                 f"but the {samples} of {quote(xn)} ({shape}) number "
                 f"{a.shape[0] if samples == 'rows' else a.shape[-1]}; "
-                "check samples= or give the matching variables with x= and y="
+                f"check {spelled('samples')} or give the matching variables with "
+                f"{spelled('x')} and {spelled('y')}"
             )
     elif rows and cols:
         raise DatasetError(
             f"cannot tell whether the samples are the rows or the columns of {quote(xn)} "
-            f"in {where} ({shape}, {n} labels); pass samples='rows' or "
-            "samples='columns'"
+            f"in {where} ({shape}, {n} labels); pass "
+            + setting("samples", "samples='rows' or samples='columns'")
         )
     elif not (rows or cols):
         raise DatasetError(
             f"labels do not match the samples in {where}: {quote(yn)} has {n} labels but "
-            f"{quote(xn)} is {shape}; give the matching variables with x= and y=, or "
-            "fix the file"
+            f"{quote(xn)} is {shape}; give the matching variables with {spelled('x')} "
+            f"and {spelled('y')}, or fix the file"
         )
     if a.ndim == 2:
         return (a if rows else a.T), None, None, "rows" if rows else "columns"

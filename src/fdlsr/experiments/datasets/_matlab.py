@@ -12,6 +12,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse
 
+from ...common.files import open_input
 from ...errors import DatasetError, quote
 from ._dataset import one_line
 from ._memory import MemoryBudget
@@ -23,17 +24,29 @@ def read_mat(path, budget=None):
     """``{name: ndarray}`` of a MATLAB file of any version, each variable charged to
     ``budget`` (a :class:`MemoryBudget`, else a new one) before it is read."""
     budget = MemoryBudget(path) if budget is None else budget
-    with open(path, "rb") as f:
+    with open_input(path, error=DatasetError, what="data file") as f:
         head = f.read(2048 + 8)
-    if not head:
-        raise DatasetError(f"{path} is empty; re-download or re-create the file")
-    if is_hdf5(head):
+        if not head:
+            raise DatasetError(f"{path} is empty; re-download or re-create the file")
+        raw = None if is_hdf5(head) else _read_v5(f, path, budget)
+    if raw is None:  # v7.3 (HDF5): h5py opens the file, checked above, itself
         return _read_hdf5(path, budget)
+    arrays = {}
+    for name, value in raw.items():
+        if not name.startswith("__"):
+            _add_v5(arrays, name, value, path)
+    return arrays
+
+
+def _read_v5(f, path, budget):
+    """The variables of the v4-v7 MATLAB file ``f`` as scipy reads them, or None for
+    a v7.3 file scipy spotted."""
     try:
-        _charge_v5(path, budget)
-        raw = scipy.io.loadmat(path, struct_as_record=True, squeeze_me=False)
+        _charge_v5(f, budget)
+        f.seek(0)
+        return scipy.io.loadmat(f, struct_as_record=True, squeeze_me=False)
     except NotImplementedError:  # scipy's answer to a v7.3 file it did not spot
-        return _read_hdf5(path, budget)
+        return None
     except DatasetError:
         raise
     except Exception as exc:  # scipy raises many types for damaged files
@@ -42,11 +55,6 @@ def read_mat(path, budget=None):
             f"{one_line(exc)}); the file is damaged or not a .mat file: "
             "re-download it or save it again with MATLAB's save"
         ) from None
-    arrays = {}
-    for name, value in raw.items():
-        if not name.startswith("__"):
-            _add_v5(arrays, name, value, path)
-    return arrays
 
 
 # Bytes per element of each MATLAB class once read (characters as numpy's 4-byte
@@ -59,10 +67,11 @@ ITEMSIZE = {
 }  # fmt: skip
 
 
-def _charge_v5(path, budget):
-    """Refuse a v4-v7 file whose variables' headers declare more than memory holds
-    (read before any data: a compressed variable can declare terabytes)."""
-    for name, shape, kind in scipy.io.whosmat(path):
+def _charge_v5(f, budget):
+    """Refuse a v4-v7 file ``f`` whose variables' headers declare more than memory
+    holds (read before any data: a compressed variable can declare terabytes)."""
+    f.seek(0)
+    for name, shape, kind in scipy.io.whosmat(f):
         budget.charge(shape, ITEMSIZE.get(kind, 8), f"{quote(name)} as read")
 
 
@@ -88,7 +97,7 @@ def _add_v5(arrays, name, value, path):
         if strings is not None:
             arrays[name] = strings.reshape(value.shape, order="F")
         return
-    if value.dtype.kind in "biuf" and value.size:
+    if value.dtype.kind in "biufc" and value.size:  # complex: for a clear refusal
         arrays[name] = value
 
 
@@ -152,13 +161,18 @@ def _visit_hdf5(group, prefix, arrays, h5py, budget):
             if strings is not None:
                 arrays[name] = strings
             continue
-        if cls == "char" or obj.dtype.kind not in "biuf":
+        # MATLAB keeps a complex array as records of its real and imaginary parts
+        is_complex = set(obj.dtype.names or ()) == {"real", "imag"}
+        if cls == "char" or not (obj.dtype.kind in "biuf" or is_complex):
             continue
-        # a logical array is read as uint8, then made bool: one more byte a value
-        itemsize = obj.dtype.itemsize + (cls == "logical")
+        # a logical array is read as uint8, then made bool: one more byte a value; a
+        # complex one is read as records, then made complex numbers
+        itemsize = obj.dtype.itemsize * (1 + 2 * is_complex) + (cls == "logical")
         budget.charge(obj.shape or (), itemsize, f"{quote(name)} as read")
         # HDF5 stores MATLAB's column-major arrays with the axes reversed.
         value = np.asarray(obj[()]).T
+        if is_complex:  # kept, so that the samples are refused as complex numbers
+            value = value["real"] + 1j * value["imag"]
         arrays[name] = value.astype(bool) if cls == "logical" else value
 
 

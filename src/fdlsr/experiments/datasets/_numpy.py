@@ -12,6 +12,7 @@ import zlib
 
 import numpy as np
 
+from ...common.files import open_input
 from ...errors import DatasetError, quote
 from ._dataset import as_samples, one_line
 from ._memory import MemoryBudget
@@ -29,7 +30,10 @@ def read_npz(path, budget=None):
     budget = MemoryBudget(path) if budget is None else budget
     arrays = {}
     try:
-        with zipfile.ZipFile(path) as archive:
+        with (
+            open_input(path, error=DatasetError, what="data file") as f,
+            zipfile.ZipFile(f) as archive,
+        ):
             for info in archive.infolist():
                 name = info.filename.removesuffix(".npy")
                 with archive.open(info) as member:
@@ -59,7 +63,7 @@ def read_npy(path, budget=None):
     """The array of a ``.npy`` file (no pickled objects), its size charged to
     ``budget`` (a :class:`MemoryBudget`, else a new one) first."""
     try:
-        with open(path, "rb") as f:
+        with open_input(path, error=DatasetError, what="data file") as f:
             header = _npy_header(f, path, "its array")
             if header is None:
                 raise DatasetError(

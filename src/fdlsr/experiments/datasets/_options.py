@@ -12,7 +12,7 @@ every command and for Python.
 
 from dataclasses import dataclass
 
-from ...errors import DatasetError, setting
+from ...errors import DatasetError, quote, setting
 
 # The kinds of input, in the words a message uses. A registry name is of its file's
 # kind and also of the kind "registry" (its file is looked for in the data folder).
@@ -74,6 +74,20 @@ DATA_OPTIONS = {
                    "says where the registry's files (feret, orl, ...) are looked for"),
     )
 }  # fmt: skip
+
+
+def spelled(name):
+    """The data option ``name`` as a message tells the user to give it: ``--x NAME``
+    under the ``fdlsr`` command, ``x=NAME`` in Python (every message of the loaders
+    names an option so, never by one spelling alone)."""
+    return setting(name, DATA_OPTIONS[name].python)
+
+
+def given(name, value):
+    """The data option ``name`` as the user gave it: ``--x 'fea'`` under the
+    ``fdlsr`` command, ``x='fea'`` in Python."""
+    flag = setting(name, None)
+    return f"{flag.split()[0]} {quote(value)}" if flag else f"{name}={quote(value)}"
 
 
 def refuse_inapplicable(kind, where, options, *, registry=False):

@@ -20,6 +20,7 @@ that the count is numpy's).
 import csv
 from dataclasses import dataclass
 
+from ...common.files import open_input
 from ...errors import DatasetError
 
 QUOTE = '"'
@@ -69,7 +70,9 @@ def table_shape(path, *, delimiter, encoding):
     """
     first = second = None
     first_line = first_end = n_records = longest = 0
-    with open(path, newline="", encoding=encoding) as f:
+    with open_input(
+        path, "r", error=DatasetError, what="data file", encoding=encoding, newline=""
+    ) as f:
         for line, end, fields in records(f, delimiter, path):
             n_records += 1
             if first is None:
@@ -82,6 +85,18 @@ def table_shape(path, *, delimiter, encoding):
     if first is None:
         raise DatasetError(f"{path} is empty; it needs one sample per line")
     return TableShape(len(first), first, second or [], first_end, n_records, longest)
+
+
+def record_at(path, index, *, delimiter, encoding):
+    """``(first line, fields)`` of the record ``index`` (0 is the first) of the table
+    in ``path``, or None past its end: where a value numpy could not read lies."""
+    with open_input(
+        path, "r", error=DatasetError, what="data file", encoding=encoding, newline=""
+    ) as f:
+        for number, (line, _, fields) in enumerate(records(f, delimiter, path)):
+            if number == index:
+                return line, fields
+    return None
 
 
 def records(f, delimiter, path):
