@@ -7,10 +7,15 @@ from unittest import mock
 
 import numpy as np
 import pytest
+import sklearn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.preprocessing import normalize
 
+import fdlsr
+from fdlsr.common import linalg
+from fdlsr.common.linalg import normalize_rows
+from fdlsr.common.normalizer import UnitNormalizer
 from fdlsr.experiments import samples
 from fdlsr.experiments.cli import main
 from fdlsr.experiments.samples import prepare, scale_warnings, standardize_columns
@@ -85,6 +90,65 @@ def test_an_all_zero_sample_is_warned_in_every_row_and_on_screen(tmp_path, capsy
     assert "index 5" in warned[0]
     for row in rows.values():
         assert any("all zero" in w for w in row["warnings"]), row
+
+
+# -- the one normaliser: every path (fdlsr fit's model, the rules, the methods) -------
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(-300, 300), st.integers(0, 2**32 - 1))
+def test_normalize_rows_does_not_depend_on_the_scale(exponent, seed):
+    X = np.random.default_rng(seed).standard_normal((4, 5))
+    np.testing.assert_allclose(
+        normalize_rows(X * 10.0**exponent), normalize(X), rtol=1e-12, atol=1e-300
+    )
+    scaled = UnitNormalizer().fit(X).transform(X * 10.0**exponent)
+    np.testing.assert_allclose(scaled, normalize(X), rtol=1e-12, atol=1e-300)
+
+
+def test_normalize_rows_keeps_zero_rows_and_other_namespaces_alike():
+    X = np.array([[0.0, 0.0], [3e200, -4e200], [3e-200, 4e-200]])
+    expected = [[0.0, 0.0], [0.6, -0.8], [0.6, 0.8]]
+    np.testing.assert_allclose(normalize_rows(X), expected, rtol=1e-15)
+    strict = pytest.importorskip("array_api_strict")
+    with sklearn.config_context(array_api_dispatch=True):
+        got = normalize_rows(strict.asarray(X))
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-15)
+
+
+@pytest.mark.parametrize("scale", ["1e160", "1e-170", "1e200"])
+def test_fit_and_predict_at_any_scale_give_the_unscaled_predictions(
+    tmp_path, capsys, scale
+):
+    """fdlsr fit's saved normalisation is the protocol's: at 1e160 scikit-learn's
+    Normalizer made every sample zero and the model labelled all alike."""
+    X, y = separable()
+    predictions = {}
+    for name, factor in (("plain", 1.0), ("scaled", float(scale))):
+        data = tmp_path / f"{name}.npz"
+        np.savez(data, X=X * factor, y=y)
+        model = tmp_path / f"{name}.fdlsr"
+        fit = ["fit", "--dataset", str(data), "--method", "FDLSR", "-o", str(model)]
+        assert main(fit) == 0
+        out = tmp_path / f"{name}.csv"
+        assert main(["predict", str(model), str(data), "-o", str(out)]) == 0
+        predictions[name] = out.read_text()
+        assert "accuracy 100.00%" in capsys.readouterr().err
+    assert predictions["scaled"] == predictions["plain"]
+    model = fdlsr.load(tmp_path / "scaled.fdlsr")
+    assert isinstance(model.steps[0][1], UnitNormalizer)
+
+
+@pytest.mark.parametrize("method", ["SRC", "CRC", "NRC"])
+def test_representation_methods_normalise_at_any_scale(method):
+    from fdlsr.methods.registry import METHODS as REGISTRY
+
+    X, y = separable()
+    build = REGISTRY[method].build
+    plain = build().fit(X, y).predict(X)
+    huge = build().fit(X * 1e200, y).predict(X * 1e200)
+    np.testing.assert_array_equal(huge, plain)
+    np.testing.assert_array_equal(plain, y)
 
 
 def one_column_larger(scale, spread=1e6, seed=2):
@@ -173,7 +237,7 @@ def test_unit_rows_in_blocks_are_those_of_the_whole_matrix(
     X = rng.normal(size=shape) * 10.0**exponent
     X[rng.random(shape[0]) < 0.2] = 0.0
     before = X.copy()
-    with mock.patch.object(samples, "BLOCK_BYTES", block):
+    with mock.patch.object(linalg, "NORMALIZE_BLOCK_BYTES", block):
         got = samples.unit_rows(X)
     largest = np.max(np.abs(X), axis=1, keepdims=True, initial=0.0)
     largest[largest == 0] = 1.0

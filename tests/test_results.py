@@ -200,6 +200,12 @@ def test_a_report_and_a_resume_keep_a_last_row_without_newline(tmp_path):
         (b"\xff\xfe", [0], {"cut short by an interruption": 1}),
         (b"{}", [0], {"'dataset' missing": 1}),  # parses: a line, not a row
         (b"null", [0], {"not a JSON object": 1}),
+        # a hand merge: which accuracy counts would be a guess; whole, so kept
+        (
+            json.dumps(row(1)).encode()[:-1] + b', "accuracy": 0.99}',
+            [0],
+            {"name a field twice": 1},
+        ),
     ],
     ids=[
         "none",
@@ -212,6 +218,7 @@ def test_a_report_and_a_resume_keep_a_last_row_without_newline(tmp_path):
         "not UTF-8",
         "JSON object, not a row",
         "JSON null",
+        "a field named twice",
     ],
 )
 def test_reader_and_writer_share_one_rule_for_the_last_line(

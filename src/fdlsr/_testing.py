@@ -18,7 +18,6 @@ Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` 
 
 import contextlib
 import io
-import json
 import os
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 import scipy.io
 from threadpoolctl import threadpool_limits
 
+from .common import strict_json
 from .experiments.cli import main
 from .experiments.rows import row_key
 from .experiments.store_folder import read_rows
@@ -65,7 +65,7 @@ def load_shared(name):
         raise FileNotFoundError(
             f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})"
         )
-    entry = json.loads(manifest_path.read_text())[name]
+    entry = strict_json.loads(manifest_path.read_bytes())[name]
     mat = scipy.io.loadmat(DATA_DIR / entry["file"])
     X = np.asarray(mat[entry["x"]], dtype=np.float64)
     if entry["samples"] == "columns":

@@ -38,7 +38,6 @@ algebra is :mod:`fdlsr.common.class_means`.
 
 import numpy as np
 from scipy import linalg
-from sklearn.preprocessing import normalize
 from threadpoolctl import ThreadpoolController
 
 from .compat import (
@@ -320,15 +319,54 @@ def sq_distance(a, b, piece=None):
     return float(total)
 
 
-def normalize_rows(X):
-    """Rows scaled to unit L2 norm; a zero row stays zero. Any array namespace.
+# Bytes of the rows normalize_rows scales at a time, beside its result: a few
+# temporary arrays of that size, whatever the size of X.
+NORMALIZE_BLOCK_BYTES = 2**24
 
-    NumPy arrays go through scikit-learn's :func:`~sklearn.preprocessing.normalize`
-    (the row norms of ``sklearn.utils.extmath.row_norms``); arrays of other
-    namespaces are scaled on their device.
+
+def normalize_rows(X, dtype=None):
+    """Rows scaled to unit L2 norm, at any finite scale; a zero row stays zero. Any
+    array namespace.
+
+    Each row is first divided by its largest absolute entry, so that its norm is
+    computed from numbers in [-1, 1]: squaring the raw entries, as
+    :func:`sklearn.preprocessing.normalize` does, overflows above about 1e154 (the
+    rows become zero) and underflows below about 1e-154 (they stay unscaled). This
+    is the package's one unit normalisation: of the protocol's samples, of the model
+    ``fdlsr fit`` saves (:class:`~fdlsr.common.normalizer.UnitNormalizer`), of the
+    decision rules' projections and of the representation methods' dictionaries.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+        The rows; not modified.
+    dtype : NumPy dtype, optional
+        NumPy arrays only: the result's (the protocol asks for float64); default
+        ``X``'s floating type, float64 for integers.
+
+    Returns
+    -------
+    array of shape (n_samples, n_features)
+        A copy of ``X`` scaled in place, a block of rows at a time
+        (:data:`NORMALIZE_BLOCK_BYTES`), so that it holds one copy of ``X`` and
+        little more.
     """
     if isinstance(X, np.ndarray):
-        return normalize(X)
+        if dtype is None:
+            dtype = X.dtype if X.dtype.kind == "f" else np.float64
+        X = np.array(X, dtype=dtype)
+        rows = max(1, NORMALIZE_BLOCK_BYTES // max(1, X.itemsize * X.shape[1]))
+        for start in range(0, X.shape[0], rows):
+            block = X[start : start + rows]
+            largest = np.max(np.abs(block), axis=1, keepdims=True, initial=0.0)
+            largest[largest == 0] = 1.0
+            block /= largest
+            norms = np.linalg.norm(block, axis=1, keepdims=True)
+            norms[norms == 0] = 1.0
+            block /= norms
+        return X
     xp, _ = get_namespace(X)
+    largest = xp.max(xp.abs(X), axis=1, keepdims=True)
+    X = X / xp.where(largest == 0, xp.ones_like(largest), largest)
     norms = xp.linalg.vector_norm(X, axis=1, keepdims=True)
     return X / xp.where(norms == 0, xp.ones_like(norms), norms)

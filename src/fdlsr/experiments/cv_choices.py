@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from ..common import strict_json
 from .splits import NO_INNER_CV
 from .variants import k_order, row_labels, setting_spec, variant
 
@@ -67,7 +68,10 @@ def choices_of(runs):
     for name in sorted({name for c in choices for name in c}):
         tally = Counter(_key(c[name]) for c in choices if name in c)
         counts[name] = sorted(
-            ((json.loads(value), n) for value, n in tally.items()),
+            (
+                (strict_json.loads(value, allow_nan=True), n)
+                for value, n in tally.items()
+            ),
             key=lambda item: (-item[1], _order(item[0])),
         )
     unvalidated = sum(r.get("note") == NO_INNER_CV for r in runs)

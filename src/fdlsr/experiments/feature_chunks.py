@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 
+from ..common import strict_json
+from ..common.strict_json import JSONError
 from ..errors import ConfigError, DatasetError
 
 IDENTITY = ("model", "layer", "weights", "preprocessing")
@@ -27,8 +29,8 @@ def start(parts, record, names, chunk_size):
     run = parts / "run.json"
     if run.is_file():
         try:
-            before = json.loads(run.read_text())
-        except (OSError, UnicodeDecodeError, ValueError):
+            before = strict_json.loads(run.read_bytes())
+        except (OSError, JSONError):
             before = None
         if not isinstance(before, dict):
             raise ConfigError(

@@ -415,7 +415,7 @@ def _model_parsers(sub):
         description="Fit METHOD on all the samples of a dataset and write the fitted "
         "model to a file (fdlsr.load reads it back; `fdlsr predict` uses it). As in "
         "`fdlsr run`, the samples are unit-normalised unless --raw: the saved model "
-        "is then a scikit-learn Pipeline(Normalizer, METHOD), so it takes raw "
+        "is then a scikit-learn Pipeline(UnitNormalizer, METHOD), so it takes raw "
         "samples. The file holds data only, never code (docs/saving.md).",
     )
     _dataset_args(fit)

@@ -9,11 +9,13 @@ read through :func:`validate_row`; a line that fails it, or repeats a run alread
 read, is skipped and counted, never used.
 """
 
-import json
 import math
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from ..common import strict_json
+from ..common.strict_json import JSONError, JSONSyntaxError, RepeatedKeyError
 
 RESULTS = "results.jsonl"
 
@@ -113,8 +115,10 @@ def _k(value):
 
 def _setting(value):
     try:
-        spec = json.loads(value) if isinstance(value, str) else None
-    except ValueError:
+        spec = (
+            strict_json.loads(value, allow_nan=True) if isinstance(value, str) else None
+        )
+    except JSONError:
         spec = None
     if isinstance(spec, dict) and isinstance(spec.get("params"), dict):
         return None
@@ -220,9 +224,11 @@ def whole_lines(data):
 
 def _parses(line):
     try:
-        json.loads(line.decode("utf-8"))
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        strict_json.loads(line, allow_nan=True)
+    except JSONSyntaxError:
         return False
+    except JSONError:  # whole, though not a row (a key named twice): kept as a line
+        return True
     return True
 
 
@@ -270,7 +276,8 @@ def read_lines(data, path):
     """The :class:`StoreRows` of ``data``, the bytes of the ``results.jsonl`` at ``path``.
 
     Every line goes through :func:`validate_row`. A line that is not UTF-8, not JSON,
-    fails the schema, repeats a run already read (the first is kept; see
+    names a field twice (read by :func:`~fdlsr.common.strict_json.loads`: which
+    value counts would be a guess), fails the schema, repeats a run already read (the first is kept; see
     ``_repeats``), or is a last line cut short by an interruption (:func:`whole_lines`),
     is skipped and counted in ``skipped`` by reason.
     """
@@ -288,10 +295,12 @@ def read_lines(data, path):
 
 def _read_line(line, store, seen):
     try:
-        row = json.loads(line.decode("utf-8"))
+        row = strict_json.loads(line.decode("utf-8"), allow_nan=True)
     except UnicodeDecodeError:
         reason = "not UTF-8"
-    except (ValueError, RecursionError):
+    except RepeatedKeyError:
+        reason = "name a field twice"
+    except JSONError:
         reason = "not JSON"
     else:
         reason = validate_row(row)

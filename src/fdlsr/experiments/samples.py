@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from ..common.linalg import normalize_rows
 from ..common.memory import available_memory, size_in_words
 from ..errors import DatasetError, setting
 from .splits import POOLED, pools_fixed_split
@@ -44,31 +45,12 @@ def standardize_columns(X, train):
     return StandardScaler().fit(X[train]).transform(X)
 
 
-# Bytes of the samples unit_rows scales at a time, beside its result: a few
-# temporary arrays of that size, whatever the size of X.
-BLOCK_BYTES = 2**24
-
-
 def unit_rows(X):
-    """Each row of ``X`` divided by its L2 norm, without overflow or underflow.
-
-    A row is first divided by its largest absolute entry, so its norm is computed from
-    numbers in [-1, 1] (``sklearn.preprocessing.normalize`` squares the raw entries:
-    rows above about 1e154 overflow to zero rows, rows below 1e-154 stay unscaled).
-    An all-zero row stays zero. The result is a copy of ``X`` scaled in place, a
-    block of rows at a time: it holds one copy of ``X`` and little more.
-    """
-    X = np.array(X, dtype=np.float64)
-    rows = max(1, BLOCK_BYTES // max(1, 8 * X.shape[1]))
-    for start in range(0, X.shape[0], rows):
-        block = X[start : start + rows]
-        largest = np.max(np.abs(block), axis=1, keepdims=True, initial=0.0)
-        largest[largest == 0] = 1.0
-        block /= largest
-        norms = np.linalg.norm(block, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        block /= norms
-    return X
+    """Each row of ``X`` divided by its L2 norm, as float64, without overflow or
+    underflow (:func:`~fdlsr.common.linalg.normalize_rows`, the one normaliser,
+    which ``fdlsr fit``'s model applies too: one copy of ``X``, scaled a block of
+    rows at a time). An all-zero row stays zero."""
+    return normalize_rows(X, dtype=np.float64)
 
 
 # Copies of the samples that a run holds besides the data set's own: the samples as

@@ -35,6 +35,8 @@ import os
 import re
 from pathlib import Path
 
+from ..common import strict_json
+from ..common.strict_json import JSONError
 from ..errors import ConfigError
 from .environment import environment, now
 from .outputs import write_atomic
@@ -87,11 +89,12 @@ INFO_FIELDS = {
 def _read_json(path):
     """The JSON object in ``path``, or ``(None, why not)``."""
     try:
-        value = json.loads(path.read_bytes().decode("utf-8"))
+        # NaN and infinities allowed: the run's parameters are written as given
+        value = strict_json.loads(path.read_bytes(), allow_nan=True)
     except OSError as error:
         return None, f"cannot be read ({error.strerror})"
-    except (ValueError, RecursionError):
-        return None, "is empty or not valid JSON"
+    except JSONError as error:
+        return None, f"is empty or not valid JSON ({error})"
     if not isinstance(value, dict):
         return None, "is not a JSON object"
     return value, None

@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from ..common import strict_json
+from ..common.strict_json import JSONError
 from ..errors import ConfigError
 from .rows import RESULTS, read_lines
 
@@ -167,8 +169,8 @@ def _mark_problem(path):
     if not data:
         return "is empty", None
     try:
-        mark = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError):
+        mark = strict_json.loads(data)
+    except JSONError:
         return "is not fdlsr's mark (not the JSON fdlsr writes)", None
     if not isinstance(mark, dict) or mark.get("format") != MARK_FORMAT:
         return f'is not fdlsr\'s mark (no "format": "{MARK_FORMAT}")', None

@@ -11,6 +11,7 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 
+from ..common import strict_json
 from .splits import FIXED
 
 
@@ -22,7 +23,7 @@ def k_order(k):
 def setting_spec(setting):
     """A row's setting as a dict (``params``, and ``cv`` or ``normalise`` when set)."""
     try:
-        spec = json.loads(setting)
+        spec = strict_json.loads(setting, allow_nan=True)  # a row's setting
     except (TypeError, ValueError):
         spec = None
     if not isinstance(spec, dict):

@@ -31,7 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from .._version import __version__
+from ..common import strict_json
 from ..common.files import open_input
+from ..common.strict_json import JSONError, RepeatedKeyError
 from ..errors import ModelFileError, cut, one_line, quote
 from .checks import InconsistentModel, check_model, check_savable
 from .contract import InputContract, contract_for
@@ -91,7 +93,8 @@ def save(model, path, *, input_contract=None):
 
     The file is written whole or not at all, and read back as :func:`load` reads
     it before it takes the place of ``path``: what ``load`` would refuse is
-    refused here, with the reason.
+    refused here, with the reason. A symbolic link is written through: the file it
+    points to is replaced, the link kept.
 
     Raises :class:`~fdlsr.errors.ModelFileError` for a model that is not a fitted
     classifier (or a ``Pipeline`` of transformers ending in one), one that could not
@@ -115,10 +118,17 @@ def save(model, path, *, input_contract=None):
         The file written.
     """
     path = Path(path)
-    if path.exists() and not path.is_file():
-        # the file is written beside and renamed over: never over a device or folder
+    # the file is written beside its target and renamed over it: through a link
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else path
+    if target.exists() and not target.is_file():
+        # never over a device or folder
         raise ModelFileError(
             f"{path} exists and is not a regular file; give the path of a model file"
+        )
+    if not target.parent.is_dir():
+        raise ModelFileError(
+            f"cannot save the model to {path}: the folder {target.parent} does not "
+            "exist; create it or give another path"
         )
     writer = Encoder()
     tree = writer.encode(model, "model")
@@ -140,7 +150,15 @@ def save(model, path, *, input_contract=None):
             "of a very large grid, or a table of very many named columns); save the "
             "refitted model, or fit on a NumPy array"
         )
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as error:
+        raise ModelFileError(
+            f"cannot save the model to {path}: {error.strerror} (in the folder "
+            f"{target.parent}); give another path"
+        ) from None
     os.close(fd)
     try:
         # Stored, not compressed: saving and loading cost what pickle's do (DEFLATE
@@ -154,7 +172,7 @@ def save(model, path, *, input_contract=None):
                     np.lib.format.write_array(member, array, allow_pickle=False)
         _check_saved(Path(tmp), path)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -361,10 +379,16 @@ def _read_manifest(archive, path):
             "declares; the file is damaged: save the model again"
         )
     try:
-        manifest = json.loads(text, object_pairs_hook=_unique_keys)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        # NaN and infinities allowed: json.dumps writes a model's non-finite floats
+        manifest = strict_json.loads(text, allow_nan=True)
+    except RepeatedKeyError as error:
         raise ModelFileError(
-            f"{path}: {MANIFEST} is not valid JSON ({one_line(error)}); the file is "
+            f"{path}: {MANIFEST} is altered ({one_line(error)}; fdlsr.save writes "
+            "each once): save the model again"
+        ) from None
+    except JSONError as error:
+        raise ModelFileError(
+            f"{path}: {MANIFEST} is {one_line(error)}; the file is "
             "damaged: save the model again"
         ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -373,15 +397,6 @@ def _read_manifest(archive, path):
             f"does not say format {FORMAT!r}); {_SAVE_HINT}"
         )
     return manifest
-
-
-def _unique_keys(pairs):
-    """A JSON object as a dict, refusing a key given twice (which value counts would
-    be a guess)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise ValueError("a JSON object names a key twice")
-    return out
 
 
 def _check_version(manifest, path, current):

@@ -122,6 +122,14 @@ class InputContract:
                     f"{' or '.join(map(str, sizes))} numbers of pixels"
                 )
             shapes[field] = None if value is None else tuple(value)
+        image_shape = shapes["image_shape"]
+        if image_shape is not None and len(image_shape) == 3 and image_shape[2] != 3:
+            # an image is grey (h, w) or colour (h, w, 3): a grey one listed with a
+            # channel would be asked for in a size no image folder reads
+            raise InconsistentModel(
+                f"its input record's image_shape {cut(str(node['image_shape']))} is "
+                "neither (height, width) nor (height, width, 3)"
+            )
         if node["order"] not in (None, "C", "F"):
             raise InconsistentModel(
                 f"its input record's order {quote(node['order'])} is not 'C' or 'F'"
@@ -189,6 +197,12 @@ class InputContract:
                 f"are {kind}"
             )
 
+    @property
+    def colour(self):
+        """Whether the model's samples were colour images (``image_shape`` (h, w, 3)),
+        which ``fdlsr predict`` reads an image folder as."""
+        return self.image_shape is not None and len(self.image_shape) == 3
+
     def resize_for(self, given, model_name):
         """The size to resize images to for the model: ``given`` (``--resize``),
         refused (:class:`~fdlsr.errors.DatasetError`) where it contradicts the
@@ -226,7 +240,7 @@ class InputContract:
 
     def conform(
         self, X, *, where, model_name, feature_names=None, image_shape=None,
-        order=None, hint=""
+        order=None, resizable=False, hint=""
     ):  # fmt: skip
         """``X`` as the model takes it, and the notes that say what was changed.
 
@@ -249,6 +263,9 @@ class InputContract:
             The samples' image shape, where they are images.
         order : {"C", "F"}, optional
             How the samples' images were flattened (with ``image_shape``).
+        resizable : bool, default=False
+            Whether the samples' images can be resized as they are read (an image
+            folder's: ``resize``); a refusal of another size names it only then.
         hint : str, optional
             A fix to add to the messages about other columns (the way to choose
             the label column, to read columns as samples).
@@ -271,10 +288,7 @@ class InputContract:
             image_shape = tuple(int(n) for n in image_shape)
             if image_shape != self.image_shape:
                 raise DatasetError(
-                    f"the images of {where} are {_size(image_shape)} pixels; "
-                    f"{model_name} was fitted on images of {_size(self.image_shape)}: "
-                    f"resize them to {_size(self.image_shape[:2])} "
-                    f"({setting('resize', 'resize=(h, w)')})"
+                    self._other_size(image_shape, where, model_name, resizable)
                 )
             order = order or "C"
             if order != self.order:
@@ -291,6 +305,31 @@ class InputContract:
                 + (f" ({hint})" if hint else "")
             )
         return X, notes
+
+    def _other_size(self, shape, where, model_name, resizable):
+        """Why images of ``shape`` are not the model's, and the fix that applies to
+        them: resizing where they can be resized as read, else images of its size."""
+        own = self.image_shape
+        given = f"the images of {where} are {_size(shape)} pixels"
+        fitted = f"{model_name} was fitted on images of {_size(own)}"
+        if shape[:2] == own[:2]:  # grey against colour
+            kinds = [_colour_word(shape), _colour_word(own)]
+            return (
+                f"the images of {where} are {kinds[0]} ({_size(shape)} pixels); "
+                f"{model_name} was fitted on {kinds[1]} images ({_size(own)}): give "
+                f"{kinds[1]} images"
+            )
+        if resizable:
+            return (
+                f"{given}; {fitted}: resize them to {_size(own[:2])} "
+                f"({setting('resize', 'resize=(h, w)')})"
+            )
+        if shape[:2] == own[1::-1]:
+            return (
+                f"{given} (height x width); {fitted}: they may be transposed; give "
+                f"each image as {own[0]} rows of {own[1]} pixels"
+            )
+        return f"{given}; {fitted}: give images of that size (height x width)"
 
     def _by_name(self, X, names, where, model_name, hint):
         """``X``'s columns in the model's order, from their ``names``."""
@@ -384,6 +423,10 @@ def _reflatten(X, shape, source, target):
     if target == "F":
         images = images.transpose(0, *range(len(shape), 0, -1))
     return np.ascontiguousarray(images.reshape(n, -1))
+
+
+def _colour_word(shape):
+    return "colour" if len(shape) == 3 else "grey"
 
 
 def _is_count(value):

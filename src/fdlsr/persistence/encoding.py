@@ -41,6 +41,7 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
+from ..common.normalizer import UnitNormalizer
 from ..errors import QUOTE_LIMIT, ModelFileError, cut, quote
 from ..methods import model_file_classes
 
@@ -53,6 +54,21 @@ VERSION_LIMIT = 40
 TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_"}
 
 
+#: The fix for a setting of a class other than the allowed ones, by attribute name:
+#: FDLSRCV's search settings (the refitted model needs neither).
+UNSAVABLE_FIXES = {
+    "cv": (
+        "give cv an integer, a KFold, a StratifiedKFold, fdlsr's PerClassSplit or "
+        "the list of its (train, test) splits, list(cv.split(X, y)); or save "
+        "FDLSR(**best_params_) fitted on the training data"
+    ),
+    "scoring": (
+        "give scoring a scorer's name ('accuracy', 'balanced_accuracy', ...); or "
+        "save FDLSR(**best_params_) fitted on the training data"
+    ),
+}
+
+
 @cache
 def allowed_classes():
     """The classes a model file may name, by dotted name: those that the estimator
@@ -62,6 +78,7 @@ def allowed_classes():
     classes = set(model_file_classes())
     classes |= {KNeighborsClassifier, Pipeline, LabelBinarizer, LabelEncoder}
     classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
+    classes |= {UnitNormalizer}  # fdlsr fit's first step
     classes |= {PCA, KFold, StratifiedKFold}  # FDLSRCV's cv
     allowed = {_dotted(cls): cls for cls in classes}
     return allowed
@@ -107,18 +124,20 @@ class Encoder:
             return self._encode_array(value.detach().cpu().numpy(), where)
         name = _dotted(type(value))
         if name not in allowed_classes():
-            # a fitted search (GridSearchCV, ...): the model it refitted can be saved
-            search = hasattr(value, "best_estimator_")
+            fix = UNSAVABLE_FIXES.get(where.rpartition(".")[2])
+            if hasattr(value, "best_estimator_"):
+                # a fitted search (GridSearchCV, ...): its refitted model can be saved
+                fix = (
+                    f"save the model it refitted, {cut(where)}.best_estimator_, or "
+                    "search with fdlsr.FDLSRCV, which can be saved"
+                )
             raise ModelFileError(
                 f"cannot save {cut(where)}: objects of type {name} have no safe file "
                 "representation (allowed: the estimators of fdlsr, Pipeline and "
-                "scikit-learn's scalers, Normalizer, PCA)"
-                + (
-                    f"; save the model it refitted, {cut(where)}.best_estimator_, or "
-                    "search with fdlsr.FDLSRCV, which can be saved"
-                    if search
-                    else ""
-                )
+                "scikit-learn's scalers, Normalizer, PCA"
+                + ("; a file holds data, never code" if callable(value) else "")
+                + ")"
+                + (f"; {fix}" if fix else "")
             )
         _refuse_cache(value, f"cannot save {cut(where)}:")
         state = value.__getstate__()

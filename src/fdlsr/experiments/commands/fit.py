@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import Normalizer
 
+from ...common.normalizer import UnitNormalizer
 from ...errors import ConfigError
 from ...persistence import InputContract, save
 from ..config import Config, resolve_config
@@ -79,9 +79,9 @@ def fit(request):
         )
     estimator = method.build(**seeded(method, params, run_random_state(ex.seed, 0)))
     # The protocol's unit normalisation goes into the model, so that it takes raw
-    # samples (scikit-learn's Normalizer: the same up to rounding as samples.unit_rows).
+    # samples, normalised as the runs' are (normalize_rows: at any finite scale).
     model = (
-        Pipeline([("normalizer", Normalizer()), ("classifier", estimator)])
+        Pipeline([("normalizer", UnitNormalizer()), ("classifier", estimator)])
         if ex.normalize
         else estimator
     )

@@ -29,6 +29,7 @@ class _Samples:
     feature_names: tuple | None = None
     image_shape: tuple | None = None
     order: str | None = None
+    resizable: bool = False  # images read from files, which --resize applies to
     hint: str = ""  # how to give other columns, for this kind of data
     notes: tuple = ()  # what was done to the samples for the model
 
@@ -76,6 +77,7 @@ def predict(request):
         feature_names=samples.feature_names,
         image_shape=samples.image_shape,
         order=samples.order,
+        resizable=samples.resizable,
         hint=samples.hint,
     )
     with warnings.catch_warnings():
@@ -134,7 +136,8 @@ def _check_samples(X, name):
 def _prediction_data(request, contract):
     """The :class:`_Samples` of ``fdlsr predict DATA``: a ``.npy`` file holds samples
     only; anything else is loaded as ``fdlsr run --dataset`` loads it, an image
-    folder at the size the model's images were resized to (``contract``)."""
+    folder at the size the model's images were resized to and in colour where
+    they were colour (``contract``)."""
     path = Path(request.data)
     options = dict(request.options.given())
     if request.data_dir is not None:
@@ -151,12 +154,18 @@ def _prediction_data(request, contract):
         resize = None  # the model's images came resized; these samples are no images
     if resize is not None:
         options["resize"] = resize
+    if folder and contract.colour:
+        options["grey"] = False
     dataset = load_dataset(request.data, **options)
     notes = ()
     if resize is not None and given is None:
         notes = (
             f"the images of {dataset.name} are resized to {resize[0]} x {resize[1]} "
             "pixels, as the model's were",
+        )
+    if folder and contract.colour:
+        notes += (
+            f"the images of {dataset.name} are read in colour, as the model's were",
         )
     arrays = source is not None and source.suffix.lower() in (".mat", ".npz")
     hint = _COLUMNS_HINT if arrays else ""
@@ -169,6 +178,7 @@ def _prediction_data(request, contract):
         feature_names=dataset.feature_names,
         image_shape=dataset.image_shape,
         order=dataset.order,
+        resizable=folder,
         hint=hint,
         notes=notes,
     )

@@ -16,11 +16,11 @@ them (``_options``). See ``docs/datasets.md`` for the registry and the layouts
 recognised.
 """
 
-import json
 from pathlib import Path
 
 import numpy as np
 
+from ...common import strict_json
 from ...common.files import open_input
 from ...errors import DatasetError
 from . import _registry
@@ -335,7 +335,7 @@ def feature_record(arrays):
     if "record" not in arrays:
         return None
     try:
-        record = json.loads(str(np.asarray(arrays["record"]).ravel()[0]))
+        record = strict_json.loads(str(np.asarray(arrays["record"]).ravel()[0]))
     except (ValueError, IndexError):
         return None
     return record if isinstance(record, dict) else None

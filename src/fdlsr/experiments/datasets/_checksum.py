@@ -13,6 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ...common import strict_json
 from ...common.files import open_input
 from ...errors import DatasetError
 
@@ -57,7 +58,7 @@ def cached_sha256(path):
 
 def _read_store():
     try:
-        store = json.loads(cache_file().read_text())
+        store = strict_json.loads(cache_file().read_bytes())
     except (OSError, ValueError):
         return {}
     return store if isinstance(store, dict) else {}

@@ -72,8 +72,27 @@ def check_classes(y, where):
 
 
 def label_text(y):
-    """Each label as text (``7`` as ``"7"``), to compare labels of two files."""
-    return np.asarray(y).astype(str)
+    """Each label as the text of its class, to compare the labels of two files, or a
+    model's with a file's: numbers by value, as :func:`class_labels` makes them
+    classes (``1``, ``1.0`` and ``True`` are all ``"1"``, ``1.5`` is ``"1.5"``),
+    anything else as its text (``"7"`` matches the number ``7``).
+
+    Each label's text depends on that label only, so a model's predictions and its
+    ``classes_`` are written alike however few of them there are.
+    """
+    y = np.asarray(y).ravel()
+    if y.dtype.kind == "O" and all(_is_number(v) for v in y.tolist()):
+        y = np.array(y.tolist())  # numbers kept in an object array: by value too
+    if y.dtype.kind in "biuf":
+        try:
+            return _as_int_or_text(y, "the labels", None).astype(str)
+        except DatasetError:  # NaN or infinite: no class a file holds; as written
+            pass
+    return y.astype(str)
+
+
+def _is_number(value):
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
 
 
 def _as_int_or_text(y, where, budget):

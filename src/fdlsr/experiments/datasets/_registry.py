@@ -9,13 +9,13 @@ for files we do not have record only what their public distributions document
 (no checksum is invented).
 """
 
-import json
 import os
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
+from ...common import strict_json
 from ...errors import DatasetError, did_you_mean, setting
 from ._checksum import cached_sha256
 
@@ -25,7 +25,7 @@ DEFAULT_DATA_DIR = "data"
 def entries():
     """The registry entries, in the order of the documentation's table."""
     text = resources.files(__package__).joinpath("registry.json").read_text()
-    return json.loads(text)
+    return strict_json.loads(text)
 
 
 def names():
