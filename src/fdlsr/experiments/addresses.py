@@ -140,12 +140,13 @@ def scheduler_timeout():
         seconds = parse_timedelta(given, default="s")
     except (TypeError, ValueError, KeyError):
         seconds = None
-    if seconds is None or seconds != seconds:  # not a time, or NaN
+    negative = isinstance(given, str) and given.strip().startswith("-")
+    if (seconds is None or seconds != seconds) and not negative:  # not a time, NaN
         raise ConfigError(
             f"dask's setting {TIMEOUT_SETTING} must be a time such as 30s, got "
             f"{quote(given)}"
         )
-    if not 0 < seconds < float("inf"):
+    if negative or not 0 < seconds < float("inf"):
         raise ConfigError(
             f"dask's setting {TIMEOUT_SETTING} (the deadline of each wait on the "
             f"scheduler) must be a positive time, e.g. 30s; got {quote(given)}"

@@ -526,9 +526,11 @@ def _event_loop(workers_ignore_sigint=False):
     With ``workers_ignore_sigint`` the thread starts with SIGINT and SIGHUP blocked
     (Ctrl-C, a terminal closed: both reach the whole process group), and with it
     every thread it starts and every process those start (the local workers): a
-    blocked signal mask survives fork and exec. Python's resource tracker, started
-    here first if it is not running, would unblock SIGINT in the thread that starts
-    it.
+    blocked signal mask survives fork and exec. Python's resource tracker (of the
+    workers' semaphores) is started here first if it is not running, with SIGHUP
+    blocked too: it ignores SIGINT and SIGTERM itself, and one killed by a closed
+    terminal is started again by the next semaphore, and that one prints tracebacks
+    for the semaphores it never saw.
     """
     from distributed.utils import LoopRunner
 
@@ -538,9 +540,11 @@ def _event_loop(workers_ignore_sigint=False):
         return runner
     from multiprocessing import resource_tracker
 
-    resource_tracker.ensure_running()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _GROUP_SIGNALS)
     try:
+        resource_tracker.ensure_running()
+        # which unblocks SIGINT and SIGTERM in this thread when it starts one
+        signal.pthread_sigmask(signal.SIG_BLOCK, _GROUP_SIGNALS)
         runner.start()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
