@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 import threadpoolctl  # noqa: E402
 from sklearn.preprocessing import normalize  # noqa: E402
 
-from fdlsr.experiments.store import environment  # noqa: E402
+from fdlsr.experiments.environment import environment  # noqa: E402
 from fdlsr.methods import get_method  # noqa: E402
 
 # Table III of the FDLSR paper (FERET, k = 1..5 images per person for training):

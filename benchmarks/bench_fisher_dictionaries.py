@@ -22,7 +22,7 @@ from sklearn.preprocessing import normalize
 
 from fdlsr._testing import load_shared
 from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.store import environment
+from fdlsr.experiments.environment import environment
 from fdlsr.methods.dictionary import FDDL, LRSDL
 
 REPO = Path(__file__).resolve().parents[1]

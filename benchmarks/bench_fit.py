@@ -169,8 +169,22 @@ def fit_parts(X, y, params, repeats=7):
             * ms(lambda: ridge.system.right_solve(T)),
             "Q = R X": ms(lambda: ridge.coef(R)),
         }
-        core = FDLSR(**params)._core_params()
-        total = ms(lambda: fit_fdlsr(X, codes, c, **core, solver="auto"))
+        model = FDLSR(**params)  # FDLSR's defaults for the other parameters
+        total = ms(
+            lambda: fit_fdlsr(
+                X,
+                codes,
+                c,
+                alpha=model.alpha,
+                beta=model.beta,
+                lam=model.lam,
+                max_iter=model.max_iter,
+                tol=model.tol,
+                init_ridge=model.init_ridge,
+                t_step=model.t_step,
+                solver="auto",
+            )
+        )
     rate = 2 * c * X.shape[0] ** 2 / (parts["30 products T (K + beta I)^-1"] / 30e3)
     for name, value in parts.items():
         print(f"  {name:38s} {value:7.1f} ms")

@@ -67,9 +67,9 @@ from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import DatasetError
 from fdlsr.experiments.config import load_config, shipped_configs
 from fdlsr.experiments.datasets import load_dataset
+from fdlsr.experiments.environment import environment
 from fdlsr.experiments.samples import prepare
 from fdlsr.experiments.splits import inner_cv
-from fdlsr.experiments.store import environment
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "halving-results" / "results.jsonl"

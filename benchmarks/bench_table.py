@@ -118,7 +118,8 @@ def estimate(store, jobs=2):
     from fdlsr.experiments.config import load_config
     from fdlsr.experiments.datasets import load_dataset
     from fdlsr.experiments.planning import experiment_runs
-    from fdlsr.experiments.results import read_rows, row_key
+    from fdlsr.experiments.rows import row_key
+    from fdlsr.experiments.store_folder import read_rows
 
     ex = load_config("feret").experiment
     keys = {unit.key for unit in experiment_runs(ex, load_dataset("feret"))}

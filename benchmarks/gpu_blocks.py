@@ -28,9 +28,16 @@ def main():
     n, c = (1_000_000, 1000) if cuda else (20_000, 100)
     X, y = make_features(torch, n, 512, c, dev)
     sync = torch.cuda.synchronize if cuda else (lambda: None)
-    params = FDLSR(
-        **PARAMS
-    )._core_params()  # Algorithm 1's parameters, FDLSR's defaults
+    model = FDLSR(**PARAMS)  # FDLSR's defaults for the other parameters
+    params = dict(
+        alpha=model.alpha,
+        beta=model.beta,
+        lam=model.lam,
+        max_iter=model.max_iter,
+        tol=model.tol,
+        init_ridge=model.init_ridge,
+        t_step=model.t_step,
+    )
     reference = None
     with sklearn.config_context(array_api_dispatch=True):
         fit_blocked(X, y, c, **{**params, "max_iter": 2})  # warm-up

@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 from fdlsr._testing import load_shared  # noqa: E402
 from fdlsr.common.neighbors import NearestProjection  # noqa: E402
 from fdlsr.core.model_selection import per_class_split  # noqa: E402
-from fdlsr.experiments.store import environment  # noqa: E402
+from fdlsr.experiments.environment import environment  # noqa: E402
 from fdlsr.methods import METHODS  # noqa: E402
 
 # Table III of the FDLSR paper (mean accuracy %, k = 2, 3, 4, 5 images per person).

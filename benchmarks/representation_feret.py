@@ -30,7 +30,7 @@ from sklearn.preprocessing import normalize
 
 from fdlsr._testing import load_shared, timed_fit_predict
 from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.store import environment
+from fdlsr.experiments.environment import environment
 from fdlsr.methods import get_method
 from fdlsr.methods.representation import CRC, NRC
 

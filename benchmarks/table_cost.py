@@ -19,6 +19,13 @@ times, without warm-ups or process start-up.
     python benchmarks/table_cost.py docs/results/feret /tmp/feret_after
     python benchmarks/table_cost.py BEFORE AFTER --config orl --sort name
     python benchmarks/table_cost.py BEFORE AFTER --workers 2 16
+    python benchmarks/table_cost.py docs/results/feret --speedup LDA:fit=42 \
+        LinearSVC:tune=2.9 FDDL=1.05
+
+``--speedup METHOD[:PART]=RATIO ...`` predicts the table after a change from one
+store: each named method's seconds (or only its ``tune``, ``fit`` or ``predict``
+seconds) divided by the ratio a one-process benchmark measured, printed as a second
+column beside the store's (a prediction, not a measurement: say so where it is used).
 
 Compare stores measured on the same machine, one after the other, with the same
 ``--jobs`` (runs that share a machine take longer each).
@@ -31,7 +38,8 @@ from collections import defaultdict
 from fdlsr.experiments.config import load_config
 from fdlsr.experiments.datasets import load_dataset
 from fdlsr.experiments.planning import experiment_runs
-from fdlsr.experiments.rows import read_store, row_key
+from fdlsr.experiments.rows import row_key
+from fdlsr.experiments.store_folder import read_store
 
 
 def planned_runs(config, data_dir):
@@ -85,6 +93,38 @@ def method_costs(store, plan):
     return dict(costs)
 
 
+def parse_speedups(specs):
+    """``["LDA:fit=42", "FDDL=1.05"]`` -> ``{("LDA", "fit"): 42.0, ("FDDL", None): 1.05}``."""
+    speedups = {}
+    for spec in specs:
+        target, _, ratio = spec.partition("=")
+        method, _, part = target.partition(":")
+        if not ratio or part not in ("", *_PARTS):
+            raise SystemExit(
+                f"--speedup {spec!r}: give METHOD=RATIO or METHOD:PART=RATIO, PART one "
+                f"of {', '.join(_PARTS)}"
+            )
+        speedups[method, part or None] = float(ratio)
+    return speedups
+
+
+def predicted_costs(store, plan, speedups):
+    """:func:`method_costs` of ``store`` with the named parts divided by their ratios."""
+    costs = {m: dict(c, seconds=0.0) for m, c in method_costs(store, plan).items()}
+    for row in read_store(store).rows:
+        key = row_key(row)
+        if key not in plan or row.get("error"):
+            continue
+        method = plan[key]
+        for part in _PARTS:
+            ratio = speedups.get((method, part), speedups.get((method, None), 1.0))
+            costs[method]["seconds"] += float(row.get(f"{part}_time") or 0.0) / ratio
+    return costs
+
+
+_PARTS = ("tune", "fit", "predict")
+
+
 def _runs(cost):
     """``"50"``, or ``"45 (3 missing, 2 errors)"``."""
     extra = [f"{cost[w]} {w}" for w in ("missing", "errors") if cost[w]]
@@ -98,11 +138,17 @@ def main():
     parser.add_argument("--data-dir")
     parser.add_argument("--sort", choices=["cost", "name"], default="cost")
     parser.add_argument("--workers", type=int, nargs="*", default=[])
+    parser.add_argument("--speedup", nargs="+", default=[], metavar="METHOD[:PART]=R")
     args = parser.parse_args()
-    if len(args.stores) > 2:
+    if len(args.stores) > 2 or (args.speedup and len(args.stores) != 1):
         parser.error("give one store, or two to compare (before, after)")
     plan = planned_runs(args.config, args.data_dir)
     costs = [method_costs(store, plan) for store in args.stores]
+    if args.speedup:
+        costs.append(
+            predicted_costs(args.stores[0], plan, parse_speedups(args.speedup))
+        )
+        args.stores = [args.stores[0], "predicted (--speedup)"]
     first = costs[0]
     total = [sum(c["seconds"] for c in cost.values()) for cost in costs]
     methods = sorted(
@@ -135,7 +181,7 @@ def main():
     if len(costs) == 2:
         line += f" | {total[0] / total[1]:11.2f}x  (after = {100 * total[1] / total[0]:.0f}% of before)"
     print(line)
-    for store in args.stores:
+    for store in args.stores[:1] if args.speedup else args.stores:
         seconds = run_seconds(store, plan)
         for w in args.workers:
             span = longest_first_makespan(seconds, w)

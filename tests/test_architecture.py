@@ -158,7 +158,7 @@ def test_each_sub_command_has_its_handler_module():
 @pytest.mark.parametrize(
     "source, forbidden",
     [
-        ("from ..experiments import protocol", {"experiments"}),
+        ("from ..experiments import planning", {"experiments"}),
         (
             "from ..methods.relaxed._classifier import RelaxedRegressionClassifier",
             {"methods"},
@@ -262,39 +262,6 @@ def test_the_cycle_check_sees_a_circle(tmp_path):
     graph = import_graph(root)
     assert import_cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     assert graph["pkg.sub"] == {"pkg.sub.b"}
-
-
-def test_old_public_imports_still_work():
-    from fdlsr import FDLSR, FDLSRCV  # noqa: F401
-    from fdlsr.datasets import load_dataset  # noqa: F401
-    from fdlsr.dictionary import FDDL, LRSDL  # noqa: F401
-    from fdlsr.relaxed import DLSR, LRDLSR  # noqa: F401
-    from fdlsr.representation import CRC, SRC  # noqa: F401
-
-    assert fdlsr.relaxed.DLSR is fdlsr.methods.relaxed.DLSR
-    from fdlsr.experiments.persistence import load, save  # noqa: F401
-    from fdlsr.experiments.protocol import PerClassSplit
-    from fdlsr.persistence.encoding import allowed_classes
-
-    assert load is fdlsr.load and save is fdlsr.save
-    # a model file written when PerClassSplit lived in the protocol still loads
-    old = allowed_classes()["fdlsr.experiments.protocol.PerClassSplit"]
-    assert old is PerClassSplit
-    assert fdlsr.relaxed.__all__ == fdlsr.methods.relaxed.__all__
-    # modules renamed to say what they hold; the old paths re-export
-    from fdlsr.experiments import (
-        curves,
-        figure_data,
-        fingerprints,
-        identity,
-        results,
-        store,
-    )
-
-    assert curves.convergence is figure_data.convergence
-    assert identity.stored_runs is fingerprints.stored_runs
-    assert results.ResultStore is store.ResultStore
-    assert results.read_rows is store.read_rows
 
 
 def test_short_names_re_export_without_aliasing_internal_modules():

@@ -64,16 +64,13 @@ def test_class_blocks_take_their_means_from_class_means(counts):
     np.testing.assert_allclose(blocks.subtract_spread(Z, means), X - means[:, y])
 
 
-def test_class_blocks_state_holds_the_layout_and_loads_older_states():
-    """Model files keep a ClassBlocks' state (``__getstate__``): the layout only; a
-    state written before the means moved to ClassMeans (with ``_block``) loads too."""
+def test_class_blocks_state_holds_the_layout():
+    """Model files keep a ClassBlocks' state (``__getstate__``): the layout only; the
+    class means are rebuilt on load."""
     blocks = ClassBlocks([2, 3], [2, 2])
     X = np.random.default_rng(3).standard_normal((4, 5))
     state = blocks.__getstate__()
     assert "_means" not in state
-    older = {**state, "_block": None}
-    for saved in (state, older):
-        loaded = ClassBlocks.__new__(ClassBlocks)
-        loaded.__setstate__(dict(saved))
-        assert not hasattr(loaded, "_block")
-        np.testing.assert_array_equal(loaded.class_means(X), blocks.class_means(X))
+    loaded = ClassBlocks.__new__(ClassBlocks)
+    loaded.__setstate__(dict(state))
+    np.testing.assert_array_equal(loaded.class_means(X), blocks.class_means(X))

@@ -28,7 +28,7 @@ from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
 from fdlsr.errors import ConfigError
 from fdlsr.experiments.addresses import SchedulerAddress, scheduler_address
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.store import read_rows
+from fdlsr.experiments.store_folder import read_rows
 from fdlsr.experiments.workers import max_processes
 
 ON_LINUX = Path("/proc/self/stat").exists()

@@ -12,7 +12,7 @@ from fdlsr.experiments.datasets import Dataset
 from fdlsr.experiments.evaluation import warm_up
 from fdlsr.experiments.planning import Experiment
 from fdlsr.experiments.run import RunRequest, run
-from fdlsr.experiments.store import read_rows
+from fdlsr.experiments.store_folder import read_rows
 from fdlsr.methods import get_method
 
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.store import make_store
+from fdlsr.experiments.store_folder import make_store
 
 SMALL = ["--methods", "FDLSR", "1-NN", "-k", "2", "--splits", "2", "--no-table"]
 NOTE = "Exactly the paper's data and setting."

@@ -190,7 +190,7 @@ def test_fixed_split_of_a_dataset(tmp_path, digits):
     from fdlsr.experiments.config import Config
     from fdlsr.experiments.datasets import Dataset
     from fdlsr.experiments.run import RunRequest, run
-    from fdlsr.experiments.store import read_rows
+    from fdlsr.experiments.store_folder import read_rows
 
     def computed(experiment, dataset):
         request = RunRequest(Config(experiment), out=tmp_path, table=False)

@@ -205,8 +205,9 @@ def test_parameters_column_says_how_each_row_was_chosen():
     rows += rows_for(
         "CRC", "representation", 2, [0.5, 0.6], tuning="fixed", fingerprint="f"
     )
-    # a row stored before rows had "tuning": read from its setting
-    rows += rows_for("1-NN", "scikit-learn", 2, [0.4, 0.5], setting='{"cv": {}}')
+    rows += rows_for(
+        "1-NN", "scikit-learn", 2, [0.4, 0.5], tuning="cv", setting='{"cv": {}}'
+    )
     # fixed values stored before fdlsr told the paper's from its own (no fingerprint)
     rows += rows_for("LSR", "relaxed", 2, [0.3, 0.4], tuning="fixed")
     text = render(summarise(rows), "md", paper=paper_results("III"))

@@ -20,7 +20,8 @@ from fdlsr.experiments.scheduler import (
     expected_costs,
     longest_first,
 )
-from fdlsr.experiments.store import ResultStore, read_rows
+from fdlsr.experiments.store import ResultStore
+from fdlsr.experiments.store_folder import read_rows
 
 RESULTS = Path(__file__).parents[1] / "docs" / "results"
 

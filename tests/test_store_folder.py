@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fdlsr._testing import cli
-from fdlsr.experiments.store import (
+from fdlsr.experiments.store_folder import (
     MARK,
     MARK_TEXT,
     STORE_FILES,

@@ -10,7 +10,7 @@ import numpy as np
 
 from fdlsr._testing import cli_error
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.store import make_store
+from fdlsr.experiments.store_folder import make_store
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
 

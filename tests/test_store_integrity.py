@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli
 from fdlsr.experiments.cli import main
-from fdlsr.experiments.store import MARK, MARK_TEXT, read_rows, validate_row
+from fdlsr.experiments.rows import validate_row
+from fdlsr.experiments.store_folder import MARK, MARK_TEXT, read_rows
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
 MARKED = {MARK: MARK_TEXT.encode()}  # what makes a folder a store
@@ -146,7 +147,7 @@ def test_corrupt_lines_are_skipped_counted_and_recomputed(healthy, tmp_path, cas
 
 @pytest.mark.parametrize("name", ["experiment.json", "environment.json"])
 @pytest.mark.parametrize(
-    "content", [b"", b"{", b"null", b"[]", b'{"params": [], "sessions": 3}', b"\xff"]
+    "content", [b"", b"{", b"null", b"[]", b'{"tables": [], "sessions": 3}', b"\xff"]
 )
 def test_unreadable_side_files_are_reported_and_replaced(
     healthy, tmp_path, name, content

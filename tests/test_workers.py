@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
 from fdlsr.experiments.parser import _whole
-from fdlsr.experiments.store import read_rows
+from fdlsr.experiments.store_folder import read_rows
 from fdlsr.experiments.workers import max_processes
 
 pytestmark = pytest.mark.skipif(

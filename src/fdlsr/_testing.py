@@ -28,7 +28,8 @@ import scipy.io
 from threadpoolctl import threadpool_limits
 
 from .experiments.cli import main
-from .experiments.store import read_rows, row_key
+from .experiments.rows import row_key
+from .experiments.store_folder import read_rows
 
 #: The shared benchmark data: ``FDLSR_DATA_DIR``, else ``../shared/data`` beside the
 #: repository (a ``MANIFEST.json`` and one sub-folder per dataset).

@@ -53,8 +53,6 @@ RULE_CONSTRAINTS = {
     "n_neighbors": [Interval(Integral, 1, None, closed="left")],
     "weights": [StrOptions({"uniform", "distance"})],
 }
-#: The parameters of the decision rule, which no numerical core takes.
-RULE_PARAMS = tuple(RULE_CONSTRAINTS)
 
 
 class ScoreClassifier(ClassifierMixin, BaseEstimator):
@@ -65,13 +63,10 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
     ``_class_scores(X)``: the scores of validated test samples, shape
     (n_samples, n_classes), the largest for the predicted class.
 
-    A subclass whose learning is a numerical core ``fit_<name>(X, codes, n_classes,
-    **params)`` passes it :meth:`_core_params` (every parameter but those named in
-    ``_not_core_params``) and keeps fields of its result with :meth:`_keep`.
+    A subclass whose learning is a numerical core calls it in ``_fit_encoded`` with
+    its parameters by name (``fit_<name>(X, codes, n_classes, alpha=self.alpha,
+    ...)``) and keeps the fields of its result as fitted attributes, one by one.
     """
-
-    #: Parameters that are not keyword arguments of the numerical core.
-    _not_core_params = ()
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -90,20 +85,6 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
         """
         X, codes = self._training_data(X, y)
         return self._fit_encoded(X, codes, self.classes_.shape[0])
-
-    def _core_params(self):
-        """The parameters, less ``_not_core_params``: the core's keyword arguments."""
-        return {
-            name: value
-            for name, value in self.get_params(deep=False).items()
-            if name not in self._not_core_params
-        }
-
-    def _keep(self, result, fields):
-        """Keep the ``fields`` of a core's result as fitted attributes (``field_``)."""
-        for name in fields:
-            setattr(self, name + "_", getattr(result, name))
-        return self
 
     def _training_data(self, X, y, dtype=np.float64):
         """Validated samples and integer class codes; sets ``classes_``."""

@@ -1,4 +1,4 @@
-"""Parameter storage and input checks shared by every estimator of the package."""
+"""Input checks shared by every estimator of the package."""
 
 from numbers import Integral, Real
 
@@ -13,19 +13,6 @@ NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")
 # An iteration count where 0 means "no iterations": the initial solution.
 N_ITER = Interval(Integral, 0, None, closed="left")
-
-
-def store_init_params(estimator, arguments):
-    """Set every argument of ``estimator.__init__`` as an attribute of its own name.
-
-    Called as ``store_init_params(self, locals())`` first thing in ``__init__``: it
-    stores each value unchanged and validates nothing, scikit-learn's rule for
-    ``__init__`` (``get_params``, ``clone`` and ``set_params`` rely on it; validation
-    happens in ``fit``). The signature stays explicit, as ``get_params`` reads it.
-    """
-    for name, value in arguments.items():
-        if name not in ("self", "__class__"):
-            setattr(estimator, name, value)
 
 
 def encode_labels(estimator, y, min_classes=2):

@@ -19,15 +19,20 @@ from ..common.compat import (
     _fit_context,
     get_namespace,
 )
-from ..common.validation import encode_labels, store_init_params
+from ..common.validation import encode_labels
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
-from .search import FoldSearch, SearchLog, params_text, search_rounds
+from .search import (
+    FixedParams,
+    FoldSearch,
+    SearchGrid,
+    SearchLog,
+    params_text,
+    search_rounds,
+)
 
 #: The grid of the paper (Sec. IV-A) for each of alpha, beta and lambda.
 PAPER_GRID = (1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
-#: FDLSR's parameters that the search keeps fixed (same meaning and constraints).
-_FIXED = ("max_iter", "init_ridge", "t_step", "n_neighbors", "weights", "solver")
 #: What the refit sets (and ``refit=False`` leaves unset).
 _REFITTED = (
     "coef_", "n_iter_", "objective_", "centroids_", "neighbors_", "_n_features_out",
@@ -260,7 +265,13 @@ class FDLSRCV(FDLSR):
         ],
         "refit": ["boolean"],
         "verbose": ["verbose"],
-        **{name: FDLSR._parameter_constraints[name] for name in _FIXED},
+        # FDLSR's parameters that the search keeps fixed: FDLSR's constraints.
+        "max_iter": FDLSR._parameter_constraints["max_iter"],
+        "init_ridge": FDLSR._parameter_constraints["init_ridge"],
+        "t_step": FDLSR._parameter_constraints["t_step"],
+        "n_neighbors": FDLSR._parameter_constraints["n_neighbors"],
+        "weights": FDLSR._parameter_constraints["weights"],
+        "solver": FDLSR._parameter_constraints["solver"],
     }
 
     def __init__(
@@ -284,10 +295,23 @@ class FDLSRCV(FDLSR):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
-
-    def _fixed_params(self):
-        return {name: getattr(self, name) for name in _FIXED}
+        self.alphas = alphas
+        self.betas = betas
+        self.lams = lams
+        self.decision_rules = decision_rules
+        self.cv = cv
+        self.scoring = scoring
+        self.search = search
+        self.factor = factor
+        self.min_resources = min_resources
+        self.refit = refit
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.init_ridge = init_ridge
+        self.t_step = t_step
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
 
     def _decision_rule(self):
         return self.decision_rule_
@@ -312,18 +336,27 @@ class FDLSRCV(FDLSR):
         # The folds' bookkeeping (sample indices, classes) is done on the host from
         # the labels; the search itself runs in X's namespace, on its device.
         codes = _to_numpy(codes)
-        grid = dict(
+        grid = SearchGrid(
             alphas=_grid(self.alphas, "alphas", positive=False),
             betas=_grid(self.betas, "betas", positive=True),
             lams=_grid(self.lams, "lams", positive=False),
             rules=_rules(self.decision_rules),
         )
-        # ParameterGrid order (keys sorted): alpha, beta, decision_rule, lam
-        shape = tuple(len(grid[key]) for key in ("alphas", "betas", "rules", "lams"))
+        fixed = FixedParams(
+            max_iter=self.max_iter,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+            n_neighbors=self.n_neighbors,
+            weights=self.weights,
+            solver=self.solver,
+        )
         schedule = None
         if self.search == "halving":
             schedule = halving_schedule(
-                int(np.prod(shape)), self.max_iter, self.factor, self.min_resources
+                int(np.prod(grid.shape)),
+                max_resources=self.max_iter,
+                factor=self.factor,
+                min_resources=self.min_resources,
             )
         # Splitters need only the number of samples from X: a host stand-in spares
         # them device arrays.
@@ -335,13 +368,27 @@ class FDLSRCV(FDLSR):
         def select(scores, candidates):
             return candidates[best_candidates(scores, next(n_kept))]
 
+        def make_fold(f):
+            train, test = folds[f]
+            return FoldSearch(
+                X,
+                codes,
+                train,
+                test,
+                grid=grid,
+                fixed=fixed,
+                scorer=scorer,
+                y=y,
+                classes=self.classes_,
+            )
+
         rounds = search_rounds(
-            lambda f: FoldSearch(X, codes, *folds[f], self, scorer, y, grid),
+            make_fold,
             len(folds),
-            shape,
-            (self.max_iter,) if schedule is None else schedule.n_resources,
-            select,
-            SearchLog(grid, len(folds), schedule, self.verbose)
+            grid.shape,
+            n_resources=(self.max_iter,) if schedule is None else schedule.n_resources,
+            select=select,
+            report=SearchLog(grid, len(folds), schedule, self.verbose)
             if self.verbose > 0
             else None,
         )
@@ -354,7 +401,18 @@ class FDLSRCV(FDLSR):
             for name in _REFITTED:  # no model of an earlier fit stays behind
                 self.__dict__.pop(name, None)
             return self
-        best = FDLSR(**self.best_params_, **self._fixed_params())
+        best = FDLSR(
+            alpha=self.alpha_,
+            beta=self.beta_,
+            lam=self.lam_,
+            max_iter=self.max_iter,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+            decision_rule=self.decision_rule_,
+            n_neighbors=self.n_neighbors,
+            weights=self.weights,
+            solver=self.solver,
+        )
         if self.verbose > 0:
             print(
                 f"Refitting on all {X.shape[0]} samples: "
@@ -362,8 +420,11 @@ class FDLSRCV(FDLSR):
                 flush=True,
             )
         best.fit(X, y)
-        for name in ("coef_", "n_iter_", "objective_", "centroids_", "classes_"):
-            setattr(self, name, getattr(best, name))
+        self.coef_ = best.coef_
+        self.n_iter_ = best.n_iter_
+        self.objective_ = best.objective_
+        self.centroids_ = best.centroids_
+        self.classes_ = best.classes_
         self._set_neighbors(lambda: best.neighbors_)
         self._n_features_out = best._n_features_out
         return self
@@ -393,11 +454,10 @@ class FDLSRCV(FDLSR):
         """``cv_results_``, the best candidate and, for halving, the rounds."""
         candidates = np.concatenate([c for c, _ in rounds])
         scores = np.concatenate([s for _, s in rounds], axis=1)
-        shape = tuple(len(grid[key]) for key in ("alphas", "betas", "rules", "lams"))
-        index = np.unravel_index(candidates, shape)
-        alpha, beta = grid["alphas"][index[0]], grid["betas"][index[1]]
-        rule = np.array(grid["rules"], dtype=object)[index[2]]
-        lam = grid["lams"][index[3]]
+        index = np.unravel_index(candidates, grid.shape)
+        alpha, beta = grid.alphas[index[0]], grid.betas[index[1]]
+        rule = np.array(grid.rules, dtype=object)[index[2]]
+        lam = grid.lams[index[3]]
         mean, std = scores.mean(axis=0), scores.std(axis=0)
         results = {
             "params": [

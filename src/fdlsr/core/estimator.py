@@ -5,12 +5,7 @@ from numbers import Integral
 import numpy as np
 from sklearn import get_config
 
-from ..common.classifiers import (
-    RULE_CONSTRAINTS,
-    RULE_PARAMS,
-    ProjectionClassifier,
-    on_device,
-)
+from ..common.classifiers import RULE_CONSTRAINTS, ProjectionClassifier, on_device
 from ..common.compat import (
     Interval,
     StrOptions,
@@ -24,7 +19,6 @@ from ..common.validation import (
     POSITIVE,
     encode_labels,
     is_dask_array,
-    store_init_params,
 )
 from .blocked import fit_blocked
 from .dense import fit_fdlsr
@@ -207,9 +201,6 @@ class FDLSR(ProjectionClassifier):
         "solver": [StrOptions({"auto", "primal", "dual", "blocked"})],
     }
     _array_api = True
-    # What every fit path takes: the parameters of Algorithm 1 (the dense path also
-    # takes ``solver``).
-    _not_core_params = (*RULE_PARAMS, "solver")
 
     def __init__(
         self,
@@ -226,7 +217,17 @@ class FDLSR(ProjectionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
+        self.alpha = alpha
+        self.beta = beta
+        self.lam = lam
+        self.max_iter = max_iter
+        self.tol = tol
+        self.init_ridge = init_ridge
+        self.t_step = t_step
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -257,7 +258,17 @@ class FDLSR(ProjectionClassifier):
         if _needs_blocks(X, n_classes, self.solver):
             return self._fit_blocked(X, codes, n_classes)
         result = fit_fdlsr(
-            X, codes, n_classes, **self._core_params(), solver=self.solver
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
+            solver=self.solver,
         )
         self._set_fitted(result.coef, result.objective, result.n_iter)
         fitted = result.fitted
@@ -279,7 +290,16 @@ class FDLSR(ProjectionClassifier):
         see :mod:`fdlsr.core.blocked`); same result, bounded memory. The decision
         rules' state is formed a block at a time too."""
         coef, objective, n_iter = fit_blocked(
-            X, codes, n_classes, **self._core_params()
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
         )
         self._set_fitted(coef, objective, n_iter)
         self.centroids_ = centroids_from_features(X, coef, codes, n_classes)
@@ -313,7 +333,16 @@ class FDLSR(ProjectionClassifier):
         n_classes = self.classes_.shape[0]
         self.n_features_in_ = X.shape[1]
         coef, objective, n_iter = fit_fdlsr_dask(
-            X, codes, n_classes, **self._core_params()
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            init_ridge=self.init_ridge,
+            t_step=self.t_step,
         )
         self._set_fitted(coef, objective, n_iter)
         return self._fit_rule(projections(X, coef), codes, n_classes)

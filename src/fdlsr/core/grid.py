@@ -194,16 +194,16 @@ def fit_grid(
     return T, fitted
 
 
-def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+def fit_grid_threaded(
+    fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step, start=None
+):
     """:func:`fit_grid` with the pairs split over as many threads as BLAS would use,
     each with single-threaded BLAS (see the module notes); same results.
 
     Parameters
     ----------
-    fitted_op, init_fitted, y, n_classes, alphas, lams
+    fitted_op, init_fitted, y, n_classes, alphas, lams, max_iter, t_step, start
         As for :func:`fit_grid`.
-    **kwargs
-        ``max_iter``, ``t_step`` and ``start``, as for :func:`fit_grid`.
 
     Returns
     -------
@@ -212,15 +212,17 @@ def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwar
     """
     n_threads = min(blas_threads(), len(alphas))
     if n_threads <= 1:
-        return fit_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
-    start = kwargs.pop("start", None)
+        return fit_grid(
+            fitted_op, init_fitted, y, n_classes, alphas, lams,
+            max_iter=max_iter, t_step=t_step, start=start,
+        )  # fmt: skip
     groups = np.array_split(np.arange(len(alphas)), n_threads)
 
     def run(g):
         part = None if start is None else tuple(a[g] for a in start)
         return fit_grid(
-            fitted_op, init_fitted, y, n_classes, alphas[g], lams[g], start=part,
-            **kwargs,
+            fitted_op, init_fitted, y, n_classes, alphas[g], lams[g],
+            max_iter=max_iter, t_step=t_step, start=part,
         )  # fmt: skip
 
     with _single_threaded_lapack(), ThreadPoolExecutor(n_threads) as pool:
@@ -228,7 +230,9 @@ def fit_grid_threaded(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwar
     return tuple(np.concatenate(parts) for parts in zip(*results, strict=True))
 
 
-def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+def fit_grid_batched(
+    fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step, start=None
+):
     """:func:`fit_grid` in any array-API namespace, on the arrays' device.
 
     ``fitted_op(T)`` computes ``T P_beta``; ``init_fitted`` and the codes ``y`` are
@@ -245,16 +249,14 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
         As for :func:`fit_grid`.
     n_classes, alphas, lams
         As for :func:`fit_grid` (``alphas`` and ``lams`` host floats).
-    **kwargs
-        ``max_iter``, ``t_step`` and ``start``, as for :func:`fit_grid`.
+    max_iter, t_step, start
+        As for :func:`fit_grid`.
 
     Returns
     -------
     T, fitted : arrays of shape (n_pairs, n_classes, n_samples)
         As :func:`fit_grid`'s, in the namespace and on the device of the inputs.
     """
-    max_iter, t_step = kwargs["max_iter"], kwargs["t_step"]
-    start = kwargs.get("start")
     xp, _ = get_namespace(init_fitted)
     dtype, dev = init_fitted.dtype, device(init_fitted)
     g, n = len(alphas), y.shape[0]
@@ -296,8 +298,13 @@ def fit_grid_batched(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwarg
     return xp.asarray(T, copy=True), xp.asarray(fitted, copy=True)
 
 
-def search_grid(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs):
+def search_grid(
+    fitted_op, init_fitted, y, n_classes, alphas, lams, *, max_iter, t_step, start=None
+):
     """The grid's iterations where the arrays live: NumPy's threaded in-place loop
     (:func:`fit_grid_threaded`) or, for other namespaces, :func:`fit_grid_batched`."""
     run = fit_grid_threaded if isinstance(init_fitted, np.ndarray) else fit_grid_batched
-    return run(fitted_op, init_fitted, y, n_classes, alphas, lams, **kwargs)
+    return run(
+        fitted_op, init_fitted, y, n_classes, alphas, lams,
+        max_iter=max_iter, t_step=t_step, start=start,
+    )  # fmt: skip

@@ -15,10 +15,13 @@ c x n_train arrays per (alpha, beta, lambda) point and fold, until the next roun
 keeps only the best of them; the single round of the exact grid holds only those of
 the beta being iterated.
 
-Nothing here knows about the estimator's parameters' validation or its results.
+Nothing here knows about the estimator's parameters' validation or its results: the
+search is handed the candidates (:class:`SearchGrid`) and FDLSR's parameters that it
+keeps fixed (:class:`FixedParams`).
 """
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +31,37 @@ from ..common.compat import device, get_namespace
 from ..common.neighbors import NearestProjection, centroid_scores, class_centroids
 from .estimator import FDLSR
 from .grid import HatOperators, search_grid
+
+
+@dataclass(frozen=True)
+class SearchGrid:
+    """The candidates: values of alpha, beta (> 0) and lambda, and decision rules.
+
+    A candidate is numbered in ParameterGrid's order (its keys sorted): alpha
+    slowest, then beta, decision rule, lambda fastest.
+    """
+
+    alphas: np.ndarray
+    betas: np.ndarray
+    rules: list
+    lams: np.ndarray
+
+    @property
+    def shape(self):
+        """(alphas, betas, rules, lams): the candidates as a 4-d grid."""
+        return len(self.alphas), len(self.betas), len(self.rules), len(self.lams)
+
+
+@dataclass(frozen=True)
+class FixedParams:
+    """FDLSR's parameters that every fit of a search shares (see :class:`FDLSR`)."""
+
+    max_iter: int
+    init_ridge: float
+    t_step: str
+    n_neighbors: int
+    weights: str
+    solver: str
 
 
 def search_rounds(make_fold, n_folds, grid_shape, n_resources, select, report=None):
@@ -103,14 +137,14 @@ class FoldSearch:
     and score a stack of (alpha, lambda) pairs of one beta.
 
     ``X`` and ``codes`` are all the training samples and their class codes (host
-    integers); ``train`` and ``test`` index the fold. ``model`` is the FDLSRCV
-    (its fixed parameters), ``scorer`` a scikit-learn scorer or None (accuracy of
-    each rule, without building models), ``y`` the labels given to ``fit`` (for a
-    scorer). ``grid`` holds the candidate values: ``alphas``, ``betas``, ``lams``
-    (arrays) and ``rules`` (list).
+    integers); ``train`` and ``test`` index the fold. ``grid`` holds the candidates
+    (:class:`SearchGrid`) and ``fixed`` FDLSR's other parameters
+    (:class:`FixedParams`). ``scorer`` is a scikit-learn scorer or None (accuracy of
+    each rule, without building models); for a scorer, ``y`` are the labels given to
+    ``fit`` and ``classes`` the labels of the codes.
     """
 
-    def __init__(self, X, codes, train, test, model, scorer, y, grid):
+    def __init__(self, X, codes, train, test, *, grid, fixed, scorer, y, classes):
         xp, _ = get_namespace(X)
         fold_classes, y_train = np.unique(codes[train], return_inverse=True)
         order = np.argsort(y_train, kind="stable")  # class-sorted: reshape-based means
@@ -127,26 +161,27 @@ class FoldSearch:
         self.X_train, self.X_test = xp.take(X, train, axis=0), xp.take(X, test, axis=0)
         self.n_features = self.X_train.shape[1]
         n = self.X_train.shape[0]
-        form = model.solver
+        form = fixed.solver
         if form == "auto":
             form = "dual" if self.n_features > n else "primal"
         self.hats = HatOperators(self.X_train, form)
-        self.init_fitted = self.hats.fitted(model.init_ridge)(
+        self.init_fitted = self.hats.fitted(fixed.init_ridge)(
             one_hot(y_train, c, X.dtype)
         )
         self.y_train, self.y_test, self.n_classes = y_train, y_test, c
         self.fold_classes, self.test = fold_classes, test
-        self.model, self.scorer, self.y, self.grid = model, scorer, y, grid
+        self.grid, self.fixed = grid, fixed
+        self.scorer, self.y, self.classes = scorer, y, classes
         self._ops, self._readouts = {}, {}
         self.pairs = np.array(
-            np.meshgrid(grid["alphas"], grid["lams"], indexing="ij")
+            np.meshgrid(grid.alphas, grid.lams, indexing="ij")
         ).reshape(2, -1)
 
     def advance(self, b, pairs, n_iter, start=None):
         """``(T, fitted)`` of ``pairs`` (indices of :attr:`pairs`) with ``betas[b]``
         after ``n_iter`` more iterations from ``start`` (None: from the labels)."""
         if b not in self._ops:
-            self._ops[b] = self.hats.fitted(self.grid["betas"][b])
+            self._ops[b] = self.hats.fitted(self.grid.betas[b])
         return search_grid(
             self._ops[b],
             self.init_fitted,
@@ -155,16 +190,16 @@ class FoldSearch:
             self.pairs[0][pairs],
             self.pairs[1][pairs],
             max_iter=n_iter,
-            t_step=self.model.t_step,
+            t_step=self.fixed.t_step,
             start=start,
         )
 
     def score(self, b, pairs, T, fitted, n_iter):
         """Validation scores of ``pairs`` with ``betas[b]`` after ``n_iter``
         iterations in total, shape (n_pairs, n_rules)."""
-        model, rules = self.model, self.grid["rules"]
-        beta = self.grid["betas"][b]
-        ridge = beta if n_iter else model.init_ridge
+        fixed, rules = self.fixed, self.grid.rules
+        beta = self.grid.betas[b]
+        ridge = beta if n_iter else fixed.init_ridge
         y_train, c = self.y_train, self.n_classes
         if self.scorer is None:
             if ridge not in self._readouts:
@@ -173,8 +208,9 @@ class FoldSearch:
             y_test = self.y_test
             return np.array(
                 [
-                    _accuracies(rules, model, fitted[j, ...], projected[j, ...],
-                                y_train, y_test, c)
+                    _accuracies(rules, fitted[j, ...], projected[j, ...], y_train,
+                                y_test, c, n_neighbors=fixed.n_neighbors,
+                                weights=fixed.weights)
                     for j in range(len(pairs))
                 ]
             )  # fmt: skip
@@ -184,8 +220,9 @@ class FoldSearch:
         values = []
         for j, (alpha, lam) in enumerate(self.pairs[:, pairs].T):
             models = _fitted_models(
-                model, rules, alpha, beta, lam, T[j, ...] @ C, fitted[j, ...],
-                y_train, self.fold_classes, self.n_features, n_iter,
+                fixed, rules, alpha, beta, lam, T[j, ...] @ C, fitted[j, ...],
+                y_train, _take_classes(self.classes, self.fold_classes),
+                self.n_features, n_iter,
             )  # fmt: skip
             values.append([self.scorer(est, self.X_test, y_test) for est in models])
         return np.array(values)
@@ -201,9 +238,12 @@ def _rule_state(rules, fitted, y_train, n_classes):
     return neighbors, centroids
 
 
-def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
+def _accuracies(
+    rules, fitted, projected, y_train, y_test, n_classes, *, n_neighbors, weights
+):
     """Accuracy of each rule from training (c x n) and test (c x n_test) projections,
-    as ``FDLSR.predict`` computes them."""
+    as ``FDLSR.predict`` computes them (``n_neighbors`` and ``weights``: the k-NN
+    vote's)."""
     xp, _ = get_namespace(projected)
     neighbors, centroids = _rule_state(rules, fitted, y_train, n_classes)
     out = []
@@ -211,7 +251,7 @@ def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
         if rule == "nearest_neighbor":
             pred = neighbors.predict(projected.T)
         elif rule == "knn":
-            scores = neighbors.knn_scores(projected.T, model.n_neighbors, model.weights)
+            scores = neighbors.knn_scores(projected.T, n_neighbors, weights)
             pred = xp.argmax(scores, axis=1)
         elif rule == "nearest_mean":
             pred = xp.argmax(centroid_scores(projected.T, centroids), axis=1)
@@ -222,24 +262,35 @@ def _accuracies(rules, model, fitted, projected, y_train, y_test, n_classes):
 
 
 def _fitted_models(
-    model, rules, alpha, beta, lam, coef, fitted, y_train, classes, n_features, n_iter
+    fixed, rules, alpha, beta, lam, coef, fitted, y_train, classes, n_features, n_iter
 ):
-    """An FDLSR per rule at one grid point, without refitting, for a generic scorer."""
-    neighbors, _ = _rule_state(rules, fitted, y_train, classes.size)
-    centroids = class_centroids(fitted.T, y_train, classes.size)
+    """An FDLSR per rule at one grid point, without refitting, for a generic scorer
+    (``classes``: the labels of the fold's classes)."""
+    n_classes = classes.shape[0]
+    neighbors, _ = _rule_state(rules, fitted, y_train, n_classes)
+    centroids = class_centroids(fitted.T, y_train, n_classes)
     models = []
     for rule in rules:
         est = FDLSR(
-            alpha=alpha, beta=beta, lam=lam, decision_rule=rule, **model._fixed_params()
+            alpha=alpha,
+            beta=beta,
+            lam=lam,
+            max_iter=fixed.max_iter,
+            init_ridge=fixed.init_ridge,
+            t_step=fixed.t_step,
+            decision_rule=rule,
+            n_neighbors=fixed.n_neighbors,
+            weights=fixed.weights,
+            solver=fixed.solver,
         )
-        est.classes_ = _take_classes(model.classes_, classes)
+        est.classes_ = classes
         est.coef_ = coef
         est.centroids_ = centroids
         if rule in NEIGHBOR_RULES:
             est.neighbors_ = neighbors
         est.n_features_in_ = n_features
         est.n_iter_ = n_iter
-        est._n_features_out = classes.size
+        est._n_features_out = n_classes
         models.append(est)
     return models
 
@@ -277,20 +328,20 @@ class SearchLog:
 
     def scored(self, i, f, b, scores):
         grid, fold = self.grid, f"[CV {f + 1}/{self.n_folds}]"
-        beta = float(grid["betas"][b])
+        beta = float(grid.betas[b])
         scored = np.argwhere(~np.isnan(scores))  # (alpha, rule, lam) in grid order
         now = time.perf_counter()
         if self.verbose > 1:
             for a, r, v in scored:
                 params = dict(
-                    alpha=float(grid["alphas"][a]),
+                    alpha=float(grid.alphas[a]),
                     beta=beta,
-                    decision_rule=grid["rules"][r],
-                    lam=float(grid["lams"][v]),
+                    decision_rule=grid.rules[r],
+                    lam=float(grid.lams[v]),
                 )
                 print(f"{fold} END {params_text(params)}; score={scores[a, r, v]:.3f}")
         print(
-            f"{fold} beta={beta:g} ({b + 1}/{len(grid['betas'])}): {len(scored)} "
+            f"{fold} beta={beta:g} ({b + 1}/{len(grid.betas)}): {len(scored)} "
             f"candidates, best score {np.nanmax(scores):.3f}; "
             f"{now - self.started:.1f} s",
             flush=True,

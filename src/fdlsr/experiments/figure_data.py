@@ -12,8 +12,6 @@ reports its progress, if given ``progress``, as ``progress(done, total)`` steps 
 iterations or embeddings).
 """
 
-import inspect
-
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
 
@@ -27,12 +25,6 @@ from .samples import prepare
 
 # The paper's sensitivity grid {1e-5, 5e-5, ..., 1e-1, 5e-1, 1} (Sec. IV-D).
 SENSITIVITY_GRID = [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 5e-1, 1.0]
-SOLVER_ARGS = set(inspect.signature(fit_fdlsr).parameters) - {
-    "X",
-    "y",
-    "n_classes",
-    "callback",
-}
 
 # The parameters of one split, shared by the figures computed on it.
 SPLIT_PARAMETERS = """
@@ -83,8 +75,37 @@ def split_data(dataset, k, seed, normalize=True):
 
 
 def _solver_params(params):
-    merged = {**FDLSR().get_params(), **params}
-    return {key: value for key, value in merged.items() if key in SOLVER_ARGS}
+    """The parameters of :func:`fit_fdlsr` among FDLSR's ``params``, FDLSR's defaults
+    for those not given (the others, such as the decision rule, play no part)."""
+    default = FDLSR()
+    return {
+        "alpha": params.get("alpha", default.alpha),
+        "beta": params.get("beta", default.beta),
+        "init_ridge": params.get("init_ridge", default.init_ridge),
+        "lam": params.get("lam", default.lam),
+        "max_iter": params.get("max_iter", default.max_iter),
+        "solver": params.get("solver", default.solver),
+        "t_step": params.get("t_step", default.t_step),
+        "tol": params.get("tol", default.tol),
+    }
+
+
+def _fit(X, codes, n_classes, solver, callback=None):
+    """:func:`fit_fdlsr` with the parameters ``solver`` (of :func:`_solver_params`)."""
+    return fit_fdlsr(
+        X,
+        codes,
+        n_classes,
+        alpha=solver["alpha"],
+        beta=solver["beta"],
+        lam=solver["lam"],
+        max_iter=solver["max_iter"],
+        tol=solver["tol"],
+        init_ridge=solver["init_ridge"],
+        t_step=solver["t_step"],
+        solver=solver["solver"],
+        callback=callback,
+    )
 
 
 def nn_accuracy(Q, X, codes, train, test, n_classes):
@@ -120,7 +141,7 @@ def convergence(X, codes, train, test, params, max_iter=30, progress=None):
         _tell(progress, len(accuracy), max_iter)
 
     solver = {**_solver_params(params), "max_iter": max_iter}
-    result = fit_fdlsr(X[train], codes[train], n_classes, callback=record, **solver)
+    result = _fit(X[train], codes[train], n_classes, solver, callback=record)
     return {
         "iteration": list(range(1, result.n_iter + 1)),
         "objective": result.objective.tolist(),
@@ -227,11 +248,8 @@ def sensitivity(
     grid = np.empty((len(alphas), len(lams)))
     for i, alpha in enumerate(alphas):
         for j, lam in enumerate(lams):
-            fitted = fit_fdlsr(
-                X[train],
-                codes[train],
-                n_classes,
-                **{**base, "alpha": alpha, "lam": lam},
+            fitted = _fit(
+                X[train], codes[train], n_classes, {**base, "alpha": alpha, "lam": lam}
             )
             grid[i, j] = nn_accuracy(fitted.coef, X, codes, train, test, n_classes)
             _tell(progress, i * len(lams) + j + 1, grid.size)
@@ -282,9 +300,7 @@ def lambda_curve(
         X, codes, train, test = split_data(dataset, k, seed, normalize)
         n_classes = int(codes.max()) + 1
         for j, lam in enumerate(values):
-            fitted = fit_fdlsr(
-                X[train], codes[train], n_classes, **{**base, "lam": lam}
-            )
+            fitted = _fit(X[train], codes[train], n_classes, {**base, "lam": lam})
             acc[s, j] = nn_accuracy(fitted.coef, X, codes, train, test, n_classes)
             _tell(progress, s * len(values) + j + 1, acc.size)
     return {

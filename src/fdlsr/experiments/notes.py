@@ -4,7 +4,7 @@ A store may hold rows of several data sets, settings, normalisations and seeds, 
 one ``experiment.json`` for all of them. Each table (one data set) therefore says only
 what is true of its own rows: the protocol, normalisation and seeds are read from the
 rows; FDLSR's parameters from the rows' settings; the config's title, note and paper
-table from the store's record of that data set (:func:`.results.table_info`), and the
+table from the store's record of that data set (:func:`.store.table_info`), and the
 config's note only of the rows run as that config sets them. The commands the notes
 quote name no folder of the machine that ran them (:func:`neutral_command`).
 
@@ -202,15 +202,12 @@ def chosen_parameters_notes(rows):
 def _config_note(rows, table, labels):
     """The config's note, said only of the rows run as the config sets them.
 
-    ``table["configured"]`` lists those settings per method; a store written before it
-    was recorded gives the note as stored.
+    ``table["configured"]`` lists those settings per method.
     """
     note = table.get("note")
     if not note:
         return None
-    configured = table.get("configured")
-    if configured is None:
-        return note
+    configured = table.get("configured", {})
     theirs = {(r["method"], r["setting"]) for r in rows}
     own = {(m, s) for m, s in theirs if s in configured.get(m, ())}
     if not own:

@@ -163,10 +163,9 @@ def tables_papers(option, tables):
 def tuning_of(row):
     """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
     (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
-    paper's values from its own (such rows have no fingerprint either)."""
+    paper's values from its own (such rows have no fingerprint either: some of the
+    shipped FERET store's)."""
     tuning = row.get("tuning")
-    if tuning is None:  # written before the field existed: from the setting
-        tuning = "cv" if '"cv":' in row.get("setting", "") else "fixed"
     if tuning == "fixed" and "fingerprint" not in row:
         return "unrecorded"
     return tuning if tuning in TUNING else "unrecorded"

@@ -31,17 +31,11 @@ from .outputs import check_output
 from .planning import DataOptions, dataset_file, experiment_runs, load_data
 from .progress import Progress
 from .report import paper_rows, render, summarise
+from .rows import row_key
 from .samples import data_warnings, scale_warnings, warn
 from .scheduler import ORDERS, run_units
-from .store import (
-    STORE_FILES,
-    ResultStore,
-    check_store,
-    record_run,
-    row_key,
-    table_info,
-    write_info,
-)
+from .store import ResultStore, record_run, table_info, write_info
+from .store_folder import STORE_FILES, check_store
 from .workers import (
     PROCESSES_PER_CORE,
     blas_threads_per_run,
@@ -209,7 +203,6 @@ def run(request, *, dataset=None, progress=None):
             settings=settings,
             # the rows the config's note speaks of: its own settings
             configured=_configured(request, settings) if described else (),
-            stored=store.rows,
             title=config.title if described else None,
             paper_table=paper_table,
             note=config.note if described else None,

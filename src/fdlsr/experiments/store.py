@@ -36,33 +36,16 @@ import re
 from pathlib import Path
 
 from ..errors import ConfigError
-from .environment import cpu_model, environment, now  # noqa: F401 (cpu_model: results.py)
+from .environment import environment, now
 from .outputs import write_atomic
-from .rows import (  # noqa: F401 (the store's rows, read as the store reads them)
-    KEY_FIELDS,
-    RESULTS,
-    StoreRows,
-    by_data,
-    n_rows,
-    read_lines,
-    row_key,
-    validate_row,
-    whole_lines,
-)
-from .store_folder import (  # noqa: F401 (the store's files, and which folder is one)
+from .rows import RESULTS, n_rows, read_lines, row_key, whole_lines
+from .store_folder import (
     ENVIRONMENT,
     INFO,
-    LOCK,
-    MARK,
-    MARK_TEXT,
-    STORE_FILES,
     UNREADABLE,
     check_store,
-    is_store,
     lock_store,
     make_store,
-    read_rows,
-    read_store,
 )
 
 
@@ -98,15 +81,6 @@ TABLE_FIELDS = {
 INFO_FIELDS = {
     "tables": lambda value: isinstance(value, dict),
     "commands": _texts,
-    # the fields of stores written before experiment.json had a part per data set:
-    # they describe the data set named in "dataset"
-    **TABLE_FIELDS,
-    "dataset": lambda value: isinstance(value, str),
-    "splits": _whole,
-    "params": lambda value: (
-        isinstance(value, dict) and all(isinstance(v, dict) for v in value.values())
-    ),
-    "command": lambda value: isinstance(value, str),
 }
 
 
@@ -185,36 +159,20 @@ def write_info(directory, info):
 
 def table_info(info, dataset):
     """What a store's ``experiment.json`` (``info``) says of the table of the data
-    set named ``dataset``: the fields of :data:`TABLE_FIELDS` that are known.
-
-    A store written before experiment.json had a part per data set describes one data
-    set, the one its ``dataset`` names, and nothing of the others.
-    """
-    if "tables" in info:
-        return dict(info["tables"].get(dataset, {}))
-    if info.get("dataset", dataset) != dataset:
-        return {}
-    table = {key: info[key] for key in TABLE_FIELDS if key in info}
-    if "command" in info and "commands" not in info:
-        table["commands"] = [info["command"]]
-    return table
+    set named ``dataset``: the fields of :data:`TABLE_FIELDS` that are known."""
+    return dict(info.get("tables", {}).get(dataset, {}))
 
 
-def record_run(info, dataset, command, *, settings, configured, stored=(), **config):
+def record_run(info, dataset, command, *, settings, configured, **config):
     """``info`` (a store's experiment.json) with a run on ``dataset`` added.
 
     ``settings`` maps each method the run asked for to the settings of its runs;
     ``configured`` names the methods whose settings are the config's own (not changed
-    by --params, --raw or --cv). ``config`` holds the title, paper_table, note and source of the run's
-    config: an empty value leaves the one recorded. ``stored`` lists the rows already
-    in the store: the rows of an ``info`` written before it had a part per data set
-    are taken to be its config's. Fields fdlsr does not write are kept as they are.
+    by --params, --raw or --cv). ``config`` holds the title, paper_table, note and
+    source of the run's config: an empty value leaves the one recorded. Fields fdlsr
+    does not write are kept as they are.
     """
     tables = dict(info.get("tables") or {})
-    if "tables" not in info and "dataset" in info:  # the one data set of an old store
-        old = info["dataset"]
-        tables[old] = table_info(info, old)
-        tables[old]["configured"] = _settings(r for r in stored if r["dataset"] == old)
     table = dict(tables.get(dataset, {}))
     table.update({key: value for key, value in config.items() if value})
     table.setdefault("title", dataset)
@@ -225,17 +183,9 @@ def record_run(info, dataset, command, *, settings, configured, stored=(), **con
         known[method] = _added(known.get(method, []), settings[method])
     table["configured"] = known
     tables[dataset] = table
-    commands = info.get("commands") or ([info["command"]] if "command" in info else [])
+    commands = info.get("commands") or []
     others = {key: value for key, value in info.items() if key not in INFO_FIELDS}
     return {**others, "commands": _added(commands, [command]), "tables": tables}
-
-
-def _settings(rows):
-    """``{method: [setting, ...]}`` of ``rows``."""
-    out = {}
-    for row in rows:
-        out[row["method"]] = _added(out.get(row["method"], []), [row["setting"]])
-    return out
 
 
 def _added(old, new):

@@ -27,6 +27,7 @@ from ..core.estimator import FDLSR
 from ..errors import ConfigError, did_you_mean
 from .baselines import LinearDiscriminantAnalysis, LinearSVC, LogisticRegression
 from .dictionary import DPL, DRADPL, FDDL, LCKSVD2, LCLE, LRSDL
+from .linear_svc_search import linear_svc_search
 from .relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 from .representation import CRC, NRC, SRC, ProCRC
 
@@ -386,6 +387,8 @@ _ENTRIES = [
         summary="one-vs-rest linear SVM (squared hinge)",
         params=dict(C=10.0, dual=False),
         grid=dict(C=[1.0, 10.0, 100.0, 1e3]),
+        # every C of a fold in one batch, liblinear's steps on the Gram matrix
+        cv_factory=linear_svc_search,
         rule="largest one-vs-rest margin",
     ),
     Method(

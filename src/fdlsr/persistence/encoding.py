@@ -53,29 +53,17 @@ VERSION_LIMIT = 40
 TEXT_ATTRIBUTES = {"classes_", "atom_labels_", "feature_names_in_", "cv_results_"}
 
 
-# Classes that model files written by earlier versions name by an older path.
-RENAMED = {
-    "fdlsr.experiments.protocol.PerClassSplit": "fdlsr.core.model_selection.PerClassSplit",
-    # the registered LDA was scikit-learn's class; it is fdlsr's subclass now
-    "sklearn.discriminant_analysis.LinearDiscriminantAnalysis": (
-        "fdlsr.methods.baselines.LinearDiscriminantAnalysis"
-    ),
-}
-
-
 @cache
 def allowed_classes():
     """The classes a model file may name, by dotted name: those that the estimator
     families declare (``fdlsr.methods.model_file_classes``: every registered method,
     FDLSR and FDLSRCV, the helper objects they keep), and scikit-learn's pipeline,
-    simple preprocessing steps and splitters; with the older names of
-    :data:`RENAMED`."""
+    simple preprocessing steps and splitters."""
     classes = set(model_file_classes())
     classes |= {KNeighborsClassifier, Pipeline, LabelBinarizer, LabelEncoder}
     classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
     classes |= {PCA, KFold, StratifiedKFold}  # FDLSRCV's cv
     allowed = {_dotted(cls): cls for cls in classes}
-    allowed.update({old: allowed[new] for old, new in RENAMED.items()})
     return allowed
 
 

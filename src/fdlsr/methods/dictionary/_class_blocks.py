@@ -50,7 +50,6 @@ class ClassBlocks:
         return state
 
     def __setstate__(self, state):
-        state = {k: v for k, v in state.items() if k != "_block"}  # older files
         self.__dict__.update(state)
         self._means = ClassMeans(self.sample_class, self.n_classes)
 

@@ -2,8 +2,8 @@
 
 Validation, labels and the step from class scores to predictions are
 :class:`~fdlsr.common.classifiers.ScoreClassifier`'s; here each estimator learns from
-integer class codes with a pure function of its own module (its parameters, less
-``n_atoms``, are that function's keyword arguments) and keeps fields of its result as
+integer class codes with a pure function of its own module (``fit_<name>``), given the
+atoms of each class and its parameters by name, and keeps the fields of its result as
 fitted attributes.
 """
 
@@ -14,7 +14,6 @@ import scipy.sparse as sp
 
 from ...common.classifiers import ScoreClassifier
 from ...common.compat import Interval
-from ...common.linalg import single_threaded_lapack
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 
 N_ATOMS = [Interval(Integral, 1, None, closed="left"), None]
@@ -27,19 +26,12 @@ def unit_columns(M):
 
 
 class DictionaryClassifier(ScoreClassifier):
-    """Base class: fit through the method's numerical core, atoms per class.
+    """Base class: atoms per class.
 
-    Subclasses have an ``n_atoms`` parameter, implement ``_fit_core(X, codes,
-    n_classes)`` returning the core's result, name in ``_result_fields`` the fields
-    of that result kept as fitted attributes (with a trailing underscore), and
-    implement ``_class_scores``.
+    Subclasses have an ``n_atoms`` parameter and implement ``_fit_encoded`` (call the
+    method's numerical core, keep its result as fitted attributes) and
+    ``_class_scores``.
     """
-
-    _not_core_params = ("n_atoms",)
-    _result_fields = ()
-
-    def _fit_encoded(self, X, codes, n_classes):
-        return self._keep(self._fit_core(X, codes, n_classes), self._result_fields)
 
     def _atoms_per_class(self, codes):
         """``n_atoms`` for every class, or with None one atom per training sample."""
@@ -57,10 +49,10 @@ class DictionaryClassifier(ScoreClassifier):
 class ClassResidualClassifier(DictionaryClassifier):
     """Base of the dictionary-pair methods, which classify by class-wise residuals.
 
-    A subclass names its core in ``_core``: ``fit_<name>(X, codes, n_classes,
-    atoms_per_class, **params)``, whose result holds the synthesis dictionaries
-    ``D_c`` and the stacked analysis dictionary ``P``; the score of class c is
-    ``-||x - D_c P_c x||``.
+    A subclass's ``_fit_encoded`` calls its core ``fit_<name>(X, codes, n_classes,
+    atoms_per_class, tau=self.tau, ...)`` and keeps the synthesis dictionaries
+    ``D_c`` (``synthesis_``) and the stacked analysis dictionary ``P``
+    (``analysis_``); the score of class c is ``-||x - D_c P_c x||``.
     """
 
     # What every dictionary-pair method takes; a subclass adds its own.
@@ -71,12 +63,6 @@ class ClassResidualClassifier(DictionaryClassifier):
         "max_iter": [N_ITER],
         "random_state": ["random_state"],
     }
-    _result_fields = ("synthesis", "analysis", "objective", "n_iter")
-
-    def _fit_core(self, X, codes, n_classes):
-        atoms = self._atoms_per_class(codes)
-        with single_threaded_lapack():
-            return self._core(X, codes, n_classes, atoms, **self._core_params())
 
     def _class_scores(self, X):
         return class_residual_scores(X, self.analysis_, self.synthesis_)

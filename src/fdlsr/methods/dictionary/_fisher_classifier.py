@@ -42,7 +42,9 @@ def fisher_doc(cls):
 class FisherDictionaryClassifier(ScoreClassifier):
     """Common fit/predict of FDDL and LRSDL; subclasses fix the model's parameters.
 
-    The class scores are the negated class-wise errors ``-e_c``.
+    A subclass's ``_fit_encoded`` calls :meth:`_fit_dictionaries` with its shared
+    atoms and their low-rank weight (FDDL: none). The class scores are the negated
+    class-wise errors ``-e_c``.
     """
 
     _parameter_constraints: dict = {
@@ -61,16 +63,12 @@ class FisherDictionaryClassifier(ScoreClassifier):
         "random_state": ["random_state"],
     }
 
-    # Set by the subclasses.
+    # Set by the subclasses: FDDL's local rule, or LRSDL's.
     _local_rule_is_fddl = True
 
-    def _n_shared(self):
-        return 0
-
-    def _eta(self):
-        return 0.0
-
-    def _fit_encoded(self, X, codes, n_classes):
+    def _fit_dictionaries(self, X, codes, n_classes, *, n_shared, eta):
+        """Learn the class dictionaries and ``n_shared`` shared atoms, whose nuclear
+        norm is weighted by ``eta``, with :func:`fit_lrsdl`."""
         counts = np.bincount(codes, minlength=n_classes)
         if self.n_atoms_per_class is None:
             atoms = counts
@@ -84,7 +82,6 @@ class FisherDictionaryClassifier(ScoreClassifier):
                     "Lower n_atoms_per_class or leave it None (one atom per sample)."
                 )
             atoms = np.full(n_classes, self.n_atoms_per_class)
-        n_shared = self._n_shared()
         if n_shared > X.shape[0]:
             raise ValueError(
                 f"n_shared_atoms={n_shared} exceeds the {X.shape[0]} training "
@@ -97,7 +94,7 @@ class FisherDictionaryClassifier(ScoreClassifier):
         by_features = canonical_order(X[order], np.zeros_like(codes))
         shared = np.sort(by_features[rng.choice(X.shape[0], n_shared, replace=False)])
         blocks = ClassBlocks(counts, atoms)
-        penalties = Penalties(float(self.lambda1), float(self.lambda2), self._eta())
+        penalties = Penalties(float(self.lambda1), float(self.lambda2), eta)
         model = fit_lrsdl(
             np.ascontiguousarray(X[order].T),
             blocks,

@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ...common.docstrings import core_doc
-from ...common.validation import POSITIVE, store_init_params
+from ...common.linalg import single_threaded_lapack
+from ...common.validation import POSITIVE
 from ._classifier import ClassResidualClassifier
 from ._padded_classes import PaddedClasses, sample_space_solve
 
@@ -238,7 +239,6 @@ class DPL(ClassResidualClassifier):
     True
     """
 
-    _core = staticmethod(fit_dpl)
     _parameter_constraints: dict = {
         **ClassResidualClassifier._parameter_constraints,
         "gamma": [POSITIVE],
@@ -254,4 +254,29 @@ class DPL(ClassResidualClassifier):
         max_iter=20,
         random_state=None,
     ):
-        store_init_params(self, locals())
+        self.n_atoms = n_atoms
+        self.tau = tau
+        self.lam = lam
+        self.gamma = gamma
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _fit_encoded(self, X, codes, n_classes):
+        atoms_per_class = self._atoms_per_class(codes)
+        with single_threaded_lapack():
+            result = fit_dpl(
+                X,
+                codes,
+                n_classes,
+                atoms_per_class,
+                tau=self.tau,
+                lam=self.lam,
+                gamma=self.gamma,
+                max_iter=self.max_iter,
+                random_state=self.random_state,
+            )
+        self.synthesis_ = result.synthesis
+        self.analysis_ = result.analysis
+        self.objective_ = result.objective
+        self.n_iter_ = result.n_iter
+        return self

@@ -7,7 +7,8 @@ from sklearn.utils import check_random_state
 
 from ...common.compat import StrOptions
 from ...common.docstrings import core_doc
-from ...common.validation import NON_NEGATIVE, store_init_params
+from ...common.linalg import single_threaded_lapack
+from ...common.validation import NON_NEGATIVE
 from ._classifier import ClassResidualClassifier
 from ._dradpl_steps import (
     adaptive_weights,
@@ -232,7 +233,6 @@ class DRADPL(ClassResidualClassifier):
     True
     """
 
-    _core = staticmethod(fit_dradpl)
     _parameter_constraints: dict = {
         **ClassResidualClassifier._parameter_constraints,
         "alpha": [NON_NEGATIVE],
@@ -254,4 +254,35 @@ class DRADPL(ClassResidualClassifier):
         code_update="multiplicative",
         random_state=None,
     ):
-        store_init_params(self, locals())
+        self.n_atoms = n_atoms
+        self.tau = tau
+        self.alpha = alpha
+        self.beta = beta
+        self.lam = lam
+        self.max_iter = max_iter
+        self.analysis_penalty = analysis_penalty
+        self.code_update = code_update
+        self.random_state = random_state
+
+    def _fit_encoded(self, X, codes, n_classes):
+        atoms_per_class = self._atoms_per_class(codes)
+        with single_threaded_lapack():
+            result = fit_dradpl(
+                X,
+                codes,
+                n_classes,
+                atoms_per_class,
+                tau=self.tau,
+                alpha=self.alpha,
+                beta=self.beta,
+                lam=self.lam,
+                max_iter=self.max_iter,
+                analysis_penalty=self.analysis_penalty,
+                code_update=self.code_update,
+                random_state=self.random_state,
+            )
+        self.synthesis_ = result.synthesis
+        self.analysis_ = result.analysis
+        self.objective_ = result.objective
+        self.n_iter_ = result.n_iter
+        return self

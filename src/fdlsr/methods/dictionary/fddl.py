@@ -1,6 +1,5 @@
 """Fisher discrimination dictionary learning (FDDL) as a scikit-learn classifier."""
 
-from ...common.validation import store_init_params
 from ._fisher_classifier import FisherDictionaryClassifier, fisher_doc
 
 
@@ -151,4 +150,20 @@ class FDDL(FisherDictionaryClassifier):
         weight=0.1,
         random_state=None,
     ):
-        store_init_params(self, locals())
+        self.n_atoms_per_class = n_atoms_per_class
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.max_iter = max_iter
+        self.init_iter = init_iter
+        self.coding_iter = coding_iter
+        self.final_coding_iter = final_coding_iter
+        self.predict_iter = predict_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.gamma = gamma
+        self.weight = weight
+        self.random_state = random_state
+
+    def _fit_encoded(self, X, codes, n_classes):
+        # FDDL is LRSDL without shared atoms.
+        return self._fit_dictionaries(X, codes, n_classes, n_shared=0, eta=0.0)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import blas_threads, normalize_rows, single_threaded_lapack
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ._classifier import N_ATOMS, DictionaryClassifier
 from ._ksvd import (
     KSVDClassifierResult,
@@ -260,23 +260,39 @@ class LCKSVD2(DictionaryClassifier):
         atom_update="approximate",
         clear_dictionary=False,
     ):
-        store_init_params(self, locals())
+        self.n_atoms = n_atoms
+        self.alpha = alpha
+        self.beta = beta
+        self.n_nonzero_coefs = n_nonzero_coefs
+        self.max_iter = max_iter
+        self.init_iter = init_iter
+        self.atom_update = atom_update
+        self.clear_dictionary = clear_dictionary
 
-    _result_fields = (
-        "dictionary",
-        "classifier",
-        "transform",
-        "atom_labels",
-        "objective",
-        "n_iter",
-    )
-
-    def _fit_core(self, X, codes, n_classes):
-        params = self._core_params()
-        params["exact"] = params.pop("atom_update") == "exact"
-        return fit_lcksvd2(
-            *ordered_training_data(X, codes, n_classes, self.n_atoms), **params
+    def _fit_encoded(self, X, codes, n_classes):
+        Y, y, n_classes, atoms_per_class = ordered_training_data(
+            X, codes, n_classes, self.n_atoms
         )
+        result = fit_lcksvd2(
+            Y,
+            y,
+            n_classes,
+            atoms_per_class,
+            alpha=self.alpha,
+            beta=self.beta,
+            n_nonzero_coefs=self.n_nonzero_coefs,
+            max_iter=self.max_iter,
+            init_iter=self.init_iter,
+            exact=self.atom_update == "exact",
+            clear_dictionary=self.clear_dictionary,
+        )
+        self.dictionary_ = result.dictionary
+        self.classifier_ = result.classifier
+        self.transform_ = result.transform
+        self.atom_labels_ = result.atom_labels
+        self.objective_ = result.objective
+        self.n_iter_ = result.n_iter
+        return self
 
     def _class_scores(self, X):
         return lcksvd_scores(

@@ -10,7 +10,7 @@ from scipy.linalg import lapack
 
 from ...common.compat import Interval
 from ...common.linalg import blas_threads, single_threaded_lapack
-from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE, store_init_params
+from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
 from ...errors import UnreliableResultWarning
 from ._classifier import N_ATOMS, DictionaryClassifier, unit_columns
 from ._ksvd import (
@@ -363,19 +363,21 @@ class LCLE(DictionaryClassifier):
         init_iter=1,
         clear_dictionary=False,
     ):
-        store_init_params(self, locals())
+        self.n_atoms = n_atoms
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.n_neighbors = n_neighbors
+        self.n_nonzero_coefs = n_nonzero_coefs
+        self.max_iter = max_iter
+        self.init_iter = init_iter
+        self.clear_dictionary = clear_dictionary
 
-    _result_fields = (
-        "dictionary",
-        "classifier",
-        "atom_labels",
-        "objective",
-        "n_iter",
-    )
-
-    def _fit_core(self, X, codes, n_classes):
-        training = ordered_training_data(X, codes, n_classes, self.n_atoms)
-        n_atoms = int(np.sum(training[3]))  # atoms of every class together
+    def _fit_encoded(self, X, codes, n_classes):
+        Y, y, n_classes, atoms_per_class = ordered_training_data(
+            X, codes, n_classes, self.n_atoms
+        )
+        n_atoms = int(np.sum(atoms_per_class))  # atoms of every class together
         if n_atoms > X.shape[1]:
             # With more atoms than features the codes shrink in the null space of D
             # at each iteration and the D-step's inverse amplifies what is left; the
@@ -387,7 +389,26 @@ class LCLE(DictionaryClassifier):
                 UnreliableResultWarning,
                 stacklevel=3,
             )
-        return fit_lcle(*training, **self._core_params())
+        result = fit_lcle(
+            Y,
+            y,
+            n_classes,
+            atoms_per_class,
+            alpha=self.alpha,
+            beta=self.beta,
+            gamma=self.gamma,
+            n_neighbors=self.n_neighbors,
+            n_nonzero_coefs=self.n_nonzero_coefs,
+            max_iter=self.max_iter,
+            init_iter=self.init_iter,
+            clear_dictionary=self.clear_dictionary,
+        )
+        self.dictionary_ = result.dictionary
+        self.classifier_ = result.classifier
+        self.atom_labels_ = result.atom_labels
+        self.objective_ = result.objective
+        self.n_iter_ = result.n_iter
+        return self
 
     def _class_scores(self, X):
         codes = omp_codes(self.dictionary_, X, self.n_nonzero_coefs, blas_threads())

@@ -3,7 +3,7 @@
 from numbers import Integral
 
 from ...common.compat import Interval
-from ...common.validation import NON_NEGATIVE, store_init_params
+from ...common.validation import NON_NEGATIVE
 from ._fisher_classifier import FisherDictionaryClassifier, fisher_doc
 
 
@@ -158,10 +158,27 @@ class LRSDL(FisherDictionaryClassifier):
         weight=1.0,
         random_state=None,
     ):
-        store_init_params(self, locals())
+        self.n_atoms_per_class = n_atoms_per_class
+        self.n_shared_atoms = n_shared_atoms
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.eta = eta
+        self.max_iter = max_iter
+        self.init_iter = init_iter
+        self.coding_iter = coding_iter
+        self.final_coding_iter = final_coding_iter
+        self.predict_iter = predict_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.gamma = gamma
+        self.weight = weight
+        self.random_state = random_state
 
-    def _n_shared(self):
-        return self.n_shared_atoms
-
-    def _eta(self):
-        return float(self.eta)
+    def _fit_encoded(self, X, codes, n_classes):
+        return self._fit_dictionaries(
+            X,
+            codes,
+            n_classes,
+            n_shared=self.n_shared_atoms,
+            eta=float(self.eta),
+        )

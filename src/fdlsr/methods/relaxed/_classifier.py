@@ -11,7 +11,7 @@ normalised projections (see :class:`~fdlsr.common.classifiers.ProjectionClassifi
 
 import numpy as np
 
-from ...common.classifiers import RULE_CONSTRAINTS, RULE_PARAMS, ProjectionClassifier
+from ...common.classifiers import RULE_CONSTRAINTS, ProjectionClassifier
 from ...common.compat import StrOptions
 from ...common.docstrings import fill_doc
 from ...common.validation import N_ITER, NON_NEGATIVE, POSITIVE
@@ -77,12 +77,12 @@ def relaxed_doc(cls):
 
 
 class RelaxedRegressionClassifier(ProjectionClassifier):
-    """Base class: fit through the family's numerical core, with an intercept.
+    """Base class: a projection with an intercept, learnt by the family's numerical
+    cores.
 
-    A subclass names its core in ``_core``: ``fit_<name>(X, codes, n_classes,
-    **params)`` with every parameter but the decision rule's, returning a result
-    with ``coef`` and, if the model has one, ``intercept``. The result's fields named
-    in ``_result_fields`` are kept as fitted attributes (``n_iter_``, ...).
+    A subclass's ``_fit_encoded`` calls its core ``fit_<name>(X, codes, n_classes,
+    lam=self.lam, ...)``, keeps what the model reports (``n_iter_``, ...) and hands
+    the learnt projection to :meth:`_set_projection`.
     """
 
     # Every method of the family has a ridge weight, a decision rule and a solver.
@@ -91,14 +91,11 @@ class RelaxedRegressionClassifier(ProjectionClassifier):
         **RULE_CONSTRAINTS,
         "solver": [StrOptions({"auto", "primal", "dual"})],
     }
-    _not_core_params = RULE_PARAMS
-    _result_fields = ("n_iter", "objective")
 
-    def _fit_encoded(self, X, codes, n_classes):
-        result = self._core(X, codes, n_classes, **self._core_params())
-        self._keep(result, self._result_fields)
-        self.coef_ = result.coef
-        intercept = getattr(result, "intercept", None)
+    def _set_projection(self, X, codes, n_classes, coef, intercept=None):
+        """Keep ``Q`` (``coef``) and ``b`` (``intercept``; None: zeros), then what
+        the decision rule needs from the training projections."""
+        self.coef_ = coef
         self.intercept_ = np.zeros(n_classes) if intercept is None else intercept
         self._n_features_out = n_classes
         return self._fit_rule(self._project(X), codes, n_classes)

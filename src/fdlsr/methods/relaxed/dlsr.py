@@ -1,6 +1,5 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
-from ...common.validation import store_init_params
 from ._alternating import fit_alternating
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
@@ -113,7 +112,6 @@ class DLSR(RelaxedRegressionClassifier):
         **ALTERNATING_CONSTRAINTS,
         "fit_intercept": ["boolean"],
     }
-    _core = staticmethod(fit_dlsr)
 
     def __init__(
         self,
@@ -127,4 +125,26 @@ class DLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.max_iter = max_iter
+        self.tol = tol
+        self.fit_intercept = fit_intercept
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_dlsr(
+            X,
+            codes,
+            n_classes,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            fit_intercept=self.fit_intercept,
+            solver=self.solver,
+        )
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        return self._set_projection(X, codes, n_classes, result.coef, result.intercept)

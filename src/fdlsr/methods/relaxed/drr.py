@@ -7,9 +7,9 @@ import numpy as np
 from ...common.class_means import ClassMeans, one_hot
 from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
-from ._classifier import relaxed_doc
+from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 from ._targets import dragged_targets, sq_dist
-from .rlr import DraggedGraphClassifier, graph_doc
+from .rlr import GRAPH_CONSTRAINTS, graph_doc
 
 
 @dataclass
@@ -116,7 +116,7 @@ def fit_drr(X, y, n_classes, *, lam, beta, max_iter, tol, solver):
 
 @graph_doc
 @relaxed_doc
-class DRR(DraggedGraphClassifier):
+class DRR(RelaxedRegressionClassifier):
     """Double relaxed regression: relaxed labels and a two-projection class graph.
 
     **A reconstruction, not the published model**: neither the paper's text nor its
@@ -203,5 +203,41 @@ class DRR(DraggedGraphClassifier):
     (10, 64)
     """
 
-    _core = staticmethod(fit_drr)
-    _result_fields = ("n_iter", "objective", "graph_coef")
+    _parameter_constraints: dict = GRAPH_CONSTRAINTS
+
+    def __init__(
+        self,
+        lam=0.1,
+        beta=1.0,
+        *,
+        max_iter=30,
+        tol=1e-4,
+        decision_rule="linear",
+        n_neighbors=5,
+        weights="uniform",
+        solver="auto",
+    ):
+        self.lam = lam
+        self.beta = beta
+        self.max_iter = max_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_drr(
+            X,
+            codes,
+            n_classes,
+            lam=self.lam,
+            beta=self.beta,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            solver=self.solver,
+        )
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        self.graph_coef_ = result.graph_coef
+        return self._set_projection(X, codes, n_classes, result.coef)

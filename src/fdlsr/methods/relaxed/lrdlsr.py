@@ -9,7 +9,7 @@ from ...common.class_means import one_hot
 from ...common.compat import Interval
 from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
-from ...common.validation import NON_NEGATIVE, POSITIVE, store_init_params
+from ...common.validation import NON_NEGATIVE, POSITIVE
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 
 
@@ -265,8 +265,6 @@ class LRDLSR(RelaxedRegressionClassifier):
         "rho": [Interval(Real, 1, None, closed="left")],
         "max_mu": [POSITIVE],
     }
-    _core = staticmethod(fit_lrdlsr)
-    _result_fields = ("n_iter", "objective", "residual")
 
     def __init__(
         self,
@@ -285,4 +283,37 @@ class LRDLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
+        self.alpha = alpha
+        self.beta = beta
+        self.gamma = gamma
+        self.lam = lam
+        self.max_iter = max_iter
+        self.tol = tol
+        self.mu = mu
+        self.rho = rho
+        self.max_mu = max_mu
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_lrdlsr(
+            X,
+            codes,
+            n_classes,
+            alpha=self.alpha,
+            beta=self.beta,
+            gamma=self.gamma,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            mu=self.mu,
+            rho=self.rho,
+            max_mu=self.max_mu,
+            solver=self.solver,
+        )
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        self.residual_ = result.residual
+        return self._set_projection(X, codes, n_classes, result.coef)

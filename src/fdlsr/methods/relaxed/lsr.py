@@ -7,7 +7,6 @@ import numpy as np
 from ...common.class_means import one_hot
 from ...common.docstrings import core_doc
 from ...common.linalg import make_ridge
-from ...common.validation import store_init_params
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 
 
@@ -83,9 +82,6 @@ class LSR(RelaxedRegressionClassifier):
     True
     """
 
-    _core = staticmethod(fit_lsr)
-    _result_fields = ()
-
     def __init__(
         self,
         lam=0.1,
@@ -95,4 +91,12 @@ class LSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_lsr(X, codes, n_classes, lam=self.lam, solver=self.solver)
+        return self._set_projection(X, codes, n_classes, result.coef)

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...common.validation import NON_NEGATIVE, store_init_params
+from ...common.validation import NON_NEGATIVE
 from ._alternating import AlternatingResult, fit_alternating
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
@@ -154,7 +154,6 @@ class ReLSR(RelaxedRegressionClassifier):
     """
 
     _parameter_constraints: dict = ALTERNATING_CONSTRAINTS
-    _core = staticmethod(fit_relsr)
 
     def __init__(
         self,
@@ -167,7 +166,27 @@ class ReLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.max_iter = max_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_relsr(
+            X,
+            codes,
+            n_classes,
+            lam=self.lam,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            solver=self.solver,
+        )
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        return self._set_projection(X, codes, n_classes, result.coef, result.intercept)
 
 
 @relaxed_doc
@@ -237,8 +256,6 @@ class GReLSR(RelaxedRegressionClassifier):
     """
 
     _parameter_constraints: dict = {**ALTERNATING_CONSTRAINTS, "group": [NON_NEGATIVE]}
-    _core = staticmethod(fit_grelsr)
-    _result_fields = ("n_iter", "objective", "translations")
 
     def __init__(
         self,
@@ -252,4 +269,27 @@ class GReLSR(RelaxedRegressionClassifier):
         weights="uniform",
         solver="auto",
     ):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.group = group
+        self.max_iter = max_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_grelsr(
+            X,
+            codes,
+            n_classes,
+            lam=self.lam,
+            group=self.group,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            solver=self.solver,
+        )
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        self.translations_ = result.translations
+        return self._set_projection(X, codes, n_classes, result.coef, result.intercept)

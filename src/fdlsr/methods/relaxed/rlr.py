@@ -7,7 +7,7 @@ import numpy as np
 from ...common.class_means import ClassMeans, one_hot
 from ...common.docstrings import core_doc, fill_doc
 from ...common.linalg import make_ridge
-from ...common.validation import NON_NEGATIVE, store_init_params
+from ...common.validation import NON_NEGATIVE
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
     LINEAR_RULE_DOC,
@@ -120,31 +120,14 @@ GRAPH_TAIL_DOC = (
 graph_doc = fill_doc(graph_tail=GRAPH_TAIL_DOC)
 
 
-class DraggedGraphClassifier(RelaxedRegressionClassifier):
-    """What RLR and DRR share: dragged labels with a class graph, the parameters
-    ``lam, beta, max_iter, tol, decision_rule, solver`` and their validation. A
-    subclass gives ``_core`` (its model) and the docstring."""
-
-    _parameter_constraints: dict = {**ALTERNATING_CONSTRAINTS, "beta": [NON_NEGATIVE]}
-
-    def __init__(
-        self,
-        lam=0.1,
-        beta=1.0,
-        *,
-        max_iter=30,
-        tol=1e-4,
-        decision_rule="linear",
-        n_neighbors=5,
-        weights="uniform",
-        solver="auto",
-    ):
-        store_init_params(self, locals())
+#: The constraints of RLR and DRR: those of the iterative family members and the
+#: weight of the class graph.
+GRAPH_CONSTRAINTS = {**ALTERNATING_CONSTRAINTS, "beta": [NON_NEGATIVE]}
 
 
 @graph_doc
 @relaxed_doc
-class RLR(DraggedGraphClassifier):
+class RLR(RelaxedRegressionClassifier):
     """Regularized label relaxation linear regression (l2-loss version, reconstructed).
 
     DLSR's epsilon-draggings without bias, plus a class compactness graph that keeps
@@ -222,4 +205,40 @@ class RLR(DraggedGraphClassifier):
     True
     """
 
-    _core = staticmethod(fit_rlr)
+    _parameter_constraints: dict = GRAPH_CONSTRAINTS
+
+    def __init__(
+        self,
+        lam=0.1,
+        beta=1.0,
+        *,
+        max_iter=30,
+        tol=1e-4,
+        decision_rule="linear",
+        n_neighbors=5,
+        weights="uniform",
+        solver="auto",
+    ):
+        self.lam = lam
+        self.beta = beta
+        self.max_iter = max_iter
+        self.tol = tol
+        self.decision_rule = decision_rule
+        self.n_neighbors = n_neighbors
+        self.weights = weights
+        self.solver = solver
+
+    def _fit_encoded(self, X, codes, n_classes):
+        result = fit_rlr(
+            X,
+            codes,
+            n_classes,
+            lam=self.lam,
+            beta=self.beta,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            solver=self.solver,
+        )
+        self.n_iter_ = result.n_iter
+        self.objective_ = result.objective
+        return self._set_projection(X, codes, n_classes, result.coef)

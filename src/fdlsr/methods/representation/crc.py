@@ -10,7 +10,7 @@ from scipy.special import softmax
 
 from ...common.compat import StrOptions
 from ...common.linalg import RidgeSystem, gram
-from ...common.validation import NON_NEGATIVE, POSITIVE, store_init_params
+from ...common.validation import NON_NEGATIVE, POSITIVE
 from ._classifier import RepresentationClassifier, representation_doc
 
 
@@ -115,10 +115,14 @@ class CRC(RepresentationClassifier):
     }
 
     def __init__(self, lam=1e-3, *, solver="auto", normalize=True):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.solver = solver
+        self.normalize = normalize
 
     def _prepare(self, dictionary, y):
-        self.projection_ = collaborative_projection(dictionary, self.lam, self.solver)
+        self.projection_ = collaborative_projection(
+            dictionary, lam=self.lam, solver=self.solver
+        )
 
     def _codes(self, Y):
         return Y @ self.projection_
@@ -205,7 +209,9 @@ class ProCRC(RepresentationClassifier):
     }
 
     def __init__(self, lam=1.0, gamma=1e-2, *, normalize=True):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.gamma = gamma
+        self.normalize = normalize
 
     def _prepare(self, dictionary, y):
         self.gram_ = gram(dictionary, samples=True)
@@ -213,7 +219,7 @@ class ProCRC(RepresentationClassifier):
             self.gram_,
             self._class_residuals.block_gram.toarray(),
             len(self.classes_),
-            self.gamma,
+            gamma=self.gamma,
         )
         self.projection_ = _right_solve(system, self.lam, dictionary.T, "ProCRC")
 

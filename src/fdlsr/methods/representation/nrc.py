@@ -8,7 +8,7 @@ from scipy.optimize import nnls
 
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import RidgeSystem, gram
-from ...common.validation import POSITIVE, store_init_params
+from ...common.validation import POSITIVE
 from ._classifier import RepresentationClassifier, representation_doc
 
 
@@ -142,7 +142,10 @@ class NRC(RepresentationClassifier):
     }
 
     def __init__(self, rho=0.1, *, max_iter=5, solver="admm", normalize=True):
-        store_init_params(self, locals())
+        self.rho = rho
+        self.max_iter = max_iter
+        self.solver = solver
+        self.normalize = normalize
 
     def _prepare(self, dictionary, y):
         if self.solver == "admm":
@@ -156,7 +159,7 @@ class NRC(RepresentationClassifier):
             return nnls_codes(Y @ self._q, self._r)
         if YD is None:
             YD = Y @ self.dictionary_.T
-        return nrc_admm(YD, self._inverse, self.rho, self.max_iter)
+        return nrc_admm(YD, self._inverse, rho=self.rho, max_iter=self.max_iter)
 
     def _residuals(self, Y):
         YD = Y @ self.dictionary_.T

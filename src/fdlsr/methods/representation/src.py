@@ -9,7 +9,7 @@ from sklearn.linear_model import Lasso
 
 from ...common.compat import Interval, StrOptions
 from ...common.linalg import gram, single_threaded_lapack
-from ...common.validation import POSITIVE, store_init_params
+from ...common.validation import POSITIVE
 from ._classifier import RepresentationClassifier, representation_doc
 
 
@@ -278,7 +278,11 @@ class SRC(RepresentationClassifier):
         solver="feature_sign",
         normalize=True,
     ):
-        store_init_params(self, locals())
+        self.lam = lam
+        self.tol = tol
+        self.max_iter = max_iter
+        self.solver = solver
+        self.normalize = normalize
 
     def _prepare(self, dictionary, y):
         self.gram_ = gram(dictionary, samples=True)
@@ -292,8 +296,8 @@ class SRC(RepresentationClassifier):
             codes, failed = feature_sign_codes(
                 Y @ self.dictionary_.T if YD is None else YD,
                 self.gram_,
-                self.lam,
-                max_iter,
+                lam=self.lam,
+                max_iter=max_iter,
             )
             if failed:
                 warnings.warn(
@@ -308,15 +312,15 @@ class SRC(RepresentationClassifier):
             return fista_codes(
                 Y @ self.dictionary_.T if YD is None else YD,
                 self.gram_,
-                self.lam,
-                self._lipschitz,
-                FISTA_ITER if self.max_iter is None else self.max_iter,
+                lam=self.lam,
+                lipschitz=self._lipschitz,
+                n_iter=FISTA_ITER if self.max_iter is None else self.max_iter,
             )
         return lasso_codes(
             Y,
             self.dictionary_,
             self.gram_,
-            self.lam,
+            lam=self.lam,
             tol=self.tol,
             max_iter=CD_ITER if self.max_iter is None else self.max_iter,
         )
