@@ -8,6 +8,7 @@ of a ``local:2`` run, ``$TMPDIR`` and the working folder checked empty after it,
 and no process left when the command is killed."""
 
 import contextlib
+import ipaddress
 import json
 import os
 import random
@@ -204,8 +205,7 @@ def test_an_unreachable_scheduler_one_line(tmp_path, capsys):
         line = cli_error(
             capsys, [*SMALL, "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]
         )
-    assert "no dask scheduler answers at --scheduler 'tcp://127.0.0.1:9'" in line
-    assert "distributed.comm.timeouts.connect, 1 s" in line
+    assert "no dask scheduler at --scheduler 'tcp://127.0.0.1:9': nothing listens" in line
     assert not out.exists()
 
 
@@ -217,7 +217,10 @@ BAD_REMOTE = ["tcp://127.0.0.1", "127.0.0.1", "tcp://127.0.0.1:", "tcp://:8786",
               "tcp://127.0.0.1:0", "tcp://127.0.0.1:65536", "tcp://127.0.0.1:８７８６",
               "http://127.0.0.1:8786", "tcp://127.0.0.1:8786/", " tcp://127.0.0.1:8786",
               "tcp://127.0.0.1:8786\n", "", "local", "tcp://a b:8786",
-              f"tcp://{'a' * 64}:8786", "tcp://a..b:8786", "tls://127.0.0.1:8786"]  # fmt: skip
+              f"tcp://{'a' * 64}:8786", "tcp://a..b:8786", "tls://127.0.0.1:8786",
+              "tcp://999.1.1.1:8786", "tcp://1.2.3:8786", "10.0.0.256:8786",
+              "tcp://[::1::2]:8786", "tcp://[1.2.3.4]:8786", "LOCAL:2", "Local:2",
+              "TCP://127.0.0.1:8786", "Tls://127.0.0.1:8786"]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -237,6 +240,26 @@ def test_bad_scheduler_options_one_line(tmp_path, capsys, options, message):
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("LOCAL:2", "write 'LOCAL:' in lower case, e.g. --scheduler 'local:2'"),
+        (
+            "TCP://h:8786",
+            "write 'TCP://' in lower case, e.g. --scheduler 'tcp://h:8786'",
+        ),
+        ("tcp://999.1.1.1:8786", "999.1.1.1 is not an IP address (IPv4: four numbers"),
+        ("tcp://[::1::2]:8786", "[::1::2] is not an IP address"),
+    ],
+)
+def test_a_mistyped_scheme_or_ip_address_is_refused_at_once(text, message):
+    """Refused when read, before any connection is tried (not a wait for the
+    deadline on a host 'LOCAL' or '999.1.1.1' that cannot be)."""
+    with pytest.raises(ConfigError) as refused:
+        scheduler_address(text)
+    assert message in str(refused.value)
+
+
 def test_an_address_without_port_says_so():
     with pytest.raises(
         ConfigError, match="has no port: give the dask scheduler's port"
@@ -248,6 +271,11 @@ def test_an_address_without_port_says_so():
 # digits from 1 to LIMIT, or [tcp://|tls://]HOST:PORT with HOST a name, an IPv4 or a
 # bracketed IPv6 address of ASCII characters and PORT from 1 to 65535.
 def expected(text):
+    lower = text.lower()
+    if lower.startswith(("local:", "tcp://", "tls://")) and not text.startswith(
+        ("local:", "tcp://", "tls://")
+    ):
+        return None  # a scheme in capitals
     if text.startswith("local:"):
         n = text[len("local:") :]
         ok = n != "" and all(c in "0123456789" for c in n) and 1 <= int(n) <= LIMIT
@@ -271,6 +299,14 @@ def expected(text):
     good_port = 1 <= len(port) <= 5 and all(c in "0123456789" for c in port)
     if not (colon and good_host and good_port and 1 <= int(port) <= 65535):
         return None
+    # a bracketed host is an IPv6 address, one whose last part is digits IPv4
+    if host[0] == "[" or labels[-1].isdigit():
+        try:
+            ipaddress.ip_address(host.strip("[]") if host[0] == "[" else host)
+        except ValueError:
+            return None
+        if (host[0] == "[") != (":" in host):
+            return None
     return SchedulerAddress(url=f"{scheme}://{host}:{int(port)}")
 
 
@@ -448,7 +484,7 @@ class Run:
     """``fdlsr run --scheduler local:2`` in a session of its own (Ctrl-C on a terminal
     reaches its whole process group), with a fresh ``$TMPDIR`` and working folder."""
 
-    def __init__(self, tmp_path, data, out):
+    def __init__(self, tmp_path, data, out, runner=("--scheduler", "local:2")):
         self.tmp = tmp_path / "tmp"
         self.cwd = tmp_path / "cwd"
         self.tmp.mkdir(parents=True)
@@ -457,7 +493,7 @@ class Run:
         self.out = out
         with open(self.log, "w") as handle:
             self.process = subprocess.Popen(
-                command(data, out, "--scheduler", "local:2"),
+                command(data, out, *runner),
                 stdout=handle,
                 stderr=subprocess.STDOUT,
                 cwd=self.cwd,
@@ -588,11 +624,11 @@ def test_a_killed_run_leaves_no_process(tmp_path, data, moment):
 # -- a real dask scheduler elsewhere: no worker yet, then one, then it stops ---------
 
 
-def background(argv, log, **kwargs):
+def background(argv, log, **env):
     with open(log, "w") as handle:
         return subprocess.Popen(
             argv, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
-            env=cluster_env(), **kwargs,
+            env=cluster_env(**env),
         )  # fmt: skip
 
 
@@ -648,3 +684,202 @@ def test_a_scheduler_that_stops_answering_ends_the_run_in_one_line(tmp_path, dat
                     os.killpg(process.pid, signal.SIGKILL)
                     os.killpg(process.pid, signal.SIGCONT)
                 process.wait()
+
+
+# -- what answers at the address, told at once -------------------------------------
+
+
+def free_port():
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        return taken.getsockname()[1]
+
+
+class HttpServer:
+    """An HTTP server on loopback (a dashboard's port given by mistake)."""
+
+    def __init__(self):
+        import http.server
+
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        (
+            "tcp://no-such-host.invalid:8786",
+            "the host name no-such-host.invalid is not known",
+        ),
+        (
+            "tcp://127.0.0.1:FREE",
+            "nothing listens at port FREE of 127.0.0.1 (connection refused)",
+        ),
+        ("tcp://127.0.0.1:HTTP", "an HTTP server answers there (HTTP/1.0 "),
+    ],  # fmt: skip
+    ids=["unknown-name", "refused", "http"],
+)
+def test_what_is_at_the_address_is_named_not_timed_out(where, message):
+    """An unknown name, a refused port (no waiting out dask's retries) and an HTTP
+    server are each told as what they are, not as 'no reply within' the deadline."""
+    pytest.importorskip("distributed")
+    from fdlsr.experiments.cluster import Cluster
+
+    server = HttpServer()
+    port = str(free_port())
+    where = where.replace("FREE", port).replace("HTTP", str(server.port))
+    try:
+        with pytest.raises(ConfigError) as refused:
+            Cluster(where, timeout=2)
+    finally:
+        server.close()
+    line = str(refused.value)
+    assert message.replace("FREE", port) in line, line
+    assert "no reply within" not in line and "\n" not in line
+
+
+@pytest.mark.parametrize("deadline", ["0s", "-5s"])
+def test_a_deadline_not_positive_says_so(deadline):
+    pytest.importorskip("distributed")
+    import dask
+
+    from fdlsr.experiments.addresses import scheduler_timeout
+
+    with dask.config.set({"distributed.comm.timeouts.connect": deadline}):
+        with pytest.raises(ConfigError, match="must be a positive time, e.g. 30s"):
+            scheduler_timeout()
+
+
+def test_a_unit_on_a_worker_with_another_fdlsr_says_which():
+    """What each unit runs on a dask worker checks the worker's fdlsr first (a
+    worker that joins after the check of the workers there): another version is
+    named, not computed with."""
+    pytest.importorskip("distributed")
+    from distributed.protocol.pickle import dumps
+
+    from fdlsr import __version__
+    from fdlsr.experiments.cluster import _on_a_worker
+
+    payload = dumps((divmod, 7))
+    assert _on_a_worker(__version__)(payload, 3) == (True, (2, 1))
+    worked, (worker, found) = _on_a_worker("0.0.0-other")(payload, 3)
+    assert not worked and found == __version__
+
+
+# -- a real dask scheduler and workers with the wrong (or a slow) fdlsr -------------
+
+
+def fake_fdlsr(folder, source):
+    """A folder to put first on PYTHONPATH, whose package ``fdlsr`` is ``source``."""
+    (folder / "fdlsr").mkdir(parents=True)
+    (folder / "fdlsr" / "__init__.py").write_text(source)
+    return folder
+
+
+def dask_scheduler(tmp_path, **env):
+    found = tmp_path / "scheduler.json"
+    scheduler = background(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(found)],
+        tmp_path / "scheduler.log", **env,
+    )  # fmt: skip
+    wait_for(lambda: found.exists() and found.stat().st_size, "scheduler file")
+    return scheduler, json.loads(found.read_text())["address"]
+
+
+def dask_worker(tmp_path, address, **env):
+    return background(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address,
+         "--nthreads", "1", "--no-dashboard"],
+        tmp_path / "worker.log", **env,
+    )  # fmt: skip
+
+
+def stopped(*processes):
+    for process in processes:
+        if process is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def python_path(*first):
+    return os.pathsep.join([*map(str, first), os.environ.get("PYTHONPATH", "")])
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="process groups")
+def test_a_worker_with_another_fdlsr_is_refused_in_one_line(tmp_path):
+    """A worker whose fdlsr is another version (here a package with only
+    ``__version__``) is named, with the fix, before any unit is sent to it."""
+    pytest.importorskip("distributed")
+    stub = fake_fdlsr(tmp_path / "stub", '__version__ = "0.0.1-stub"\n')
+    scheduler, address = dask_scheduler(tmp_path)
+    worker = dask_worker(tmp_path, address, PYTHONPATH=python_path(stub))
+    try:
+        done = subprocess.run(
+            small_command(tmp_path / "res", "--scheduler", address),
+            capture_output=True, text=True, env=cluster_env(), timeout=240,
+        )  # fmt: skip
+    finally:
+        stopped(worker, scheduler)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert all(line.startswith("fdlsr: ") for line in lines), done.stderr
+    assert "has fdlsr 0.0.1-stub, not " in lines[-1], lines
+    assert "install the same fdlsr on every worker" in lines[-1], lines
+    assert "the dask worker tcp://127.0.0.1:" in lines[-1], lines
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="process groups")
+def test_the_scheduler_needs_no_fdlsr_and_is_never_busy_importing_it(tmp_path):
+    """The scheduler unpickles the tasks it is sent, in its event loop: were a task
+    to name fdlsr's code, it would import fdlsr there, and answer nothing for the
+    seconds that takes (a run then ended as 'stopped answering' on a live
+    scheduler). Its fdlsr here sleeps 4 deadlines, then fails: the run completes."""
+    pytest.importorskip("distributed")
+    slow = fake_fdlsr(
+        tmp_path / "slow",
+        f"import time\ntime.sleep({4 * DEADLINE})\n"
+        "raise ImportError('no fdlsr on the scheduler')\n",
+    )
+    scheduler, address = dask_scheduler(tmp_path, PYTHONPATH=python_path(slow))
+    worker = dask_worker(tmp_path, address)
+    out = tmp_path / "res"
+    try:
+        done = subprocess.run(
+            small_command(out, "--scheduler", address),
+            capture_output=True, text=True, env=cluster_env(), timeout=240,
+        )  # fmt: skip
+    finally:
+        stopped(worker, scheduler)
+    assert done.returncode == 0, done.stderr
+    assert len(read_rows(out)) == 6
+
+
+@pytest.mark.skipif(not ON_LINUX, reason="reads /proc")
+@pytest.mark.parametrize("runner", [["--scheduler", "local:1"], ["--jobs", "2"]])
+def test_a_closed_terminal_sighup_is_ctrl_c(tmp_path, data, runner):
+    """SIGHUP to the process group (the terminal or ssh session closed) mid-run:
+    the one line, exit 130, no process and no file left, the rows whole."""
+    run = Run(tmp_path, data, tmp_path / "res", runner)
+    results = run.out / "results.jsonl"
+    wait_for(
+        lambda: (
+            run.process.poll() is not None
+            or (results.exists() and results.read_bytes().count(b"\n"))
+        ),
+        "row",
+    )
+    if run.process.poll() is None:
+        os.killpg(run.process.pid, signal.SIGHUP)
+    assert interrupted_cleanly(run, "SIGHUP") == 130, run.lines()
+    rows_by_key(run.out)  # each run stored once

@@ -166,6 +166,24 @@ def test_plan_order_and_one_job_keep_the_plan(tmp_path):
     assert not (tmp_path / "bad").exists()
 
 
+@pytest.mark.parametrize("order", ["plan", "longest"])
+def test_order_with_one_run_at_a_time_is_refused(tmp_path, capsys, order):
+    """One run at a time runs in the plan's order whatever --order says: refused,
+    not ignored; with several at once it applies."""
+    from fdlsr._testing import cli_error
+
+    out = tmp_path / "res"
+    line = cli_error(
+        capsys,
+        ["run", "--dataset", "digits", "--methods", "1-NN", "-k", "2", "--splits", "1",
+         "--no-table", "--out", str(out), "--order", order],
+    )  # fmt: skip
+    assert f"--order {order} applies when several runs are computed at once" in line
+    assert not out.exists()
+    ex = Experiment("mini", [2], ["1-NN"], splits=2)
+    assert computed(tmp_path / "two", ex, digits(), jobs=2, order=order) == 2
+
+
 def test_time_left_uses_the_times_of_units_done_then_the_scaled_model():
     from fdlsr.experiments.scheduler import _time_left
 

@@ -21,6 +21,14 @@ __all__ = ["build_parser", "main"]
 # What bare ``fdlsr`` runs: the quick demo on the embedded faces.
 DEMO = ["run", "--config", "faces"]
 
+# Signals that end a command as Ctrl-C does (one line, exit 130, finished runs kept):
+# SIGTERM (``kill``, a batch system's time limit) and SIGHUP (the terminal or ssh
+# session closed; ``nohup`` keeps it ignored). Where the system has no SIGHUP
+# (Windows) it is left out.
+INTERRUPTS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
 
 def main(argv=None):
     """Run ``fdlsr ARGV``; the exit status (errors exit through ``SystemExit``)."""
@@ -28,8 +36,8 @@ def main(argv=None):
     argv = sys.argv[1:] if program else argv
     try:
         # from the first statement: building the parser imports the configs'
-        # modules, and Ctrl-C or SIGTERM may come at any moment
-        with _terminate_as_interrupt():
+        # modules, and Ctrl-C, SIGTERM or SIGHUP may come at any moment
+        with _signals_as_interrupt():
             return _run(argv)
     except KeyboardInterrupt:
         _interrupted(program, argv)
@@ -53,14 +61,18 @@ def _interrupted(program, argv):
         _signals_ignored()
     eval("0")
     note = interrupted_note(argv or DEMO)
-    sys.stderr.write(f"fdlsr: interrupted{f'; {note}' if note else ''}\n")
+    try:
+        sys.stderr.write(f"fdlsr: interrupted{f'; {note}' if note else ''}\n")
+        sys.stderr.flush()
+    except OSError:  # the terminal is gone (SIGHUP): nowhere to say it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
     sys.exit(130)
 
 
 def _signals_ignored():
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for number in (signal.SIGINT, *INTERRUPTS):
+            signal.signal(number, signal.SIG_IGN)
 
 
 def _run(argv):
@@ -96,17 +108,24 @@ def _run(argv):
 
 
 @contextlib.contextmanager
-def _terminate_as_interrupt():
-    """SIGTERM (``kill``, a batch system's time limit) ends a command as Ctrl-C does."""
+def _signals_as_interrupt():
+    """:data:`INTERRUPTS` end a command as Ctrl-C does: every command goes through
+    here, so each cleans up (workers, clusters, temporary files) the same way."""
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread
         return
-    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # a signal ignored from the start stays ignored (``nohup fdlsr ...``)
+    previous = {
+        number: signal.signal(number, signal.default_int_handler)
+        for number in INTERRUPTS
+        if signal.getsignal(number) is not signal.SIG_IGN
+    }
     try:
         yield
     finally:
-        if previous is not None:  # None: set outside Python, cannot be restored
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            if handler is not None:  # None: set outside Python, cannot be restored
+                signal.signal(number, handler)
 
 
 if __name__ == "__main__":

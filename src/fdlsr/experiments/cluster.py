@@ -17,11 +17,11 @@ a local cluster :data:`LOCAL_START_SECONDS` to start, any cluster
 their own (a thread); the command holds each from the moment it exists and closes
 them within their deadlines whatever happens (:meth:`Cluster.close`), then kills a
 local worker still there and removes the folder made in ``$TMPDIR`` for dask's
-scratch space and lock files. A signal (Ctrl-C, SIGTERM) while a local cluster
-starts or any cluster closes takes effect when that step ends: cut in the middle,
+scratch space and lock files. A signal (Ctrl-C, SIGTERM, SIGHUP) while a local
+cluster starts or any cluster closes takes effect when that step ends: cut in the middle,
 dask's objects stay half made and print tracebacks at exit. dask's log lines are off
-while the cluster lives. Local workers start with SIGINT blocked (Ctrl-C on a
-terminal reaches the whole foreground group; the command decides) and exit with the
+while the cluster lives. Local workers start with SIGINT and SIGHUP blocked (Ctrl-C
+or a closed terminal reaches the whole foreground group; the command decides) and exit with the
 command, however it ends (they watch a pipe from it); each computes one unit at a
 time on ``cores // N`` BLAS threads, as ``--jobs N`` (docs/cluster.md).
 """
@@ -41,16 +41,26 @@ import time
 import uuid
 
 from .._version import __version__
-from ..errors import ConfigError, FdlsrError, WorkerError, one_line, quote
+from ..errors import ConfigError, FdlsrError, WorkerError, one_line
 from .addresses import (
-    TIMEOUT_SETTING,
+    check_answers,
     check_tls,
+    no_scheduler,
+    not_a_scheduler,
     scheduler_address,
     scheduler_timeout,
 )
 from .workers import THREAD_VARIABLES, usable_cores
 
 _TIMEOUTS = (TimeoutError, asyncio.TimeoutError)  # one class from Python 3.11 on
+# The signals that end the command as Ctrl-C does (the command line's, cli.py), and
+# those of them a terminal sends to the whole foreground process group.
+_INTERRUPTS = tuple(
+    getattr(signal, name)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP")
+    if hasattr(signal, name)
+)
+_GROUP_SIGNALS = {number for number in _INTERRUPTS if number != signal.SIGTERM}
 # Seconds a local cluster may take to start (N interpreters importing side by side)
 # and any cluster to close; the least a transfer to or from the workers may take
 # (the first data a worker receives make it import fdlsr), which grows by a second
@@ -159,6 +169,10 @@ class Cluster:
         if url.startswith("tls://"):
             check_tls(self.address)
         self._runner = _event_loop()
+        if url.startswith("tcp://"):
+            # an unknown name, a refused port, other bytes: one line at once, not
+            # dask's retries until the deadline (the probe's own waits are bounded)
+            self._call(check_answers, self.address, url, self.timeout, seconds=None)
         try:
             self._call(self._aconnect, url, seconds=self.timeout)
         except _TIMEOUTS:
@@ -168,11 +182,7 @@ class Cluster:
         except OSError as error:  # refused, unreachable, unknown host, closed
             raise ConfigError(self._unanswered(_reason(error))) from None
         except Exception as error:  # noqa: BLE001 - any bytes may come back
-            raise ConfigError(
-                f"--scheduler {quote(self.address)}: what answers there is not a "
-                f"dask scheduler ({_reason(error)}); give the address of one, e.g. "
-                "tcp://HOST:8786"
-            ) from None
+            raise ConfigError(not_a_scheduler(self.address, _reason(error))) from None
 
     async def _aconnect(self, url):
         self.client = self._distributed.Client(
@@ -181,12 +191,7 @@ class Cluster:
         await self.client
 
     def _unanswered(self, reason):
-        return (
-            f"no dask scheduler answers at --scheduler {quote(self.address)} "
-            f"({reason}; each wait is {TIMEOUT_SETTING}, {self.timeout:g} s); start "
-            "one (dask scheduler) and give its address, e.g. tcp://HOST:8786, or use "
-            "--scheduler local:N"
-        )
+        return no_scheduler(self.address, reason, self.timeout)
 
     # -- work -----------------------------------------------------------------------
 
@@ -205,6 +210,7 @@ class Cluster:
         """
         tasks = list(tasks)
         self._wait_for_a_worker()
+        self._check_versions()
         least = max(self.timeout, TRANSFER_SECONDS)
         seconds = least + _size(shared) * self.workers / SEND_BYTES_PER_SECOND
         try:
@@ -216,6 +222,11 @@ class Cluster:
             ) from None
         except OSError as error:
             raise WorkerError(self._lost(_reason(error))) from None
+        except Exception as error:  # noqa: BLE001 - a worker that cannot read them
+            raise WorkerError(
+                f"the data could not be sent to the dask workers ({_reason(error)}); "
+                f"{_SAME_VERSION}"
+            ) from None
         finished = queue.SimpleQueue()
         futures = {}
         try:
@@ -235,12 +246,18 @@ class Cluster:
         )
 
     async def _asubmit(self, function, tasks, data, done):
+        from distributed.protocol.pickle import dumps
+
         run = uuid.uuid4().hex[:8]
+        unit = _on_a_worker(__version__)
         futures = {}
         for index, task in enumerate(tasks):
             future = self.client.submit(
-                function,
-                task,
+                unit,
+                # the scheduler unpickles what it is sent, in its event loop: the
+                # unit's own function and task travel as bytes, so that it imports
+                # nothing of fdlsr (seconds in which it would answer nothing)
+                dumps((function, task)),
                 data,
                 key=f"fdlsr-{run}-{index}",
                 priority=len(tasks) - index,
@@ -263,8 +280,42 @@ class Cluster:
                 said = True
             time.sleep(min(self.timeout, 1.0))
 
+    def _check_versions(self):
+        """Every worker there now imports the fdlsr of this command (a worker that
+        joins later is checked by each of its units, :func:`_on_a_worker`)."""
+
+        # defined here, so that it is sent by value: it runs where fdlsr may be
+        # missing, broken or another version
+        def fdlsr_version():
+            try:
+                import fdlsr
+
+                return str(getattr(fdlsr, "__version__", "of no version"))
+            except Exception as error:  # noqa: BLE001 - reported, whatever it is
+                return f"that fails to import ({type(error).__name__}: {error})"
+
+        async def versions():
+            return await self.client.run(fdlsr_version)
+
+        seconds = max(self.timeout, TRANSFER_SECONDS)  # the workers import fdlsr
+        try:
+            found = self._call(versions, seconds=seconds)
+        except _TIMEOUTS:
+            raise WorkerError(
+                f"the dask workers did not say which fdlsr they have within "
+                f"{seconds:g} s; check the workers (dask's logs) and rerun the same "
+                "command"
+            ) from None
+        except OSError as error:
+            raise WorkerError(self._lost(_reason(error))) from None
+        for worker, version in sorted(found.items()):
+            if version != __version__:
+                raise WorkerError(_other_fdlsr(worker, version))
+
     def _next(self, finished):
-        """The next future to finish; the scheduler must answer meanwhile."""
+        """The next future to finish. A unit may compute for hours: no deadline on
+        that; the scheduler is asked every :attr:`timeout` seconds meanwhile whether
+        it still answers (it never runs fdlsr's code, so it answers at once)."""
         while True:
             try:
                 return finished.get(timeout=self.timeout)
@@ -274,7 +325,7 @@ class Cluster:
     def _result(self, future):
         distributed = self._distributed
         try:
-            return future.result(timeout=max(self.timeout, TRANSFER_SECONDS))
+            worked, value = future.result(timeout=max(self.timeout, TRANSFER_SECONDS))
         except distributed.KilledWorker:
             raise WorkerError(
                 "a unit was lost with a dask worker more times than the "
@@ -289,10 +340,15 @@ class Cluster:
             raise
         except Exception as error:  # noqa: BLE001 - a method's own failure is a row
             raise WorkerError(
-                f"a dask worker could not run a unit ({_reason(error)}); the workers "
-                f"need fdlsr {__version__} (pip install 'fdlsr[cluster]'); finished "
-                "rows are kept; rerun the same command to resume"
+                f"a dask worker could not run a unit ({_reason(error)}); "
+                f"{_SAME_VERSION}; finished rows are kept"
             ) from None
+        if not worked:
+            worker, version = value
+            raise WorkerError(
+                f"{_other_fdlsr(worker, version)}; finished rows are kept"
+            )
+        return value
 
     def _count_retried(self, keys):
         """How many of the tasks ``keys`` were running on a worker that died (0
@@ -396,6 +452,55 @@ class Cluster:
         self.close()
 
 
+_SAME_VERSION = (
+    f"every dask worker needs fdlsr {__version__}, the version of this command: "
+    f"pip install 'fdlsr[cluster]=={__version__}' there, restart the workers and "
+    "rerun the same command"
+)
+
+
+def _other_fdlsr(worker, version):
+    return (
+        f"the dask worker {worker} has fdlsr {version}, not {__version__} (the "
+        f"version of this command, which fingerprints the rows); install the same "
+        f"fdlsr on every worker (pip install 'fdlsr[cluster]=={__version__}'), "
+        "restart them and rerun the same command"
+    )
+
+
+def _on_a_worker(version):
+    """The function each unit runs on a dask worker: ``(True, function(task,
+    shared))`` of the pickled ``(function, task)``, or ``(False, (worker, its fdlsr
+    version))`` where the worker's fdlsr is not ``version``.
+
+    Made here and sent by value (cloudpickle), with only the standard library in
+    it: the scheduler unpickles each task it is sent, and must not need, nor spend
+    seconds importing, fdlsr.
+    """
+
+    def unit(payload, shared):
+        import pickle
+
+        try:
+            import fdlsr
+
+            found = str(getattr(fdlsr, "__version__", "of no version"))
+        except Exception as error:  # noqa: BLE001 - reported, whatever it is
+            found = f"that fails to import ({type(error).__name__}: {error})"
+        if found != version:
+            try:
+                from distributed import get_worker
+
+                worker = get_worker().address
+            except Exception:  # noqa: BLE001 - outside a worker: no address
+                worker = "(unknown address)"
+            return False, (worker, found)
+        function, task = pickle.loads(payload)
+        return True, function(task, shared)
+
+    return unit
+
+
 _CLOSED = {"closed", "Status.closed"}
 
 
@@ -418,11 +523,14 @@ def _distributed():
 def _event_loop(workers_ignore_sigint=False):
     """A running event loop in a thread of its own (``distributed.utils.LoopRunner``).
 
-    With ``workers_ignore_sigint`` the thread starts with SIGINT blocked, and with it
+    With ``workers_ignore_sigint`` the thread starts with SIGINT and SIGHUP blocked
+    (Ctrl-C, a terminal closed: both reach the whole process group), and with it
     every thread it starts and every process those start (the local workers): a
-    blocked signal mask survives fork and exec. Python's resource tracker, started
-    here first if it is not running, would unblock SIGINT in the thread that starts
-    it.
+    blocked signal mask survives fork and exec. Python's resource tracker (of the
+    workers' semaphores) is started here first if it is not running, with SIGHUP
+    blocked too: it ignores SIGINT and SIGTERM itself, and one killed by a closed
+    terminal is started again by the next semaphore, and that one prints tracebacks
+    for the semaphores it never saw.
     """
     from distributed.utils import LoopRunner
 
@@ -432,9 +540,11 @@ def _event_loop(workers_ignore_sigint=False):
         return runner
     from multiprocessing import resource_tracker
 
-    resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _GROUP_SIGNALS)
     try:
+        resource_tracker.ensure_running()
+        # which unblocks SIGINT and SIGTERM in this thread when it starts one
+        signal.pthread_sigmask(signal.SIG_BLOCK, _GROUP_SIGNALS)
         runner.start()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
@@ -443,7 +553,7 @@ def _event_loop(workers_ignore_sigint=False):
 
 @contextlib.contextmanager
 def _signals_deferred():
-    """SIGINT and SIGTERM received in this block take effect when it ends.
+    """SIGINT, SIGTERM and SIGHUP received in this block take effect when it ends.
 
     For steps bounded by a deadline (start-up, shutdown) that must not be cut in the
     middle. Signal handlers can only be set in the main thread; elsewhere the block
@@ -454,7 +564,7 @@ def _signals_deferred():
         return
     received = []
     previous = {}
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in _INTERRUPTS:
         previous[number] = signal.signal(
             number, lambda number, frame: received.append(number)
         )

@@ -273,9 +273,10 @@ def build_parser():
     group.add_argument(
         "--order",
         choices=["longest", "plan"],
-        default="longest",
-        help="with several runs at once, start the longest expected first "
-        "(default) or in the plan's order",
+        default=None,
+        help="with several runs at once (--jobs N, --scheduler), start the longest "
+        "expected first (default) or in the plan's order; one at a time they run "
+        "in the plan's order (--order is refused then)",
     )
     group = run.add_argument_group("output")
     group.add_argument(

@@ -64,9 +64,10 @@ class RunRequest:
         The address of a dask scheduler (``tcp://HOST:8786``, ``local:N``) whose
         workers compute the runs instead (read when the cluster is reached,
         :class:`.cluster.Cluster`); not with ``jobs`` above 1.
-    order : {"longest", "plan"}
-        With several runs at once, start the longest expected first or in the
-        plan's order.
+    order : {"longest", "plan"}, optional
+        With several runs at once (``jobs`` above 1 or a ``scheduler``), start the
+        longest expected first (default) or in the plan's order; refused with one
+        run at a time, which runs in the plan's order.
     out : str or path-like, optional
         The results store; default ``fdlsr-results/DATASET``.
     paper : str, optional
@@ -94,7 +95,7 @@ class RunRequest:
     data: DataOptions = DataOptions()
     jobs: int = 1
     scheduler: str | None = None
-    order: str = "longest"
+    order: str | None = None
     out: str | Path | None = None
     paper: str | None = None
     table: bool = True
@@ -113,7 +114,7 @@ class RunRequest:
                 f"for each of the {usable_cores()} cores this process may use), got "
                 f"{quote(jobs)}"
             )
-        if self.order not in ORDERS:
+        if self.order is not None and self.order not in ORDERS:
             raise ConfigError(
                 f"--order must be one of {', '.join(ORDERS)}, got {quote(self.order)}"
             )
@@ -121,6 +122,12 @@ class RunRequest:
             raise ConfigError(
                 "--out is empty (an unset shell variable?): give the results folder, "
                 "or leave --out out for fdlsr-results/DATASET"
+            )
+        if self.order is not None and jobs == 1 and self.scheduler is None:
+            raise ConfigError(
+                f"--order {self.order} applies when several runs are computed at once "
+                "(--jobs N above 1, or --scheduler); one at a time they run in the "
+                "plan's order: drop --order or add --jobs N"
             )
         if self.scheduler is not None and jobs != 1:
             raise ConfigError(
@@ -221,7 +228,7 @@ def run(request, *, dataset=None, progress=None):
                 n_jobs=request.jobs,
                 threads=threads,
                 cluster=cluster,
-                order=request.order,
+                order=request.order or "longest",
             )
         finally:
             if display is not None:

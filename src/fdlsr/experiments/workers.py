@@ -36,10 +36,12 @@ from ..errors import WorkerError
 WATCH_SECONDS = 0.5
 PROCESSES_PER_CORE = 4
 
-# The worker's first statements: Ctrl-C on a terminal reaches every process of the
-# foreground group, and the command alone decides what happens to the workers then.
+# The worker's first statements: Ctrl-C on a terminal, or the terminal closed
+# (SIGHUP), reaches every process of the foreground group, and the command alone
+# decides what happens to the workers then.
 _BOOT = (
     "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "hasattr(signal, 'SIGHUP') and signal.signal(signal.SIGHUP, signal.SIG_IGN); "
     "import sys; from fdlsr.experiments.workers import serve; "
     "serve(int(sys.argv[1]), int(sys.argv[2]))"
 )
