@@ -19,7 +19,7 @@ The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
 fdlsr recognises its own files by what it writes in them: a model file's manifest, a
 features file's ``features`` and ``record`` arrays, a report's own lines (the table's
 header row in Markdown, the first comment line in LaTeX, the header row in CSV, the
-``generator`` meta element in HTML), and a figure's mark (:data:`FIGURE_MARK`: the
+``generator`` meta element or the "Written by fdlsr" line in HTML), and a figure's mark (:data:`FIGURE_MARK`: the
 ``Software`` text of a PNG, the ``Creator`` of a PDF, the ``written_by`` field of its
 numbers' JSON).
 
@@ -104,8 +104,8 @@ _REPORT_LINES = (
     re.compile(rb"\A% Requires \\usepackage\{booktabs\}\. Rendered by fdlsr report"),
     # CSV: the first columns of its header row
     re.compile(rb"\Asource,dataset,method,label,family,k,n_splits,mean,std,"),
-    # HTML: its generator
-    re.compile(rb'<meta name="generator" content="fdlsr '),
+    # HTML: its generator, or the line under its heading
+    re.compile(rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '),
 )
 
 
