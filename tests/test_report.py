@@ -297,7 +297,10 @@ def test_bold_waits_when_no_group_of_cells_is_the_columns_own():
     """Two cells over as many splits, but other ones: neither is the reference, so
     nothing is bold and the note names both."""
     rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7])
-    rows += [{**r, "split": r["split"] + 2} for r in rows_for("LSR", "relaxed", 2, [0.5, 0.6])]
+    rows += [
+        {**r, "split": r["split"] + 2}
+        for r in rows_for("LSR", "relaxed", 2, [0.5, 0.6])
+    ]
     text = render(summarise(rows), "md")
     assert "**" not in text
     assert (
@@ -318,7 +321,11 @@ def test_a_split_that_failed_is_said_not_dropped():
         "the 2 that ran." in text
     )
     (cell,) = csv.DictReader(io.StringIO(render(summarise(rows), "csv")))
-    assert (cell["n_splits"], cell["n_failed"], cell["error"]) == ("2", "1", "E: singular")
+    assert (cell["n_splits"], cell["n_failed"], cell["error"]) == (
+        "2",
+        "1",
+        "E: singular",
+    )
 
 
 def table_times(text):

@@ -150,7 +150,15 @@ def test_a_data_set_of_a_shared_name_is_named_by_its_data(tmp_path):
 def test_figure_names_from_a_store_stay_in_the_folder_and_apart(tmp_path, capsys):
     """A store's data set names are text anyone can edit: each table's figures get
     names of their own, directly inside --out, whatever the names hold."""
-    names = ["faces", "faces", "faces_abababab", "../../up", "a/b", ".hidden", "x" * 300]
+    names = [
+        "faces",
+        "faces",
+        "faces_abababab",
+        "../../up",
+        "a/b",
+        ".hidden",
+        "x" * 300,
+    ]
     rows = [
         row(name, "LSR", 2, 0, data_sha256=f"{i:02d}" * 32)
         for i, name in enumerate(names)
@@ -162,7 +170,9 @@ def test_figure_names_from_a_store_stay_in_the_folder_and_apart(tmp_path, capsys
     (out / "a").mkdir()
     status, _, err = cli(["plot", "results", str(store), "--out", str(out)])
     assert status == 0, err
-    written = [line.removeprefix("wrote ") for line in err.splitlines() if "wrote" in line]
+    written = [
+        line.removeprefix("wrote ") for line in err.splitlines() if "wrote" in line
+    ]
     assert len(written) == len(set(written)) == 6 * len(names)
     assert {Path(path).parent for path in written} == {out}
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(

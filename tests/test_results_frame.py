@@ -113,7 +113,9 @@ def test_stores_are_pooled_as_the_figures_pool_them(tmp_path):
 
     lam = '{"params": {"lam": 0.1}}'
     other = '{"params": {"lam": 1.0}}'
-    first = [row("d", "LSR", 2, split, setting=lam, fingerprint="f") for split in (0, 1)]
+    first = [
+        row("d", "LSR", 2, split, setting=lam, fingerprint="f") for split in (0, 1)
+    ]
     again = [{**r, "accuracy": 0.9} for r in first]
     more = [row("d", "LSR", 2, split, setting=lam, fingerprint="f") for split in (2, 3)]
     more += [

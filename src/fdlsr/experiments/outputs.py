@@ -6,7 +6,8 @@ paths of its own inputs, through :func:`check_output` before it writes anything.
 The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
 
 * a path that is one of the inputs: the same path once links and ``..`` are resolved,
-  or the same file under another name (a hard link);
+  or the same file under another name (a hard link), a file of an input folder
+  included (looked for only when the output has several names);
 * a path inside an input folder (an image folder, a results store being reported):
   a new file there would change the input;
 * a path directly inside a results store (a folder holding fdlsr's mark,
@@ -19,9 +20,9 @@ The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
 fdlsr recognises its own files by what it writes in them: a model file's manifest, a
 features file's ``features`` and ``record`` arrays, a report's own lines (the table's
 header row in Markdown, the first comment line in LaTeX, the header row in CSV, the
-``generator`` meta element or the "Written by fdlsr" line in HTML), and a figure's mark (:data:`FIGURE_MARK`: the
-``Software`` text of a PNG, the ``Creator`` of a PDF, the ``written_by`` field of its
-numbers' JSON).
+``generator`` meta element or the "Written by fdlsr" line in HTML), and a figure's
+mark (:data:`FIGURE_MARK`: the ``Software`` text of a PNG, the ``Creator`` of a PDF,
+the ``written_by`` field of its numbers' JSON).
 
 Files are then written whole: :func:`replaced_atomically` gives a temporary file
 beside the target, renamed over it only once it is complete, so an interrupted write
@@ -105,7 +106,9 @@ _REPORT_LINES = (
     # CSV: the first columns of its header row
     re.compile(rb"\Asource,dataset,method,label,family,k,n_splits,mean,std,"),
     # HTML: its generator, or the line under its heading
-    re.compile(rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '),
+    re.compile(
+        rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '
+    ),
 )
 
 

@@ -5,8 +5,9 @@ so a point is a cell of ``fdlsr report``):
 
 * accuracy against ``k``: one line per method (per setting), the standard deviation
   over the splits as error bars, the paper's numbers as hollow markers;
-* accuracy against training time at the largest ``k`` (log scale), one point per
-  method, the Pareto front (no other method both faster and more accurate) marked.
+* accuracy against training time at the ``k`` of the table's times (the largest
+  number of samples per class; log scale), one point per method, the Pareto front
+  (no other method at least as fast and as accurate, and better in one) marked.
 
 A method has the same colour and marker in every figure and every data set: the hue
 is its family's, the shade and marker its place in the family (:func:`method_style`).
