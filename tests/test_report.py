@@ -400,6 +400,7 @@ def test_the_csv_of_several_data_sets_is_one_table(tmp_path, capsys):
     status, out, err = cli(["report", str(store), "--format", "csv"])
     assert status == 0, err
     lines = out.splitlines()
+    assert lines[0].startswith("source,table,method,label,family,k,n_splits,")
     assert sum(line.startswith("source,") for line in lines) == 1
     assert "" not in lines
     table = list(csv.DictReader(io.StringIO(out)))

@@ -116,9 +116,11 @@ def _page_title(tables):
         return f"Results: {tables[0].title}"
     datasets = len({(t.dataset, t.data_sha256) for t in tables})
     folders = len({folder for t in tables for folder in t.stores})
-    title = f"Results: {len(tables)} tables"
-    if datasets != len(tables):
-        title += f" of {datasets} data set{'s' if datasets != 1 else ''}"
+    if datasets == len(tables):
+        title = f"Results of {datasets} data sets"
+    else:
+        title = f"Results: {len(tables)} tables of {datasets} data set"
+        title += "s" if datasets != 1 else ""
     if folders > 1:
         title += f", from {folders} results folders"
     return title

@@ -104,7 +104,7 @@ _REPORT_LINES = (
     # LaTeX: the comment line it opens with
     re.compile(rb"\A% Requires \\usepackage\{booktabs\}\. Rendered by fdlsr report"),
     # CSV: the first columns of its header row
-    re.compile(rb"\Asource,dataset,method,label,family,k,n_splits,mean,std,"),
+    re.compile(rb"\Asource,(table|dataset),method,label,family,k,n_splits,mean,std,"),
     # HTML: its generator, or the line under its heading
     re.compile(
         rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '

@@ -6,8 +6,9 @@ sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviati
 (``ddof=1``) over the random splits; the last two columns are the mean training and
 test times in seconds at one ``k``, the largest at which our methods ran
 (:func:`.variants.times_k`; a row without a run there says at which ``k`` its times
-are), since the paper prints one time per method without saying for which ``k``. With ``paper`` the paper's row for the same method is
-printed under ours, marked "(paper)". The column "Parameters" says how each of our
+are), since the paper prints one time per method without saying for which ``k``.
+With ``paper`` the paper's row for the same method is printed under ours, marked
+"(paper)". The column "Parameters" says how each of our
 rows got its parameters (:data:`TUNING`), explained in a note under the table.
 """
 
@@ -559,10 +560,12 @@ def _latex(ks, rows, n_max, best, title, notes):
     return "\n".join(lines) + "\n"
 
 
+# The CSV's columns: first the table a row belongs to (its title: two data sets of
+# one name have two), then the cell; the data set's name and data last.
 CSV_FIELDS = (
-    "source", "dataset", "method", "label", "family", "k", "n_splits", "mean", "std",
-    "train_time", "test_time", "tune_time", "tuning", "n_unreliable", "chosen",
-    "chosen_per_split", "n_failed", "error", "table", "data_sha256",
+    "source", "table", "method", "label", "family", "k", "n_splits", "mean", "std",
+    "train_time", "test_time", "tune_time", "tuning", "n_unreliable", "n_failed",
+    "error", "chosen", "chosen_per_split", "dataset", "data_sha256",
 )  # fmt: skip
 
 
