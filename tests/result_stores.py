@@ -52,7 +52,7 @@ def stores(draw):
     keys = draw(
         st.lists(
             st.tuples(
-                st.sampled_from(["d1", "d2|x"]),
+                st.sampled_from(["d1", "d2|x", "../up/d3"]),
                 st.sampled_from(METHODS),
                 st.sampled_from([1, 2, "fixed"]),
                 st.integers(0, 3),

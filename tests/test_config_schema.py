@@ -66,6 +66,28 @@ def test_every_shipped_config_fits_the_schema():
         assert config.experiment.resolved()
 
 
+def test_a_config_that_tunes_a_method_and_fixes_its_grid_is_refused(tmp_path, capsys):
+    """`cv = ["FDLSR"]` means the whole grid, as --cv FDLSR: [params.FDLSR] values
+    the search chooses are a contradiction, said in one line, not silently taken
+    out of the grid; values outside the grid stay fixed during the search."""
+    tuned = 'methods = ["FDLSR"]\nk = [2]\nsplits = 1\ncv = ["FDLSR"]\n'
+    for params, named in (
+        ("alpha = 0.1\nbeta = 0.01\nlam = 0.1", "alpha, beta, lam"),
+        ("alpha = 0.1", "alpha"),
+    ):
+        path = write_config(tmp_path / "c.toml", f"{tuned}[params.FDLSR]\n{params}\n")
+        line = cli_error(capsys, ["run", "--config", str(path), "--out", str(tmp_path)])
+        assert f"cv names FDLSR, whose {named} cross-validation chooses" in line
+        assert "[params.FDLSR]" in line and "or FDLSR from cv" in line
+    rules = tuned + 'cv_rules = true\n[params.FDLSR]\ndecision_rule = "knn"\n'
+    with pytest.raises(ConfigError, match="whose decision_rule cross-validation"):
+        load_config(write_config(tmp_path / "c.toml", rules))
+    kept = tuned + '[params.FDLSR]\ndecision_rule = "knn"\n'
+    experiment = load_config(write_config(tmp_path / "c.toml", kept)).experiment
+    assert experiment.params == {"FDLSR": {"decision_rule": "knn"}}
+    assert not (tmp_path / "results.jsonl").exists()
+
+
 # --- where a config comes from ----------------------------------------------------
 
 

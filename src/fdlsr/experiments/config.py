@@ -238,6 +238,7 @@ def check_settings(raw, source):
         _check(source, key, value, SCHEMA[key])
     for method, values in raw.get("params", {}).items():
         _check(source, f"params.{method}", values, PARAMS_SCHEMA)
+    _check_tuned_params(raw, source)
     for key, value in raw.get("figures", {}).items():
         if key not in FIGURES_SCHEMA:
             raise ConfigError(
@@ -245,6 +246,30 @@ def check_settings(raw, source):
                 f"expected one of {', '.join(FIGURES_SCHEMA)}"
             )
         _check(source, f"figures.{key}", value, FIGURES_SCHEMA[key])
+
+
+def _check_tuned_params(raw, source):
+    """A method named in ``cv`` is searched over its whole grid (as ``--cv`` does):
+    a value of ``[params.METHOD]`` that its search would choose is a contradiction,
+    refused rather than ignored or silently taken out of the grid."""
+    tuned = {name.lower() for name in raw.get("cv", [])}
+    for method, values in raw.get("params", {}).items():
+        registered = next(
+            (m for m in METHODS.values() if m.name.lower() == method.lower()), None
+        )
+        if method.lower() not in tuned or registered is None:
+            continue
+        grid = set(registered.grid)
+        if raw.get("cv_rules") and registered.rules:
+            grid.add("decision_rule")
+        fixed = [name for name in values if name in grid]
+        if fixed:
+            raise ConfigError(
+                f"{source}: cv names {method}, whose {', '.join(fixed)} cross-"
+                f"validation chooses over its grid, and [params.{method}] fixes "
+                f"{'them' if len(fixed) > 1 else 'it'}; remove {', '.join(fixed)} "
+                f"from [params.{method}], or {method} from cv"
+            )
 
 
 def load_config(name_or_path):

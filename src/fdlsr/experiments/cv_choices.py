@@ -3,8 +3,8 @@
 A run tuned by ``fdlsr run --cv`` records in its setting the grid that was searched
 (``{"cv": {"grid": {name: values}}}``) and in ``params`` every parameter it was fitted
 with, the chosen ones included. A run with one training sample per class had nothing
-to validate on and kept its fixed values (its note says so: ``splits.NO_INNER_CV``).
-The reports show, per method and ``k``, the value most splits chose and how many
+to validate on and kept its fixed values (its note says so: ``splits.NO_INNER_CV``),
+which the reports name. The reports show, per method and ``k``, the value most splits chose and how many
 (``alpha=0.01 (7/10)``); the CSV and :func:`fdlsr.results.read_results` give every
 split's choice.
 """
@@ -13,7 +13,7 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..common import strict_json
 from .splits import NO_INNER_CV
@@ -48,13 +48,15 @@ class Choices:
     ``splits``: the runs of the cell that ran; ``chosen``: how many of them chose;
     ``unvalidated``: how many had nothing to validate on (one training sample per
     class); the rest do not record their parameters. ``counts``: per searched
-    parameter, ``[(value, splits), ...]``, the most chosen first.
+    parameter, ``[(value, splits), ...]``, the most chosen first; ``fixed``: the
+    same of the values the unvalidated runs were fitted with instead.
     """
 
     splits: int
     chosen: int
     unvalidated: int
     counts: dict
+    fixed: dict = field(default_factory=dict)
 
 
 def choices_of(runs):
@@ -64,6 +66,24 @@ def choices_of(runs):
     if not runs:
         return None
     choices = [c for c in map(split_choice, runs) if c is not None]
+    unvalidated = [r for r in runs if r.get("note") == NO_INNER_CV]
+    fixed = [_fixed_values(r) for r in unvalidated]
+    return Choices(
+        len(runs), len(choices), len(unvalidated), _tally(choices), _tally(fixed)
+    )
+
+
+def _fixed_values(row):
+    """``{name: value}`` that a run with nothing to validate on was fitted with, for
+    the parameters its search would have chosen (those it records)."""
+    params = row.get("params")
+    params = params if isinstance(params, dict) else {}
+    return {name: params[name] for name in searched(row) if name in params}
+
+
+def _tally(choices):
+    """Per parameter of ``choices`` (``{name: value}`` each), ``[(value, count),
+    ...]``, the most common first."""
     counts = {}
     for name in sorted({name for c in choices for name in c}):
         tally = Counter(_key(c[name]) for c in choices if name in c)
@@ -74,8 +94,7 @@ def choices_of(runs):
             ),
             key=lambda item: (-item[1], _order(item[0])),
         )
-    unvalidated = sum(r.get("note") == NO_INNER_CV for r in runs)
-    return Choices(len(runs), len(choices), unvalidated, counts)
+    return counts
 
 
 def per_split(runs):
@@ -126,8 +145,12 @@ def value_text(value):
 def choices_text(choices):
     """``alpha=0.01 (7/10), lam=0.1 or 1 (5/10 each)``: per parameter the value most
     splits chose and how many did (out of the cell's splits)."""
+    fixed = _fixed_text(choices.fixed)
     if choices.unvalidated == choices.splits:
-        return "fixed values (one sample per class: nothing to validate on)"
+        return (
+            f"fixed values{' ' + fixed if fixed else ''} (one sample per class: "
+            "nothing to validate on)"
+        )
     parts = []
     for name, counts in choices.counts.items():
         top = counts[0][1]
@@ -136,10 +159,22 @@ def choices_text(choices):
         parts.append(f"{name}={' or '.join(tied)} ({top}/{choices.splits}{each})")
     unrecorded = choices.splits - choices.chosen - choices.unvalidated
     if choices.unvalidated:
-        parts.append(f"{_splits(choices.unvalidated)} with nothing to validate on")
+        parts.append(
+            f"{_splits(choices.unvalidated)} with nothing to validate on"
+            + (f" (fixed values {fixed})" if fixed else "")
+        )
     if unrecorded:
         parts.append(f"{_splits(unrecorded)} without a record of the choice")
     return ", ".join(parts)
+
+
+def _fixed_text(counts):
+    """The fixed values of ``counts`` (from :attr:`Choices.fixed`): ``alpha=1,
+    lam=0.1``, or ``alpha=1 or 0.1`` where the runs differ."""
+    return ", ".join(
+        f"{name}={' or '.join(value_text(value) for value, _ in values)}"
+        for name, values in counts.items()
+    )
 
 
 def _splits(n):

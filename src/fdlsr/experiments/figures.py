@@ -7,7 +7,9 @@ extension of the file it was read from (``pie10_fig1_convergence.png`` for
 ``pie10.mat``).
 """
 
+import hashlib
 import json
+import re
 from pathlib import Path
 
 import matplotlib
@@ -20,7 +22,7 @@ from ..errors import ConfigError, did_you_mean  # noqa: E402
 from ..methods import METHODS  # noqa: E402
 from . import figure_data  # noqa: E402
 from .datasets import CSV, MAT, NPZ  # noqa: E402
-from .outputs import replaced_atomically, write_atomic  # noqa: E402
+from .outputs import FIGURE_MARK, replaced_atomically, write_atomic  # noqa: E402
 
 PAPER_TSNE_METHODS = ["DLSR", "ReLSR", "GReLSR"]
 # The file name of each figure, after the data set's name.
@@ -43,10 +45,30 @@ def paths(kind, name, out):
     return output_files(out, f"{file_stem(name)}_{STEMS[kind]}")
 
 
+# What a figure's file name keeps of a data set's name: letters, digits, ``_ . + -``.
+_UNSAFE = re.compile(r"[^\w.+-]+")
+_LONGEST_STEM = 80
+
+
 def file_stem(name):
-    """The data set's ``name`` without the extension of a data file it was read from."""
-    path = Path(name)
-    return path.stem if path.suffix.lower() in MAT | NPZ | CSV else name
+    """The start of a figure's file name for the data set ``name``: the name without
+    the extension of a data file it was read from, as one plain file name.
+
+    Every figure file is named here, and a data set's name may come from a results
+    store anyone can edit: a folder separator, ``..``, a leading dot or a character
+    a file system refuses becomes ``_``, so that the name never leaves the output
+    folder nor makes one inside it; a name made longer than 80 characters is cut
+    and ends with the first 8 characters of its sha256.
+    """
+    name = str(name)
+    path = Path(name.replace("\\", "/"))
+    if path.suffix.lower() in MAT | NPZ | CSV:
+        name = path.stem
+    stem = _UNSAFE.sub("_", name).lstrip(".") or "data"
+    if len(stem) > _LONGEST_STEM:
+        digest = hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:8]
+        stem = f"{stem[: _LONGEST_STEM - 9]}_{digest}"
+    return stem
 
 
 def output_files(out, stem):
@@ -55,21 +77,30 @@ def output_files(out, stem):
 
 
 def save_figure(fig, out, stem, data):
-    """Write the figure and its numbers (``data``, as JSON) into ``out`` as
+    """Write the figure and its numbers (``data``, a dict, as JSON) into ``out`` as
     :func:`output_files` names them, each file whole (a temporary file renamed);
-    returns the paths written."""
+    returns the paths written.
+
+    Each file carries fdlsr's mark (:data:`.outputs.FIGURE_MARK`: the PNG's
+    ``Software``, the PDF's ``Creator``, the JSON's ``written_by``), by which a later
+    ``fdlsr plot`` knows it may replace it.
+    """
     files = output_files(out, stem)
     Path(out).mkdir(parents=True, exist_ok=True)
+    marks = {".png": {"Software": FIGURE_MARK}, ".pdf": {"Creator": FIGURE_MARK}}
     for path in files[:2]:
-        with replaced_atomically(path) as tmp:
+        # a time of 1e300 s on a log axis overflows inside matplotlib's transform
+        with replaced_atomically(path) as tmp, np.errstate(over="ignore"):
             fig.savefig(
                 tmp,
                 format=path.suffix[1:],
                 dpi=150 if path.suffix == ".png" else None,
                 bbox_inches="tight",
+                metadata=marks[path.suffix],
             )
     plt.close(fig)
-    write_atomic(files[2], json.dumps(data, indent=1, default=str) + "\n")
+    numbers = {"written_by": FIGURE_MARK, **data}
+    write_atomic(files[2], json.dumps(numbers, indent=1, default=str) + "\n")
     return files
 
 

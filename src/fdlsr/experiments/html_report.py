@@ -17,11 +17,13 @@ import base64
 import io
 
 import matplotlib.pyplot as plt
+import numpy as np
 
 from .._version import __version__
 from .cv_choices import cell_choices, choices_text
 from .escape import html, note
 from .notes import chosen_parameters_notes, neutral_command, table_notes
+from .outputs import REPORT_GENERATOR
 from .report import (
     FAMILY_TITLES,
     best_cells,
@@ -94,6 +96,7 @@ def html_report(tables, papers, command=None):
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"{REPORT_GENERATOR}\n"
         f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html(_page_title(tables))}</title>\n"
@@ -107,9 +110,20 @@ def html_report(tables, papers, command=None):
 
 
 def _page_title(tables):
+    """The page's title: the one table's, or how many tables of how many data sets
+    (two folders may hold tables of one data set) from how many folders."""
     if len(tables) == 1:
         return f"Results: {tables[0].title}"
-    return f"Results of {len(tables)} data sets"
+    datasets = len({(t.dataset, t.data_sha256) for t in tables})
+    folders = len({folder for t in tables for folder in t.stores})
+    if datasets == len(tables):
+        title = f"Results of {datasets} data sets"
+    else:
+        title = f"Results: {len(tables)} tables of {datasets} data set"
+        title += "s" if datasets != 1 else ""
+    if folders > 1:
+        title += f", from {folders} results folders"
+    return title
 
 
 def _section(i, table, paper, forced, command):
@@ -164,8 +178,8 @@ def _table(summary, ks, rows):
         out.append(
             f"<tr{kind}><td>{html(r['label'])}</td>"
             + "".join(f"<td>{cell}</td>" for cell in cells)
-            + f"<td>{time_text(r['train_time'], 'html')}</td>"
-            + f"<td>{time_text(r['test_time'], 'html')}</td>"
+            + f"<td>{time_text(r['train_time'], 'html', r.get('times_k'))}</td>"
+            + f"<td>{time_text(r['test_time'], 'html', r.get('times_k'))}</td>"
             + f"<td>{html(tuning_text(r, 'html'))}</td></tr>"
         )
     out += ["</tbody>", "</table>"]
@@ -203,7 +217,8 @@ def _choices(rows):
 def _png(fig):
     """A figure as an ``<img>`` holding its PNG (base64)."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    with np.errstate(over="ignore"):  # a huge time on a log axis (see save_figure)
+        fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return f'<img src="data:image/png;base64,{data}"'
@@ -211,7 +226,8 @@ def _png(fig):
 
 def _figures(table, paper):
     by_k = draw_accuracy_by_k(accuracy_by_k_data(table.rows, paper, ""))
-    by_time = draw_accuracy_by_time(accuracy_by_time_data(table.rows, ""))
+    time_data = accuracy_by_time_data(table.rows, "")
+    by_time = draw_accuracy_by_time(time_data)
     return (
         "<h3>Figures</h3>\n"
         f'<figure>{_png(by_k)} alt="Mean test accuracy against k, one line per '
@@ -220,9 +236,9 @@ def _figures(table, paper):
         + ("; the paper's numbers as hollow markers" if paper else "")
         + ".</figcaption></figure>\n"
         f'<figure>{_png(by_time)} alt="Mean test accuracy against training time">'
-        '<figcaption class="muted">Mean test accuracy against training time at the '
-        "largest k (log scale); ringed and joined: the Pareto front, the methods "
-        "that no other beats in both.</figcaption></figure>"
+        '<figcaption class="muted">Mean test accuracy against training time at '
+        f"k={html(time_data['k'])} (log scale); ringed and joined: the Pareto front, "
+        "the methods that no other beats in both.</figcaption></figure>"
     )
 
 

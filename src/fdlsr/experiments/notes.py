@@ -6,7 +6,8 @@ what is true of its own rows: the protocol, normalisation and seeds are read fro
 rows; FDLSR's parameters from the rows' settings; the config's title, note and paper
 table from the store's record of that data set (:func:`.store.table_info`), and the
 config's note only of the rows run as that config sets them. The commands the notes
-quote name no folder of the machine that ran them (:func:`neutral_command`).
+quote are those that ran, the data folder written ``DATA_DIR``
+(:func:`neutral_command`).
 
 A note is a string, or a tuple of strings with :class:`.escape.Code` pieces for the
 commands it quotes: the renderers escape everything (the store's text included) for
@@ -15,7 +16,6 @@ their format (:func:`.escape.note`).
 
 import re
 from collections import defaultdict
-from pathlib import Path
 
 from .cv_choices import cell_choices, choices_text
 from .escape import Code
@@ -26,6 +26,7 @@ from .variants import (
     row_labels,
     setting_spec,
     table_seed,
+    times_k,
     variant,
 )
 
@@ -95,30 +96,21 @@ def commands_note(table, command=None):
 
 DATA_DIR = "DATA_DIR"
 _DATA_DIR_OPTION = re.compile(r"--data-dir(?:=|\s+)\S+")
-_ABSOLUTE_PATH = re.compile(r"(?<!\S)[/~]\S*")
 
 
 def neutral_command(command):
-    """``command`` as a reader elsewhere can use it: the data folder becomes
-    ``DATA_DIR``, an absolute path inside the working folder is made relative to it,
-    and one outside (a temporary folder, a home) keeps only its last name."""
-    command = _DATA_DIR_OPTION.sub(f"--data-dir {DATA_DIR}", command)
-    return _ABSOLUTE_PATH.sub(lambda m: _neutral_path(m.group()), command)
-
-
-def _neutral_path(text):
-    path = Path(text).expanduser()
-    try:
-        return path.relative_to(Path.cwd()).as_posix() or "."
-    except ValueError:
-        return path.name or text
+    """``command`` as it ran, its data folder (``--data-dir``) written ``DATA_DIR``,
+    which the note quoting it explains: every other path (``--out``, ``--dataset``,
+    a store) is kept as given, absolute or relative to where it ran."""
+    return _DATA_DIR_OPTION.sub(f"--data-dir {DATA_DIR}", command)
 
 
 def protocol_note(rows):
     """How the accuracies were measured: splits, seeds, normalisation, times.
 
     The number of splits is that of the cells (:func:`.variants.cell_sizes`), the
-    number the table's cells are over unless they say ``(n=...)``.
+    number the table's cells are over unless they say ``(n=...)``; the times are at
+    the ``k`` :func:`times_text` names.
     """
     drawn = [r for r in rows if r["k"] != FIXED]
     sizes = cell_sizes(rows)
@@ -151,10 +143,25 @@ def protocol_note(rows):
             "and unit variance on each training split: --standardize)"
         )
     return (
-        f"Accuracy (%) {measure}{' and '.join(how)}, {samples}; "
-        "times in seconds are means at the largest k, measured in the runs themselves "
-        "(machine and load in environment.json beside the results)."
+        f"Accuracy (%) {measure}{' and '.join(how)}, {samples}; {times_text(rows)}, "
+        "measured in the runs themselves (machine and load in environment.json "
+        "beside the results)."
     )
+
+
+def times_text(rows):
+    """At which ``k`` the table's times are (:func:`.variants.times_k`, as
+    :func:`.report.table_rows` gives them), and that a row without a run there says
+    its own."""
+    ran = [r for r in rows if r.get("accuracy") is not None]
+    at = times_k(r["k"] for r in ran)
+    if at is None:
+        return "no run gave a time"
+    where = "on the dataset's own split (k=fixed)" if at == FIXED else f"at k={at}"
+    text = f"times in seconds are means {where}"
+    if {variant(r) for r in ran} - {variant(r) for r in ran if r["k"] == at}:
+        text += " (a time measured at another k says which)"
+    return text
 
 
 def fdlsr_parameters_note(rows, labels):

@@ -6,13 +6,23 @@ paths of its own inputs, through :func:`check_output` before it writes anything.
 The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
 
 * a path that is one of the inputs: the same path once links and ``..`` are resolved,
-  or the same file under another name (a hard link);
+  or the same file under another name (a hard link), a file of an input folder
+  included (looked for only when the output has several names);
 * a path inside an input folder (an image folder, a results store being reported):
   a new file there would change the input;
 * a path directly inside a results store (a folder holding fdlsr's mark,
   ``fdlsr-store.json``), except the store that ``fdlsr run`` itself writes;
 * with ``kind``, an existing file that is not of that kind (a model file for ``fit``,
-  a features file for ``features``), unless ``force``.
+  a features file for ``features``, a report for ``report -o``, a figure or its
+  numbers for ``plot``), unless ``force``; an empty file holds nothing to lose and
+  is replaced.
+
+fdlsr recognises its own files by what it writes in them: a model file's manifest, a
+features file's ``features`` and ``record`` arrays, a report's own lines (the table's
+header row in Markdown, the first comment line in LaTeX, the header row in CSV, the
+``generator`` meta element or the "Written by fdlsr" line in HTML), and a figure's
+mark (:data:`FIGURE_MARK`: the ``Software`` text of a PNG, the ``Creator`` of a PDF,
+the ``written_by`` field of its numbers' JSON).
 
 Files are then written whole: :func:`replaced_atomically` gives a temporary file
 beside the target, renamed over it only once it is complete, so an interrupted write
@@ -20,16 +30,26 @@ leaves the old file or the new one, never half of one.
 """
 
 import contextlib
+import json
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._version import __version__
 from ..errors import ConfigError
 from ..persistence.archive import MANIFEST
 from .store_folder import is_store
+
+# What fdlsr writes in a figure file (and its JSON) to know it again as its own.
+FIGURE_MARK = f"fdlsr {__version__}"
+# What fdlsr writes in an HTML report for the same purpose.
+REPORT_GENERATOR = f'<meta name="generator" content="fdlsr {__version__}">'
+# A file larger than this is not read to find a mark: fdlsr writes none so large.
+_LARGEST_MARKED = 256 * 2**20
 
 
 @dataclass(frozen=True)
@@ -65,12 +85,72 @@ def _is_features_file(path):
     return needed <= names
 
 
+def _head(path, size):
+    """The first ``size`` bytes of ``path`` (``b""`` if it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(size)
+    except OSError:
+        return b""
+
+
+# The lines by which fdlsr knows a report it wrote, one per format.
+_REPORT_LINES = (
+    # Markdown: the table's header row
+    re.compile(
+        rb"^\| Method \|.*\| Training time \(s\) \| Test time \(s\) \| Parameters \|$",
+        re.MULTILINE,
+    ),
+    # LaTeX: the comment line it opens with
+    re.compile(rb"\A% Requires \\usepackage\{booktabs\}\. Rendered by fdlsr report"),
+    # CSV: the first columns of its header row
+    re.compile(rb"\Asource,(table|dataset),method,label,family,k,n_splits,mean,std,"),
+    # HTML: its generator, or the line under its heading
+    re.compile(
+        rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '
+    ),
+)
+
+
+def _is_report(path):
+    """A report written by ``fdlsr report`` (in any of its formats)."""
+    head = _head(path, 1 << 20)
+    return any(line.search(head) for line in _REPORT_LINES)
+
+
+def _is_figure(path):
+    """A figure file written by fdlsr (PNG, PDF) or its numbers (JSON), by the mark
+    :func:`.figures.save_figure` puts in it (:data:`FIGURE_MARK`)."""
+    suffix = Path(path).suffix.lower()
+    try:
+        if os.path.getsize(path) > _LARGEST_MARKED:
+            return False
+    except OSError:
+        return False
+    if suffix == ".png":  # a tEXt chunk before the image data
+        head = _head(path, 1 << 16)
+        head = head[: head.find(b"IDAT")] if b"IDAT" in head else head
+        return b"tEXtSoftware\x00fdlsr " in head
+    if suffix == ".pdf":  # the document's information dictionary
+        return b"/Creator (fdlsr " in _head(path, _LARGEST_MARKED)
+    if suffix == ".json":
+        try:
+            value = json.loads(_head(path, _LARGEST_MARKED).decode("utf-8"))
+        except (ValueError, RecursionError):
+            return False
+        mark = value.get("written_by") if isinstance(value, dict) else None
+        return isinstance(mark, str) and mark.startswith("fdlsr ")
+    return False
+
+
 MODEL_FILE = FileKind(
     "a model file (written by `fdlsr fit` or fdlsr.save)", _is_model_file
 )
 FEATURES_FILE = FileKind(
     "a features file (written by `fdlsr features`)", _is_features_file
 )
+REPORT_FILE = FileKind("a report written by `fdlsr report`", _is_report)
+FIGURE_FILE = FileKind("a figure written by `fdlsr plot`", _is_figure)
 
 
 def _real(path):
@@ -84,6 +164,24 @@ def _identity(path):
     except (OSError, ValueError):
         return None
     return stat.st_dev, stat.st_ino
+
+
+def _linked_inside(path, folder):
+    """The file inside ``folder`` that ``path`` is another name of (a hard link), or
+    None. Only a file with several names is looked for, so a folder is walked only
+    then."""
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if stat.st_nlink < 2 or not os.path.isfile(path):
+        return None
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            inside = os.path.join(parent, name)
+            if _identity(inside) == (stat.st_dev, stat.st_ino):
+                return Path(inside)
+    return None
 
 
 def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=None):
@@ -138,6 +236,12 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
     for item in inputs:
         if real == _real(item) or (mine is not None and mine == _identity(item)):
             refuse(f"is the input {item}", "give the output another name")
+        linked = _linked_inside(given, item) if item.is_dir() else None
+        if linked is not None:
+            refuse(
+                f"is the input {linked} (a hard link to it)",
+                "give the output another name",
+            )
     folder = real.parent
     if is_store(folder) and (store is None or _real(store) != folder):
         refuse(
@@ -147,12 +251,20 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
     for item in inputs:
         if item.is_dir() and _real(item) in real.parents:
             refuse(f"is inside the input folder {item}", f"write it outside {item}")
-    if kind is not None and not force and real.is_file() and not kind.test(real):
+    if kind is not None and not force and _holds_data(real) and not kind.test(real):
+        other = "choose another folder" if option == "--out" else "give a new file name"
         refuse(
-            f"exists and is not {kind.name}",
-            "give a new file name, or add --force to replace it",
+            f"exists and is not {kind.name}", f"{other}, or add --force to replace it"
         )
     return given
+
+
+def _holds_data(path):
+    """Whether ``path`` is a file with something in it to lose."""
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 @contextlib.contextmanager

@@ -314,6 +314,12 @@ def build_parser():
     report.add_argument(
         "-o", "--output", type=_path, help="write to this file instead of the screen"
     )
+    report.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the -o file even if it is not a report fdlsr wrote (never an "
+        "input)",
+    )
 
     plot = sub.add_parser(
         "plot",
@@ -369,6 +375,12 @@ def build_parser():
     )
     plot.add_argument(
         "--out", type=_path, default="figures", help="output folder (default figures/)"
+    )
+    plot.add_argument(
+        "--force",
+        action="store_true",
+        help="replace files of the figures' names in --out even if fdlsr did not "
+        "write them (never an input)",
     )
 
     data = sub.add_parser(

@@ -88,6 +88,13 @@ class Experiment:
                 if name.lower() == m.name.lower()
                 for key, value in values.items()
             }
+            if tuned and self.cv_rules and m.rules and "decision_rule" in params:
+                raise ConfigError(
+                    f"--cv-rules (cv_rules) asks cross-validation to choose "
+                    f"{m.name}'s decision rule, and --params (or [params.{m.name}]) "
+                    f"fixes it: {m.name}.decision_rule={params['decision_rule']}; "
+                    "drop one of the two"
+                )
             m.check(params)  # names and values, before any run
             # nothing to search when every parameter of the grid is fixed
             searched = any(key not in params for key in m.grid)

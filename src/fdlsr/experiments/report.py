@@ -4,9 +4,11 @@ Methods are rows grouped by family in the paper's order (representation, diction
 learning, least-squares regression, FDLSR; then the scikit-learn baselines); training
 sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviation
 (``ddof=1``) over the random splits; the last two columns are the mean training and
-test times in seconds at the largest ``k`` (the paper prints one time per method
-without saying for which ``k``). With ``paper`` the paper's row for the same method is
-printed under ours, marked "(paper)". The column "Parameters" says how each of our
+test times in seconds at one ``k``, the largest at which our methods ran
+(:func:`.variants.times_k`; a row without a run there says at which ``k`` its times
+are), since the paper prints one time per method without saying for which ``k``.
+With ``paper`` the paper's row for the same method is printed under ours, marked
+"(paper)". The column "Parameters" says how each of our
 rows got its parameters (:data:`TUNING`), explained in a note under the table.
 """
 
@@ -29,6 +31,7 @@ from .variants import (
     k_order,
     row_labels,
     splits_of,
+    times_k,
     variant,
 )
 
@@ -189,6 +192,9 @@ def summarise(rows):
             "seed": seed,
             "normalized": is_normalized(all_runs[0]),
             "draws": splits_of(group, k),
+            "data_sha256": all_runs[0].get("data_sha256"),
+            "n_failed": len(failed),
+            "error": failed[0].get("error", "") if failed else "",
         }
         if not group:  # the method could not run in this setting (see the rows' error)
             out.append(
@@ -198,14 +204,12 @@ def summarise(rows):
                     "source": "ours",
                     "k": k,
                     "n_splits": 0,
-                    "n_failed": len(failed),
                     "mean": None,
                     "std": None,
                     "train_time": None,
                     "test_time": None,
                     "tune_time": None,
                     "tuning": tuning_of(all_runs[0]),
-                    "error": failed[0].get("error", ""),
                 }
             )
             continue
@@ -225,7 +229,6 @@ def summarise(rows):
                 "test_time": float(np.mean([r["predict_time"] for r in group])),
                 "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
                 "tuning": tuning_of(group[0]),
-                "n_failed": len(failed),
                 "n_unreliable": len(doubts),
                 "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
                 "chosen": choices_text(choices) if choices else "",
@@ -252,7 +255,11 @@ def _norm(name):
 
 
 def table_rows(summary, paper=None):
-    """Ordered table rows ``{label, family, source, cells: {k: (mean, std, n)}, times}``."""
+    """The columns and the ordered table rows: ``(ks, rows)``, each row
+    ``{label, family, source, cells: {k: (mean, std, n, unreliable)}, train_time,
+    test_time, times_k}``; our times are at :func:`.variants.times_k` of the cells
+    that ran, or, for a row without a run there, at its own (``times_k`` says which;
+    None when at the table's)."""
     ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=k_order)
     order = {_norm(name): i for i, name in enumerate(METHODS)}
     paper_order = {}
@@ -277,15 +284,15 @@ def table_rows(summary, paper=None):
             s["n_splits"],
             s.get("n_unreliable", 0),
         )
+    at = times_k(s["k"] for s in summary if s["mean"] is not None)
     for row in rows.values():
         ran = [k for k, cell in row["cells"].items() if cell[0] is not None]
-        at = [
-            s
-            for s in summary
-            if s["label"] == row["label"] and ran and s["k"] == max(ran, key=k_order)
-        ]
-        row["train_time"] = at[0]["train_time"] if at else None
-        row["test_time"] = at[0]["test_time"] if at else None
+        own = at if at in ran else times_k(ran)
+        times = [s for s in summary if s["label"] == row["label"] and s["k"] == own]
+        row["train_time"] = times[0]["train_time"] if times else None
+        row["test_time"] = times[0]["test_time"] if times else None
+        # a row without a run at the table's k gives its times at its own
+        row["times_k"] = own if times and own != at else None
     ours_by_norm = {_norm(m) for m, _, _ in rows}
     for p in paper or []:
         matched = _norm(p["method"]) in ours_by_norm
@@ -350,12 +357,19 @@ def cell_text(value, n_max, best=False, fmt="md"):
     return text
 
 
-def time_text(value, fmt="md"):
-    """A time in seconds; a dash where there is none (a method that failed, or a
-    paper that prints "None")."""
+def time_text(value, fmt="md", k=None):
+    """A time in seconds (``k``: the ``k`` it was measured at, said when it is not the
+    table's); a dash where there is none (a method that failed, or a paper that prints
+    "None")."""
     if value is None:
         return "--" if fmt == "latex" else "—"
-    return f"{value:.4f}" if value < 100 else f"{value:.1f}"
+    if value < 100:
+        text = f"{value:.4f}"
+    elif value < 1e5:
+        text = f"{value:.1f}"
+    else:  # a number of seconds no run takes, from a hand-edited store: kept short
+        text = f"{value:.3g}"
+    return text if k is None else f"{text} (k={k})"
 
 
 def unreliable_notes(summary):
@@ -376,7 +390,8 @@ def unreliable_notes(summary):
 
 
 def render(summary, fmt="md", *, paper=None, title="", notes=(), sources=None):
-    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``).
+    """One table as Markdown (``md``), LaTeX (``latex``) or tidy CSV (``csv``; the
+    tables of several data sets make one CSV: :func:`csv_rows`, :func:`csv_text`).
 
     ``notes`` (strings, or tuples of pieces: :func:`.escape.note`) are printed under
     the table, then those that the summary itself calls for (:func:`table_notes`),
@@ -384,7 +399,7 @@ def render(summary, fmt="md", *, paper=None, title="", notes=(), sources=None):
     """
     ks, rows = table_rows(summary, paper)
     if fmt == "csv":
-        return _csv(summary, paper)
+        return csv_text(csv_rows(summary, paper, table=title))
     n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
     notes = list(notes) + table_notes(summary, rows) + ([sources] if sources else [])
     best, _ = best_cells(summary)
@@ -396,18 +411,51 @@ def render(summary, fmt="md", *, paper=None, title="", notes=(), sources=None):
 
 
 def table_notes(summary, rows):
-    """The notes that the summary of a table calls for: cells that failed in every
-    split, cells marked unreliable, cells left out of the comparison for bold, and
-    the meaning of the Parameters labels shown (``rows`` from :func:`table_rows`)."""
-    notes = [
-        f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
-        for s in summary
-        if s["mean"] is None
-    ]
+    """The notes that the summary of a table calls for: cells with splits that
+    failed, cells marked unreliable, cells left out of the comparison for bold, the
+    meaning of the Parameters labels shown and of the paper's times
+    (``rows`` from :func:`table_rows`)."""
+    notes = failure_notes(summary)
     notes += unreliable_notes(summary)
     _, left_out = best_cells(summary)
     notes += filter(None, [fairness_note(left_out)])
-    notes += filter(None, [tuning_note(rows)])
+    notes += filter(None, [tuning_note(rows), paper_times_note(rows)])
+    return notes
+
+
+def paper_times_note(rows):
+    """What the times of the paper's rows are, when the table shows one, or None."""
+    shown = [
+        r
+        for r in rows
+        if r["source"] == "paper"
+        and (r["train_time"] is not None or r["test_time"] is not None)
+    ]
+    if not shown:
+        return None
+    return (
+        "Times of the rows marked (paper): the one training and test time the paper "
+        "prints per method (it does not say at which k)."
+    )
+
+
+def failure_notes(summary):
+    """One note per cell with runs that failed: in how many of its splits, the first
+    error, and what the cell's mean is over."""
+    notes = []
+    for s in sorted(summary, key=lambda s: (s["label"], k_order(s["k"]))):
+        if not s.get("n_failed"):
+            continue
+        if s["mean"] is None:
+            notes.append(
+                f"{s['label']}, k={s['k']}: failed in every split ({s['error']})."
+            )
+            continue
+        total = s["n_failed"] + s["n_splits"]
+        notes.append(
+            f"{s['label']}, k={s['k']}: failed in {s['n_failed']} of {total} splits "
+            f"({s['error']}); the cell is the mean of the {s['n_splits']} that ran."
+        )
     return notes
 
 
@@ -440,8 +488,8 @@ def _markdown(ks, rows, n_max, best, title, notes):
                 [
                     label,
                     *cells,
-                    time_text(r["train_time"]),
-                    time_text(r["test_time"]),
+                    time_text(r["train_time"], k=r.get("times_k")),
+                    time_text(r["test_time"], k=r.get("times_k")),
                     tuning_text(r),
                 ]
             )
@@ -498,8 +546,8 @@ def _latex(ks, rows, n_max, best, title, notes):
                 [
                     label,
                     *cells,
-                    time_text(r["train_time"], "latex"),
-                    time_text(r["test_time"], "latex"),
+                    time_text(r["train_time"], "latex", r.get("times_k")),
+                    time_text(r["test_time"], "latex", r.get("times_k")),
                     tuning_text(r, "latex"),
                 ]
             )
@@ -511,34 +559,40 @@ def _latex(ks, rows, n_max, best, title, notes):
     return "\n".join(lines) + "\n"
 
 
-def _csv(summary, paper):
-    fields = [
-        "source",
-        "dataset",
-        "method",
-        "label",
-        "family",
-        "k",
-        "n_splits",
-        "mean",
-        "std",
-        "train_time",
-        "test_time",
-        "tune_time",
-        "tuning",
-        "n_unreliable",
-        "chosen",
-        "chosen_per_split",
+# The CSV's columns: first the table a row belongs to (its title: two data sets of
+# one name have two), then the cell; the data set's name and data last.
+CSV_FIELDS = (
+    "source", "table", "method", "label", "family", "k", "n_splits", "mean", "std",
+    "train_time", "test_time", "tune_time", "tuning", "n_unreliable", "n_failed",
+    "error", "chosen", "chosen_per_split", "dataset", "data_sha256",
+)  # fmt: skip
+
+
+def csv_rows(summary, paper=None, *, table=""):
+    """The rows of one table in the CSV: each cell of ours (every ``k``, times
+    included), then the paper's; ``table`` is the table's title, which tells the
+    tables of one CSV apart (two data sets may share a name)."""
+    out = [
+        {**s, "table": table}
+        for s in sorted(
+            summary,
+            key=lambda s: (family_rank(s["family"]), s["label"], k_order(s["k"])),
+        )
     ]
+    out += [
+        {**p, "source": "paper", "label": p["method"], "n_splits": 10, "table": table}
+        for p in paper or []
+    ]
+    return out
+
+
+def csv_text(rows):
+    """One CSV table (one header row) of ``rows`` from :func:`csv_rows`, those of
+    every table of a report."""
     buffer = io.StringIO()
     writer = csv.DictWriter(
-        buffer, fieldnames=fields, extrasaction="ignore", lineterminator="\n"
+        buffer, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n"
     )
     writer.writeheader()
-    for s in sorted(
-        summary, key=lambda s: (family_rank(s["family"]), s["label"], k_order(s["k"]))
-    ):
-        writer.writerow(s)
-    for p in paper or []:
-        writer.writerow({**p, "source": "paper", "label": p["method"], "n_splits": 10})
+    writer.writerows(rows)
     return buffer.getvalue()

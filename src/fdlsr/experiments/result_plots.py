@@ -5,8 +5,9 @@ so a point is a cell of ``fdlsr report``):
 
 * accuracy against ``k``: one line per method (per setting), the standard deviation
   over the splits as error bars, the paper's numbers as hollow markers;
-* accuracy against training time at the largest ``k`` (log scale), one point per
-  method, the Pareto front (no other method both faster and more accurate) marked.
+* accuracy against training time at the ``k`` of the table's times (the largest
+  number of samples per class; log scale), one point per method, the Pareto front
+  (no other method at least as fast and as accurate, and better in one) marked.
 
 A method has the same colour and marker in every figure and every data set: the hue
 is its family's, the shade and marker its place in the family (:func:`method_style`).
@@ -14,11 +15,11 @@ The legend sits outside the axes, grouped by family, so 20 methods stay readable
 """
 
 import hashlib
-import math
 import textwrap
 from dataclasses import dataclass
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -30,7 +31,7 @@ from .escape import one_line  # noqa: E402
 from .figures import file_stem, output_files, save_figure  # noqa: E402
 from .report import FAMILY_TITLES, paper_results, summarise, table_rows  # noqa: E402
 from .result_tables import pooled_tables  # noqa: E402
-from .variants import k_order  # noqa: E402
+from .variants import times_k  # noqa: E402
 
 # The figures' names, after the data set's (``feret_accuracy_by_k.png``).
 KINDS = ("accuracy_by_k", "accuracy_by_time")
@@ -72,14 +73,18 @@ def method_style(method, family):
 
 def pareto_front(points):
     """The indices of ``points`` (``(time, accuracy)`` pairs) that no other point
-    beats: none is at least as fast and more accurate, or faster and as accurate."""
-    order = sorted(range(len(points)), key=lambda i: (points[i][0], -points[i][1]))
-    front, best = [], -math.inf
-    for i in order:
-        if points[i][1] > best:
-            front.append(i)
-            best = points[i][1]
-    return sorted(front)
+    beats: none is at least as fast and at least as accurate, and better in one.
+    Points alike in both (a tie) are on the front together or not at all."""
+    return [
+        i
+        for i, (time, accuracy) in enumerate(points)
+        if not any(
+            other_time <= time
+            and other_accuracy >= accuracy
+            and (other_time < time or other_accuracy > accuracy)
+            for other_time, other_accuracy in points
+        )
+    ]
 
 
 def accuracy_by_k_data(rows, paper=None, title=""):
@@ -113,9 +118,10 @@ def accuracy_by_k_data(rows, paper=None, title=""):
 
 def accuracy_by_time_data(rows, title=""):
     """The numbers of the accuracy-against-time figure of one table's ``rows``: at
-    the table's largest k (a number of samples per class before the data set's own
-    split), each variant's mean accuracy and training time, and whether it is on the
-    Pareto front. A variant without a result at that k is left out.
+    the ``k`` of the table's times (:func:`.variants.times_k`: the largest number of
+    samples per class, else the data set's own split), each variant's mean accuracy
+    and training time, and whether it is on the Pareto front. A variant without a
+    result at that k is left out.
 
     Returns
     -------
@@ -124,12 +130,7 @@ def accuracy_by_time_data(rows, title=""):
         ``train_time`` (s), ``mean``, ``std`` (%), ``n`` and ``pareto``.
     """
     summary = [s for s in summarise(rows) if s["mean"] is not None]
-    numeric = [s["k"] for s in summary if not isinstance(s["k"], str)]
-    k = (
-        max(numeric)
-        if numeric
-        else max((s["k"] for s in summary), key=k_order, default=None)
-    )
+    k = times_k(s["k"] for s in summary)  # the table's times are at this k too
     _, table = table_rows([s for s in summary if s["k"] == k])
     points = [
         {
@@ -314,6 +315,13 @@ def _same_method(name, ours):
 
 def draw_accuracy_by_time(data):
     """The accuracy-against-time figure of :func:`accuracy_by_time_data` (a Figure)."""
+    # the log axis's limits around a time of 1e300 s (a hand-edited store) overflow
+    # inside matplotlib, which then keeps them
+    with np.errstate(over="ignore"):
+        return _draw_accuracy_by_time(data)
+
+
+def _draw_accuracy_by_time(data):
     points = data["points"]
     fig, ax = plt.subplots(figsize=(8.6, 4.8))
     fills = _variant_fills((p["label"], p["method"]) for p in points)
@@ -410,15 +418,23 @@ def paths(tables, out):
 
 
 def _stems(tables):
-    """The name of each table's figures: its data set's, with the first characters
-    of its data's hash when two data sets of one name are drawn."""
+    """The name of each table's figures, each its own: its data set's
+    (:func:`.figures.file_stem`), with the first characters of its data's hash when
+    two data sets' names give one name, and a number after it if that is taken too
+    (a data set may be named ``faces_abababab``)."""
     names = [file_stem(t.dataset) for t in tables]
-    return [
-        f"{name}_{(t.data_sha256 or 'unrecorded')[:8]}"
-        if names.count(name) > 1
-        else name
-        for name, t in zip(names, tables, strict=True)
-    ]
+    stems, taken = [], set()
+    for name, table in zip(names, tables, strict=True):
+        stem = name
+        if names.count(name) > 1:
+            stem = f"{name}_{(table.data_sha256 or 'unrecorded')[:8]}"
+        number = 1
+        while stem in taken or (stem != name and stem in names):
+            number += 1
+            stem = f"{name}_{(table.data_sha256 or 'unrecorded')[:8]}_{number}"
+        taken.add(stem)
+        stems.append(stem)
+    return stems
 
 
 def write(tables, papers, out):
@@ -439,25 +455,48 @@ def write(tables, papers, out):
 
 
 def _one_table(results, dataset):
+    """The table of ``results`` (folders, pooled) that ``dataset`` names: a data set's
+    name, or, for data sets of one name, the sha256 of its data (its first 8
+    characters or more) or the title its table has."""
     if isinstance(results, (str, bytes)) or not hasattr(results, "__iter__"):
         results = [results]
-    tables, _ = pooled_tables(list(results))
+    every, _ = pooled_tables(list(results))
+    tables = every
     if dataset is not None:
-        tables = [t for t in tables if t.dataset == dataset]
+        tables = [t for t in every if t.dataset == dataset]
+        if not tables:
+            tables = [t for t in every if t.title == dataset or _data_is(t, dataset)]
         if not tables:
             raise ConfigError(
                 f"no rows of the data set {dataset!r} in these results."
-                + did_you_mean(
-                    dataset, [t.dataset for t in pooled_tables(list(results))[0]]
-                )
+                + did_you_mean(dataset, [t.dataset for t in every])
             )
     if len(tables) > 1:
+        names = {t.dataset for t in tables}
+        if len(names) == 1:  # one name, other data: named by their data
+            hashes = ", ".join(repr((t.data_sha256 or "")[:12]) for t in tables)
+            raise ConfigError(
+                f"these results hold {len(tables)} data sets named "
+                f"{tables[0].dataset!r} (other data); name one by the sha256 of its "
+                f"data with dataset= one of {hashes}"
+            )
         raise ConfigError(
             "these results hold several data sets ("
             + ", ".join(t.title for t in tables)
             + "); name one with dataset="
         )
     return tables[0]
+
+
+def _data_is(table, text):
+    """Whether ``text`` is the sha256 of ``table``'s data, or its first 8 or more
+    characters."""
+    text = str(text).lower()
+    return (
+        len(text) >= 8
+        and bool(table.data_sha256)
+        and table.data_sha256.startswith(text)
+    )
 
 
 def _paper(table, paper):
@@ -481,7 +520,8 @@ def plot_accuracy_by_k(results, dataset=None, *, paper=None):
         Results folders written by ``fdlsr run`` (pooled: a run stored twice is
         counted once).
     dataset : str, optional
-        The data set to draw, when the results hold several.
+        The data set to draw, when the results hold several: its name (for two data
+        sets of one name, the sha256 of its data, 8 characters or more).
     paper : bool or str, optional
         Add the paper's numbers as hollow markers: ``True`` for the table the
         results record for the data set, or a table's number (``"III"``).
@@ -502,8 +542,9 @@ def plot_accuracy_by_k(results, dataset=None, *, paper=None):
 
 
 def plot_accuracy_by_time(results, dataset=None):
-    """Accuracy against training time at the largest ``k``, one point per method,
-    with the Pareto front marked.
+    """Accuracy against training time at the ``k`` of the table's times (the largest
+    number of samples per class), one point per method, with the Pareto front
+    marked.
 
     Parameters
     ----------
@@ -511,7 +552,8 @@ def plot_accuracy_by_time(results, dataset=None):
         Results folders written by ``fdlsr run`` (pooled: a run stored twice is
         counted once).
     dataset : str, optional
-        The data set to draw, when the results hold several.
+        The data set to draw, when the results hold several: its name (for two data
+        sets of one name, the sha256 of its data, 8 characters or more).
 
     Returns
     -------

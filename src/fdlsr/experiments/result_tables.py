@@ -55,10 +55,23 @@ def store_tables(folder):
     return _tables(by_data(store.rows), [(folder, info)], origin, notices, store.path)
 
 
-def pooled_tables(folders):
-    """``(tables, notices)`` of the rows of several stores pooled, one table per
-    data set: a run found in more than one store (same name and data) is taken
-    from the first, and the notices say how many were left out."""
+@dataclass
+class PooledRows:
+    """The rows of several stores, each run once (:func:`pooled_rows`): ``rows`` in
+    the stores' order, ``origin`` the folder of each (by ``id``), ``infos`` each
+    folder's ``experiment.json`` and ``notices`` what a reader should know."""
+
+    rows: list
+    origin: dict
+    infos: list
+    notices: list
+
+
+def pooled_rows(folders):
+    """The rows of the stores ``folders`` pooled: a run found in more than one store
+    (same name and data) is taken from the first, and a notice says how many were
+    left out of each later one (a :class:`PooledRows`). ``fdlsr plot results`` and
+    :func:`fdlsr.results.read_results` read several stores through it."""
     rows, seen, infos, notices, origin = [], set(), [], [], {}
     for folder in folders:
         store = read_store(folder)
@@ -79,13 +92,20 @@ def pooled_tables(folders):
                 f"{store.path}: {n_rows(repeats)} repeat runs of a store named before "
                 "it: the first store's are used"
             )
-    if not rows:
+    return PooledRows(rows, origin, infos, notices)
+
+
+def pooled_tables(folders):
+    """``(tables, notices)`` of the rows of several stores pooled
+    (:func:`pooled_rows`), one table per data set."""
+    pooled = pooled_rows(folders)
+    if not pooled.rows:
         raise ConfigError(
             "no result rows in "
             + ", ".join(str(folder) for folder in folders)
             + "; give folders that `fdlsr run --out` wrote"
         )
-    return _tables(by_data(rows), infos, origin, notices)
+    return _tables(by_data(pooled.rows), pooled.infos, pooled.origin, pooled.notices)
 
 
 def _tables(groups, infos, origin, notices, where=None):

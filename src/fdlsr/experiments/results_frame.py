@@ -17,8 +17,8 @@ from pathlib import Path
 
 from .cv_choices import searched
 from .report import family_of, is_doubt, tuning_of
+from .result_tables import pooled_rows
 from .rows import by_data
-from .store_folder import read_store
 from .variants import k_order, row_labels, variant
 
 # The columns every frame has, in order; ``param_<name>`` columns follow.
@@ -54,6 +54,10 @@ def read_results(paths):
     Each store is a folder written by ``fdlsr run`` (or its ``results.jsonl``). Its
     rows are read as ``fdlsr report`` reads them: a line that is not a valid result
     row is skipped, counted, and said in a warning (and in ``frame.attrs["notices"]``).
+    Several stores are pooled as ``fdlsr plot results`` pools them: a run found in
+    more than one (same name and data) is one row, the first store's, and a warning
+    says how many were left out; labels are given among the pooled rows, so that one
+    setting has one label whichever store holds it.
 
     Parameters
     ----------
@@ -107,20 +111,18 @@ def read_results(paths):
     pandas = _pandas()
     if isinstance(paths, (str, Path)) or not hasattr(paths, "__iter__"):
         paths = [paths]
-    records, notices = [], []
-    for path in paths:
-        store = read_store(path)
-        notices += store.notices()
-        label = {}  # each row's label, given among the rows of its table
-        for rows in by_data(store.rows).values():
-            labels = row_labels(rows)
-            label.update({id(row): labels[variant(row)] for row in rows})
-        folder = str(store.path.parent)
-        records += [_record(row, label[id(row)], folder) for row in store.rows]
-    for notice in notices:
+    pooled = pooled_rows(paths)  # a run stored twice is one row, as in the figures
+    label = {}  # each row's label, given among the rows of its (pooled) table
+    for rows in by_data(pooled.rows).values():
+        labels = row_labels(rows)
+        label.update({id(row): labels[variant(row)] for row in rows})
+    records = [
+        _record(row, label[id(row)], str(pooled.origin[id(row)])) for row in pooled.rows
+    ]
+    for notice in pooled.notices:
         warnings.warn(notice, stacklevel=2)
     frame = _frame(pandas, records)
-    frame.attrs["notices"] = notices
+    frame.attrs["notices"] = pooled.notices
     return frame
 
 

@@ -241,7 +241,8 @@ def run(request, *, dataset=None, progress=None):
         file=sys.stderr,
     )
     if request.table:
-        table = table_info(info, dataset.name)
+        # the table holds this command's runs: the methods it misses are its own
+        table = {**table_info(info, dataset.name), "methods": list(settings)}
         print(
             render(
                 summarise(rows),

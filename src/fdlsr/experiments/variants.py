@@ -20,6 +20,18 @@ def k_order(k):
     return (isinstance(k, str), str(k) if isinstance(k, str) else k)
 
 
+def times_k(ks):
+    """The ``k`` at which a table gives its times, among ``ks``, the columns where a
+    cell of ours ran: the largest number of samples per class, else the data set's
+    own split (``"fixed"``); None when nothing ran. The time figure is drawn there
+    too."""
+    ks = list(ks)
+    numbers = [k for k in ks if not isinstance(k, str)]
+    if numbers:
+        return max(numbers)
+    return max(ks, key=k_order) if ks else None
+
+
 def setting_spec(setting):
     """A row's setting as a dict (``params``, and ``cv`` or ``normalise`` when set)."""
     try:
@@ -126,7 +138,9 @@ def best_cells(summary):
     numbers, hence as many) of samples normalised alike; a table holds one data set.
     In each column the largest such group competes: the one over the most splits (a
     mean over 3 splits is not the best beside means over 10, as in a run in progress),
-    then the one with the most cells, then unit-normalised samples.
+    then the one with the most cells, then unit-normalised samples; when two groups
+    tie on all of these (and on their smallest seed), none competes and nothing in
+    the column is bold.
 
     Returns
     -------
@@ -142,12 +156,19 @@ def best_cells(summary):
             columns[s["k"]][s["draws"], s["normalized"]].append(s)
     for k in sorted(columns, key=k_order):
         groups = columns[k]
-        draws, normalize = max(groups, key=lambda key: _rank(key, groups[key]))
-        competing = groups[draws, normalize]
+        ranks = {key: _rank(key, cells) for key, cells in groups.items()}
+        draws, normalize = max(groups, key=ranks.get)
+        tied = [key for key in groups if ranks[key] == ranks[draws, normalize]]
+        competing = groups[draws, normalize] if len(tied) == 1 else []
         if len(competing) > 1:
             top = round(max(s["mean"] for s in competing), 2)
             best[k] = {s["label"] for s in competing if round(s["mean"], 2) == top}
         for key, cells in groups.items():
+            if len(tied) > 1 and key in tied:  # no group is the column's own
+                why = "as many splits as other cells, but other ones"
+                for s in cells:
+                    left_out[s["label"], why].append(k)
+                continue
             for s in cells if key != (draws, normalize) else ():
                 left_out[s["label"], _why_apart(s, draws, normalize)].append(k)
     return best, left_out

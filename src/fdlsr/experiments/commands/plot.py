@@ -9,7 +9,7 @@ from ...errors import ConfigError
 from ...methods import get_method
 from .. import progress
 from ..config import Config, resolve_config
-from ..outputs import check_output
+from ..outputs import FIGURE_FILE, check_output
 from ..planning import DataOptions, load_data
 from ..report import tables_papers
 from ..samples import data_warnings, warn
@@ -52,16 +52,19 @@ class FigureRequest:
     classes: int
     methods: list | None
     out: Path
+    force: bool = False
 
 
 @dataclass(frozen=True)
 class ResultsPlotRequest:
     """What ``fdlsr plot results`` is asked for: the ``stores`` to pool, the paper's
-    table (``--paper [TABLE]``) and the folder to write to."""
+    table (``--paper [TABLE]``), the folder to write to and whether files of the
+    figures' names that fdlsr did not write may be replaced (``--force``)."""
 
     stores: tuple
     paper: str | None
     out: Path
+    force: bool = False
 
 
 def main(args):
@@ -104,6 +107,7 @@ def _figure_request(args):
         classes=args.classes,
         methods=args.methods,
         out=Path(args.out),
+        force=args.force,
     )
 
 
@@ -121,7 +125,13 @@ def plot_figures(request):
     out = request.out
     for kind in request.kinds:
         for path in figures.paths(kind, dataset.name, out):
-            check_output(path, inputs=[dataset.path, config.path], option="--out")
+            check_output(
+                path,
+                inputs=[dataset.path, config.path],
+                option="--out",
+                kind=FIGURE_FILE,
+                force=request.force,
+            )
     _make_folder(out)
     for kind in request.kinds:
         bar = progress.Bar(
@@ -178,7 +188,10 @@ def _results_request(args):
             "results draws only what the results folders hold"
         )
     return ResultsPlotRequest(
-        stores=tuple(args.stores), paper=args.paper, out=Path(args.out)
+        stores=tuple(args.stores),
+        paper=args.paper,
+        out=Path(args.out),
+        force=args.force,
     )
 
 
@@ -191,7 +204,13 @@ def plot_results(request):
     tables, notices = pooled_tables(request.stores)
     papers = tables_papers(request.paper, tables)
     for path in result_plots.paths(tables, request.out):
-        check_output(path, inputs=request.stores, option="--out")
+        check_output(
+            path,
+            inputs=request.stores,
+            option="--out",
+            kind=FIGURE_FILE,
+            force=request.force,
+        )
     _make_folder(request.out)
     for notice in notices:
         print(f"fdlsr: {notice}", file=sys.stderr)

@@ -1,12 +1,13 @@
 """``fdlsr report``: tables rendered from results stores (Markdown, LaTeX, CSV, or
 a self-contained HTML page with the figures)."""
 
+import dataclasses
 import sys
 from dataclasses import dataclass
 
 from ..notes import commands_note, table_notes
-from ..outputs import check_output
-from ..report import render, summarise, tables_papers
+from ..outputs import REPORT_FILE, check_output
+from ..report import csv_rows, csv_text, render, summarise, tables_papers
 from ..result_tables import store_tables
 from .shared import command_line, emit
 
@@ -15,13 +16,15 @@ from .shared import command_line, emit
 class ReportRequest:
     """What ``fdlsr report`` is asked for: the ``stores`` to render, the ``format``
     (md, latex, csv, html), the paper's table (``--paper [TABLE]``), the file to
-    write (None: stdout) and the command line, named in the notes."""
+    write (None: stdout), whether it may replace a file that is not a report
+    (``--force``) and the command line, named in the notes."""
 
     stores: tuple
     format: str = "md"
     paper: str | None = None
     output: str | None = None
     command: str | None = None
+    force: bool = False
 
 
 def main(args):
@@ -32,6 +35,7 @@ def main(args):
         paper=args.paper,
         output=args.output,
         command=command_line(args),
+        force=args.force,
     )
     report(request)
     return 0
@@ -39,11 +43,21 @@ def main(args):
 
 def report(request):
     """Render the tables of ``request``'s stores and write them out."""
-    if request.output:  # never over a store's files nor into a store
-        check_output(request.output, inputs=request.stores)
+    if request.output:  # never over a store's files, into a store, or a user's file
+        check_output(
+            request.output,
+            inputs=request.stores,
+            kind=REPORT_FILE,
+            force=request.force,
+        )
     notices, tables = [], []
     for folder in request.stores:
         found, said = store_tables(folder)
+        if len(request.stores) > 1:  # the same data set may be in several stores
+            found = [
+                dataclasses.replace(table, title=f"{table.title} ({folder})")
+                for table in found
+            ]
         tables += found
         notices += said
     papers = tables_papers(request.paper, tables)
@@ -57,6 +71,11 @@ def report(request):
         from ..html_report import html_report  # matplotlib: only for its figures
 
         text = html_report(tables, papers, request.command)
+    elif request.format == "csv":  # one table: a column says which table a row is of
+        rows = []
+        for table, (paper, _) in zip(tables, papers, strict=True):
+            rows += csv_rows(summarise(table.rows), paper, table=table.title)
+        text = csv_text(rows)
     else:
         outputs = []
         for table, (paper, forced) in zip(tables, papers, strict=True):
