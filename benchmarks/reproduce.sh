@@ -34,7 +34,7 @@ for name in "${DATASETS[@]}"; do
             --methods CRC ProCRC --cv -k 2 3 4 5 --no-table
     fi
     paper=()
-    grep -q '^paper_table' "src/fdlsr/experiments/configs/$name.toml" && paper=(--paper)
+    grep -q '^paper_table' "src/fdlsr/_experiments/configs/$name.toml" && paper=(--paper)
     fdlsr report "docs/results/$name" "${paper[@]}" -o "docs/tables/$name.md"
     fdlsr report "docs/results/$name" "${paper[@]}" --format latex -o "docs/tables/$name.tex"
     fdlsr report "docs/results/$name" "${paper[@]}" --format csv -o "docs/tables/$name.csv"

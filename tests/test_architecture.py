@@ -1,11 +1,11 @@
 """The package's layers, read from the source: each layer imports only those below it.
 
     fdlsr.errors              exceptions, usable everywhere
-    fdlsr.common              shared helpers and classifier plumbing
-    fdlsr.core                the FDLSR model and its solvers
-    fdlsr.methods             the comparison methods and their registry
+    fdlsr._common              shared helpers and classifier plumbing
+    fdlsr._core                the FDLSR model and its solvers
+    fdlsr._experiments.methods             the comparison methods and their registry
     fdlsr.persistence         model files: fdlsr.save, fdlsr.load
-    fdlsr.experiments         datasets, deep features, protocol, store, reports,
+    fdlsr._experiments         datasets, deep features, protocol, store, reports,
                               figures, CLI
 
 The imports are parsed (not executed), so a lazy import inside a function counts too.
@@ -37,9 +37,9 @@ ALLOWED = {
 CLI_MAY_IMPORT = {
     "fdlsr._version",
     "fdlsr.errors",
-    "fdlsr.experiments.commands",
-    "fdlsr.experiments.parser",
-    "fdlsr.experiments.config",
+    "fdlsr._experiments.commands",
+    "fdlsr._experiments.parser",
+    "fdlsr._experiments.config",
 }
 NUMERICAL = {
     "numpy", "scipy", "sklearn", "matplotlib", "dask", "torch", "torchvision", "timm",
@@ -87,8 +87,8 @@ def layer(module):
 
 # Top-level modules outside the layers: the entry points, the version, the helpers
 # shared by tests and benchmarks (_testing.py) and the short
-# public names (re-exports of fdlsr.methods.*, fdlsr.experiments.datasets and the
-# results readers and figures of fdlsr.experiments).
+# public names (re-exports of fdlsr._experiments.methods.*, fdlsr.datasets and the
+# results readers and figures of fdlsr._experiments).
 SHORT_NAMES = [
     "datasets.py", "dictionary.py", "relaxed.py", "representation.py", "results.py",
 ]  # fmt: skip
@@ -133,7 +133,7 @@ def test_every_module_is_in_a_layer():
 def test_command_line_holds_no_logic(path):
     imports = imported_modules(path)
     # "from . import commands" records the package itself too; "from m import n", m.n
-    allowed = CLI_MAY_IMPORT | {"fdlsr.experiments"}
+    allowed = CLI_MAY_IMPORT | {"fdlsr._experiments"}
     for module in (m for m in imports if m.startswith("fdlsr")):
         assert module in allowed or module.rpartition(".")[0] in allowed, module
     assert not {m.split(".")[0] for m in imports} & NUMERICAL
@@ -141,8 +141,8 @@ def test_command_line_holds_no_logic(path):
 
 def test_each_sub_command_has_its_handler_module():
     """``fdlsr NAME`` is handled by ``main`` in ``experiments/commands/NAME.py``."""
-    from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands import COMMANDS, handler
+    from fdlsr._experiments.cli import build_parser
+    from fdlsr._experiments.commands import COMMANDS, handler
 
     parser = build_parser()
     (sub,) = [a for a in parser._actions if a.dest == "command"]
@@ -150,7 +150,7 @@ def test_each_sub_command_has_its_handler_module():
     folder = PACKAGE / "experiments" / "commands"
     for name in COMMANDS:
         assert (folder / f"{name}.py").is_file(), name
-        assert handler(name).__module__ == f"fdlsr.experiments.commands.{name}"
+        assert handler(name).__module__ == f"fdlsr._experiments.commands.{name}"
     handlers = {p.stem for p in folder.glob("*.py")} - {"__init__", "shared"}
     assert handlers == set(COMMANDS)
 
@@ -164,17 +164,17 @@ def test_each_sub_command_has_its_handler_module():
             {"methods"},
         ),
         (
-            "def f():\n    from fdlsr.experiments.store import read_rows",
+            "def f():\n    from fdlsr._experiments.store import read_rows",
             {"experiments"},
         ),
-        ("import fdlsr.methods", {"methods"}),
+        ("import fdlsr._experiments.methods", {"methods"}),
         ("from ..common.linalg import one_hot\nfrom ..errors import FdlsrError", set()),
     ],
 )
 def test_the_check_sees_a_violation(tmp_path, source, forbidden):
     fake = tmp_path / "fake.py"
     fake.write_text(source + "\n")
-    assert forbidden_imports(fake, "fdlsr.core.fake") == forbidden
+    assert forbidden_imports(fake, "fdlsr._core.fake") == forbidden
 
 
 def package_modules(root):
@@ -246,7 +246,7 @@ def test_no_modules_import_each_other():
     """Each function lives with what it is about: no two modules of the package
     import each other, directly or in a circle through others."""
     graph = import_graph()
-    assert "fdlsr.experiments.store" in graph["fdlsr.experiments.run"]  # parsed
+    assert "fdlsr._experiments.store" in graph["fdlsr._experiments.run"]  # parsed
     assert import_cycles(graph) == []
 
 
@@ -272,9 +272,11 @@ def test_short_names_re_export_without_aliasing_internal_modules():
     for family in ("relaxed", "representation", "dictionary"):
         short = getattr(fdlsr, family)
         assert sys.modules[f"fdlsr.{family}"] is short
-        assert short is not getattr(fdlsr.methods, family)
+        assert short is not getattr(fdlsr._experiments.methods, family)
         for name in short.__all__:
-            assert getattr(short, name) is getattr(getattr(fdlsr.methods, family), name)
+            assert getattr(short, name) is getattr(
+                getattr(fdlsr._experiments.methods, family), name
+            )
     with pytest.raises(ModuleNotFoundError):
         __import__("fdlsr.relaxed._classifier")
 
@@ -284,8 +286,8 @@ def test_import_fdlsr_loads_no_module_of_the_experiments_layer():
     ``fdlsr.datasets`` is imported on first use."""
     code = (
         "import sys, fdlsr; "
-        "print(sorted(m for m in sys.modules if m.startswith('fdlsr.experiments')))"
-        "; fdlsr.datasets.load_dataset; print('fdlsr.experiments' in sys.modules)"
+        "print(sorted(m for m in sys.modules if m.startswith('fdlsr._experiments')))"
+        "; fdlsr.datasets.load_dataset; print('fdlsr._experiments' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -7,9 +7,10 @@ import pytest
 from sklearn import discriminant_analysis
 from sklearn.covariance import OAS
 
+from fdlsr._baselines import estimators as baselines
+from fdlsr._baselines.estimators import LinearDiscriminantAnalysis
+from fdlsr._experiments.methods import get_method
 from fdlsr._testing import cli, relative_error
-from fdlsr.methods import baselines, get_method
-from fdlsr.methods.baselines import LinearDiscriminantAnalysis
 
 
 def problem(n, d, n_classes, seed=0):

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
 
 RUN = ["run", "--dataset", "digits", "--methods", "1-NN", "-k", "2", "--splits", "1"]
 PLOT = ["plot", "convergence", "--dataset", "digits", "-k", "2"]
@@ -202,8 +202,8 @@ def test_an_empty_path_is_refused_not_taken_for_a_default(
 
 
 def test_a_run_request_refuses_an_empty_out(tmp_path, monkeypatch):
-    from fdlsr.experiments.config import load_config
-    from fdlsr.experiments.run import RunRequest
+    from fdlsr._experiments.config import load_config
+    from fdlsr._experiments.run import RunRequest
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match="--out is empty"):
@@ -212,7 +212,7 @@ def test_a_run_request_refuses_an_empty_out(tmp_path, monkeypatch):
 
 def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
     """What no budget foresaw: a MemoryError anywhere in a command."""
-    from fdlsr.experiments.commands import methods
+    from fdlsr._experiments.commands import methods
 
     def exhausted(args):
         raise MemoryError
@@ -247,7 +247,7 @@ def test_an_interrupted_command_says_what_it_kept(
     command, argv, said, monkeypatch, capsys
 ):
     """Ctrl-C or SIGTERM: one line, the promise of resuming only where it holds."""
-    module = importlib.import_module(f"fdlsr.experiments.commands.{command}")
+    module = importlib.import_module(f"fdlsr._experiments.commands.{command}")
 
     def interrupted(args):
         raise KeyboardInterrupt

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.config import SCHEMA, load_config, shipped_configs
 from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.config import SCHEMA, load_config, shipped_configs
 
 
 def write_config(path, text):
@@ -95,7 +95,7 @@ def test_a_path_is_never_a_shipped_config(tmp_path, monkeypatch, capsys):
     """``../../evil`` once resolved inside the shipped folder to a file outside it."""
     from importlib import resources
 
-    shipped = resources.files("fdlsr.experiments") / "configs"
+    shipped = resources.files("fdlsr._experiments") / "configs"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     write_config(elsewhere / "evil.toml", "k = 2\nmethods = ['1-NN']\nsplits = 1\n")
@@ -252,7 +252,7 @@ def test_the_command_runs_or_exits_2_with_one_line(
 ):
     """End to end: any value for any key (or any bytes) either reaches the run or
     is exit status 2 with one line on stderr, never a traceback."""
-    from fdlsr.experiments import run
+    from fdlsr._experiments import run
 
     def accepted(*args, **kwargs):
         raise Accepted

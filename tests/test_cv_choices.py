@@ -5,16 +5,16 @@ import csv
 import io
 import json
 
+from fdlsr._experiments.cli import build_parser, main
+from fdlsr._experiments.commands.run import run_request
+from fdlsr._experiments.cv_choices import cell_choices, choices_text, value_text
+from fdlsr._experiments.notes import chosen_parameters_notes
+from fdlsr._experiments.planning import experiment_runs
+from fdlsr._experiments.registry import PAPER_GRID
+from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.splits import NO_INNER_CV
+from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli, cli_error
-from fdlsr.experiments.cli import build_parser, main
-from fdlsr.experiments.commands.run import run_request
-from fdlsr.experiments.cv_choices import cell_choices, choices_text, value_text
-from fdlsr.experiments.notes import chosen_parameters_notes
-from fdlsr.experiments.planning import experiment_runs
-from fdlsr.experiments.report import render, summarise
-from fdlsr.experiments.splits import NO_INNER_CV
-from fdlsr.experiments.store_folder import make_store
-from fdlsr.methods.registry import PAPER_GRID
 
 GRID = {"alpha": [0.001, 0.01, 0.1], "lam": [0.1, 1.0]}
 SETTING = json.dumps({"cv": {"folds": 3, "grid": GRID}, "params": {"alpha": 1.0}})
@@ -107,7 +107,7 @@ def test_cv_fdlsr_searches_the_papers_grid_with_its_rule_over_the_configs_values
     paper's fixed-parameter rows; the search asked for replaces them, over the
     paper's grid {1e-5, ..., 1} of alpha, beta and lambda, with the 1-NN rule (on
     main, the config's values stayed fixed and only the decision rule was searched)."""
-    from fdlsr.experiments.datasets import load_dataset
+    from fdlsr.datasets import load_dataset
 
     experiment = plan(["--config", "faces", "--methods", "FDLSR", "--cv", "FDLSR"])
     experiment.ks, experiment.splits = [3], 1

@@ -8,8 +8,8 @@ import pytest
 import scipy.io
 import scipy.sparse
 
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli_error
-from fdlsr.experiments.cli import main
 from matlab_v73 import savemat_v73
 from npy_headers import npy_bytes
 
@@ -122,7 +122,7 @@ def test_mat_files_declaring_more_than_memory_are_refused(tmp_path, capsys):
 
 def test_the_budget_is_the_memory_available(tmp_path, capsys, monkeypatch):
     """An ordinary file is refused when memory is short (here: made short)."""
-    from fdlsr.experiments.datasets import _memory
+    from fdlsr.datasets import _memory
 
     path = tmp_path / "d.npz"
     np.savez(path, X=samples(100, 99), y=np.repeat([1, 2], 50))

@@ -17,12 +17,12 @@ import scipy.io
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments import planning
+from fdlsr._experiments.commands import shared
+from fdlsr._experiments.parser import build_parser
 from fdlsr._testing import cli
+from fdlsr.datasets import dataset_info, load_dataset, npy_samples
 from fdlsr.errors import DatasetError
-from fdlsr.experiments import planning
-from fdlsr.experiments.commands import shared
-from fdlsr.experiments.datasets import dataset_info, load_dataset, npy_samples
-from fdlsr.experiments.parser import build_parser
 
 INPUTS = ["mat", "npz", "csv", "images", "npy", "digits", "faces", "orl"]
 APPLIES = {
@@ -115,7 +115,7 @@ def load(inputs, name, options):
 
 
 def test_the_declaration_is_the_specification():
-    from fdlsr.experiments.datasets._options import DATA_OPTIONS
+    from fdlsr.datasets._options import DATA_OPTIONS
 
     # every command reads its data flags into the loader's keywords in one place
     argv = ["run", "--x", "X", "--y", "Y", "--samples", "rows", "--resize", "2", "3"]
@@ -246,7 +246,7 @@ def test_every_data_flag_of_every_command_on_every_input(
 ):
     """One line and exit 2 naming the flag where it does not apply; else the data
     load (the step after loading is replaced, so nothing is computed)."""
-    from fdlsr.experiments.commands import predict
+    from fdlsr._experiments.commands import predict
 
     command, argument = flag.split()
 

@@ -3,7 +3,7 @@
 * Every ``fdlsr.`` dotted path in the docstrings of the package and in docs/*.md, and
   every ``src/fdlsr/...`` file path in docs/*.md, names something that exists. A dotted
   path resolves when its longest importable prefix is a module and the rest are
-  attributes of it (``fdlsr.FDLSR.fit``, ``fdlsr.methods.relaxed.retarget``).
+  attributes of it (``fdlsr.FDLSR.fit``, ``fdlsr.relaxed._retarget``).
 * Every numerical core ``fit_*`` of the lower layers (common, core, methods) has
   numpydoc ``Parameters`` and ``Returns`` sections.
 """

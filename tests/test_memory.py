@@ -26,10 +26,10 @@ import scipy.io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments import samples
 from fdlsr._testing import cli
+from fdlsr.datasets import _files, _memory, load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments import samples
-from fdlsr.experiments.datasets import _files, _memory, load_dataset
 from npy_headers import npy_bytes
 
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
@@ -280,7 +280,7 @@ def test_the_memory_left_under_this_processs_own_limit(tmp_path):
     """``ulimit -v`` (RLIMIT_AS) counts: what is left under it, not the machine's."""
     code = (
         "import resource\n"
-        "from fdlsr.common.memory import available_memory\n"
+        "from fdlsr._common.memory import available_memory\n"
         "used = next(int(l.split()[1]) * 1024 for l in open('/proc/self/status')\n"
         "            if l.startswith('VmSize:'))\n"
         "limit = used + 300 * 2**20\n"

@@ -1,5 +1,5 @@
 """A model knows what it was fitted on: the model file records the samples it takes
-(``fdlsr.persistence.contract``) and ``fdlsr predict`` applies the record.
+(``fdlsr.persistence._contract``) and ``fdlsr predict`` applies the record.
 
 Columns named as the model's in another order are taken by name, other or missing
 names are refused; images are resized as the model's were, a contradicting
@@ -23,11 +23,11 @@ from sklearn.preprocessing import Normalizer
 
 import fdlsr
 import fdlsr.datasets
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli, cli_error
 from fdlsr.errors import ModelFileError
-from fdlsr.experiments.cli import main
 from fdlsr.persistence import InputContract, read_model_file
-from fdlsr.persistence.contract import FIELDS
+from fdlsr.persistence._contract import FIELDS
 from model_files import pack
 
 NAMES = [f"f{i}" for i in range(10)]

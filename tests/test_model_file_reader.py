@@ -29,8 +29,8 @@ from sklearn.preprocessing import Normalizer, StandardScaler
 import fdlsr
 from fdlsr._testing import cli
 from fdlsr.errors import ModelFileError
-from fdlsr.persistence import archive as persistence
-from fdlsr.persistence.encoding import allowed_classes
+from fdlsr.persistence import _archive as persistence
+from fdlsr.persistence._encoding import allowed_classes
 from model_files import pack, parts, refused, state
 
 

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from sklearn.preprocessing import normalize
 
 import fdlsr
-from fdlsr.common import linalg
-from fdlsr.common.linalg import normalize_rows
-from fdlsr.common.normalizer import UnitNormalizer
-from fdlsr.experiments import samples
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.samples import prepare, scale_warnings, standardize_columns
+from fdlsr._common import linalg
+from fdlsr._common.linalg import normalize_rows
+from fdlsr._common.normalizer import UnitNormalizer
+from fdlsr._experiments import samples
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.samples import prepare, scale_warnings, standardize_columns
 
 # LC-KSVD2 and LCLE refused data that normalisation had turned into zero rows.
 METHODS = ["FDLSR", "LSR", "1-NN", "LC-KSVD2", "LCLE", "LinearSVC"]
@@ -141,7 +141,7 @@ def test_fit_and_predict_at_any_scale_give_the_unscaled_predictions(
 
 @pytest.mark.parametrize("method", ["SRC", "CRC", "NRC"])
 def test_representation_methods_normalise_at_any_scale(method):
-    from fdlsr.methods.registry import METHODS as REGISTRY
+    from fdlsr._experiments.registry import METHODS as REGISTRY
 
     X, y = separable()
     build = REGISTRY[method].build

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.store_folder import make_store
 
 SMALL = ["--methods", "FDLSR", "1-NN", "-k", "2", "--splits", "2", "--no-table"]
 NOTE = "Exactly the paper's data and setting."
@@ -153,8 +153,8 @@ def test_the_shipped_tables_render_as_shipped(name, tmp_path, monkeypatch, capsy
     """docs/tables/NAME.{md,tex,csv} are what `fdlsr report` renders from
     docs/results/NAME today (with the command line of benchmarks/reproduce.sh)."""
     REPO = Path(__file__).resolve().parents[1]
-    from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands import report
+    from fdlsr._experiments.cli import build_parser
+    from fdlsr._experiments.commands import report
 
     monkeypatch.chdir(REPO)
     paper = ["--paper"] if name == "feret" else []
@@ -250,7 +250,7 @@ def test_any_experiment_json_gives_true_notes_or_one_line(small_store, info, pap
 def test_quoted_commands_are_those_that_ran(tmp_path, monkeypatch):
     """The data folder becomes DATA_DIR (the note says what it is); every other path
     is kept as the command gave it, absolute or relative."""
-    from fdlsr.experiments.notes import neutral_command
+    from fdlsr._experiments.notes import neutral_command
 
     monkeypatch.chdir(tmp_path)
     command = (
@@ -295,6 +295,6 @@ def test_the_end_table_of_a_run_misses_only_its_own_methods(tmp_path, capsys):
 
 
 def test_a_config_using_another_data_sets_values_names_it():
-    from fdlsr.experiments.config import load_config
+    from fdlsr._experiments.config import load_config
 
     assert "the paper's parameters for FERET" in load_config("digits").note

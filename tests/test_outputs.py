@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.outputs import check_output
 from fdlsr._testing import cli, cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.outputs import check_output
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "1", "--no-table"]
 FIT = ["fit", "--dataset", "d.npz", "--method", "LSR"]
@@ -92,7 +92,7 @@ def file_stamps(root):
 
 
 def test_the_same_file_by_any_name_is_refused(tmp_path, assets):
-    from fdlsr.experiments.outputs import check_output
+    from fdlsr._experiments.outputs import check_output
 
     root = make_tree(tmp_path, assets)
     data = root / "d.npz"
@@ -107,7 +107,7 @@ def test_the_same_file_by_any_name_is_refused(tmp_path, assets):
 
 
 def test_a_store_and_an_input_folder_are_never_written_into(tmp_path, assets):
-    from fdlsr.experiments.outputs import check_output
+    from fdlsr._experiments.outputs import check_output
 
     root = make_tree(tmp_path, assets)
     for name in ("store/table.md", "store/results.jsonl", "store/experiment.json"):
@@ -122,7 +122,7 @@ def test_a_store_and_an_input_folder_are_never_written_into(tmp_path, assets):
 
 
 def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
-    from fdlsr.experiments.outputs import MODEL_FILE, check_output
+    from fdlsr._experiments.outputs import MODEL_FILE, check_output
 
     root = make_tree(tmp_path, assets)
     with pytest.raises(ConfigError, match="is not a model file.*--force"):
@@ -136,7 +136,7 @@ def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
 
 
 def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
-    from fdlsr.experiments.outputs import write_atomic
+    from fdlsr._experiments.outputs import write_atomic
 
     path = tmp_path / "table.md"
     path.write_text("the good table\n")
@@ -154,7 +154,7 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
 def test_a_figure_cut_short_leaves_the_old_one(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
-    from fdlsr.experiments import figures
+    from fdlsr._experiments import figures
 
     old = tmp_path / "x.png"
     old.write_bytes(b"the good figure")
@@ -172,7 +172,7 @@ def test_a_figure_cut_short_leaves_the_old_one(tmp_path, monkeypatch):
 
 
 def test_a_symbolic_link_is_written_through(tmp_path):
-    from fdlsr.experiments.outputs import replaced_atomically
+    from fdlsr._experiments.outputs import replaced_atomically
 
     target = tmp_path / "real.md"
     target.write_text("old")
@@ -276,7 +276,7 @@ def test_report_replaces_only_a_report_it_wrote_unless_force(tmp_path, assets, c
 def test_plot_replaces_only_figures_it_wrote_unless_force(tmp_path, assets, capsys):
     """fdlsr marks its figures (PNG Software, PDF Creator, JSON written_by): a file
     of a figure's name without the mark is the user's and is kept."""
-    from fdlsr.experiments.outputs import FIGURE_FILE
+    from fdlsr._experiments.outputs import FIGURE_FILE
 
     root = make_tree(tmp_path, assets)
     figures = root / "figs"
@@ -326,7 +326,7 @@ def test_plot_replaces_only_figures_it_wrote_unless_force(tmp_path, assets, caps
 def test_any_bytes_are_known_as_fdlsrs_file_or_kept(data, suffix):
     """The test of a file fdlsr may replace reads any bytes: it answers, and an
     answer of no becomes one refusal that leaves the file."""
-    from fdlsr.experiments.outputs import FIGURE_FILE, REPORT_FILE
+    from fdlsr._experiments.outputs import FIGURE_FILE, REPORT_FILE
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"x{suffix}"

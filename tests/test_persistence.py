@@ -37,15 +37,15 @@ from sklearn.preprocessing import (
 )
 
 import fdlsr
-import fdlsr.core.model_selection
+import fdlsr.model_selection._split
+from fdlsr._common.classifiers import RULES
+from fdlsr._common.normalizer import UnitNormalizer
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.samples import unit_rows
 from fdlsr._testing import cli_error
-from fdlsr.common.classifiers import RULES
-from fdlsr.common.normalizer import UnitNormalizer
 from fdlsr.errors import FdlsrError, ModelFileError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.samples import unit_rows
-from fdlsr.methods import METHODS
-from fdlsr.persistence import archive as persistence
+from fdlsr.persistence import _archive as persistence
 
 # Fewer iterations than the defaults where a method iterates: the round trip, not the
 # fit, is under test.
@@ -148,7 +148,7 @@ SEARCHES["FDLSRCV(halving, exhaust, accuracy)"] = dict(
     search="halving", min_resources="exhaust", scoring="accuracy"
 )
 SEARCHES["FDLSRCV(PerClassSplit, every rule)"] = dict(
-    cv=fdlsr.core.model_selection.PerClassSplit(4, n_splits=2), decision_rules=RULES
+    cv=fdlsr.model_selection._split.PerClassSplit(4, n_splits=2), decision_rules=RULES
 )
 # Models of another shape, each with its samples: a Pipeline that skips its first
 # step (scikit-learn's Pipeline.n_features_in_ asks that step), a k-NN of distances.
@@ -382,7 +382,7 @@ def test_a_pickle_inside_a_model_archive_is_refused_without_running_it(tmp_path)
     objects = np.empty(1, dtype=object)
     objects[0] = Payload(marker)
     state = {"coef_": {"$array": "arrays/0.npy"}}
-    model = {"$object": "fdlsr.core.estimator.FDLSR", "state": state}
+    model = {"$object": "fdlsr._core.estimator.FDLSR", "state": state}
     write_model_file(path, manifest(model), [("arrays/0.npy", objects)])
     one_line_error(path, "damaged", "allow_pickle")
     assert not marker.exists()

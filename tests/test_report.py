@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
+from fdlsr._experiments.report import paper_results, render, summarise
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.report import paper_results, render, summarise
 
 
 def rows_for(method, family, k, accuracies, setting="s", **extra):
@@ -172,8 +172,8 @@ def test_paper_tables_are_complete():
 
 def test_every_registered_family_has_a_title_and_a_place():
     """A registered family missing from the paper's order would sort last, untitled."""
-    from fdlsr.experiments.report import FAMILY_TITLES
-    from fdlsr.methods import FAMILIES, METHODS
+    from fdlsr._experiments.methods import FAMILIES, METHODS
+    from fdlsr._experiments.report import FAMILY_TITLES
 
     for name, method in METHODS.items():
         assert method.family in FAMILIES and method.family in FAMILY_TITLES, name
@@ -353,7 +353,7 @@ def test_times_are_at_one_k_named_and_a_row_without_it_says_its_own():
     text = render(summarise(rows), "md")
     times = table_times(text)
     assert times == {"LSR": "11.0000 (k=1)", "FDLSR": "21.0000"}
-    from fdlsr.experiments.notes import protocol_note
+    from fdlsr._experiments.notes import protocol_note
 
     note = protocol_note(rows)
     assert "times in seconds are means at k=2 (a time measured at another k" in note
@@ -367,7 +367,7 @@ def test_times_are_at_one_k_named_and_a_row_without_it_says_its_own():
 
 
 def test_the_table_and_the_time_figure_take_their_times_at_one_k():
-    from fdlsr.experiments.result_plots import accuracy_by_time_data
+    from fdlsr._experiments.result_plots import accuracy_by_time_data
 
     rows = rows_for("FDLSR", "proposed", 1, [0.5, 0.6])
     rows += rows_for("FDLSR", "proposed", "fixed", [0.9], fit_time=99.0)
@@ -381,7 +381,7 @@ def test_the_table_and_the_time_figure_take_their_times_at_one_k():
 
 
 def test_a_time_no_run_takes_is_written_short():
-    from fdlsr.experiments.report import time_text
+    from fdlsr._experiments.report import time_text
 
     assert time_text(1e300) == "1e+300" and time_text(123.456) == "123.5"
     assert time_text(0.5, k=1) == "0.5000 (k=1)"

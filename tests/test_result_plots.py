@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.report import paper_results, summarise
+from fdlsr._experiments.result_plots import method_style, pareto_front
+from fdlsr._experiments.store_folder import read_store
 from fdlsr._testing import cli, cli_error
-from fdlsr.experiments.report import paper_results, summarise
-from fdlsr.experiments.result_plots import method_style, pareto_front
-from fdlsr.experiments.store_folder import read_store
-from fdlsr.methods import METHODS
 from fdlsr.results import plot_accuracy_by_k, plot_accuracy_by_time
 from result_stores import row, stores, write_store
 

@@ -10,17 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_digits
 
+from fdlsr._experiments.config import Config
+from fdlsr._experiments.environment import environment
+from fdlsr._experiments.outputs import write_atomic
+from fdlsr._experiments.planning import Experiment
+from fdlsr._experiments.rows import row_key, whole_lines
+from fdlsr._experiments.run import RunRequest, run
+from fdlsr._experiments.store import ResultStore
+from fdlsr._experiments.store_folder import make_store, read_rows, read_store
 from fdlsr._testing import cli
+from fdlsr.datasets import Dataset
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.config import Config
-from fdlsr.experiments.datasets import Dataset
-from fdlsr.experiments.environment import environment
-from fdlsr.experiments.outputs import write_atomic
-from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.rows import row_key, whole_lines
-from fdlsr.experiments.run import RunRequest, run
-from fdlsr.experiments.store import ResultStore
-from fdlsr.experiments.store_folder import make_store, read_rows, read_store
 
 
 def Data(n_per_class=12):
@@ -116,7 +116,7 @@ def test_same_splits_for_every_method(tmp_path):
 def test_side_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     import os
 
-    from fdlsr.experiments.outputs import write_atomic
+    from fdlsr._experiments.outputs import write_atomic
 
     path = tmp_path / "experiment.json"
     write_atomic(path, '{"title": "old"}\n')

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.report import summarise, table_rows
+from fdlsr._experiments.store_folder import MARK, make_store, read_store
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.report import summarise, table_rows
-from fdlsr.experiments.store_folder import MARK, make_store, read_store
 from fdlsr.results import read_results
 from result_stores import stores
 

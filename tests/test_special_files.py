@@ -3,7 +3,7 @@
 A named pipe (FIFO) blocks ``open`` until a writer comes and then a read until it
 writes; a character device such as ``/dev/zero`` never ends. Every reader of a data
 file (CSV, ``.npz``, ``.npy``, MATLAB, an image of a folder, a registry file) and of a
-model file opens its input through ``fdlsr.common.files.open_input``, which refuses
+model file opens its input through ``fdlsr._common.files.open_input``, which refuses
 them before reading a byte. Each call below runs in a thread: if it waited, the test
 frees it (by opening the pipe's other end) and fails instead of hanging.
 """
@@ -18,8 +18,8 @@ import scipy.io
 
 import fdlsr
 from fdlsr._testing import cli
+from fdlsr.datasets import load_dataset, npy_samples
 from fdlsr.errors import DatasetError, FdlsrError, ModelFileError
-from fdlsr.experiments.datasets import load_dataset, npy_samples
 
 WAIT = 30  # seconds: far more than a refusal takes
 
@@ -130,7 +130,7 @@ def test_the_commands_refuse_a_pipe_as_data_or_model_in_one_line(tmp_path, data)
 
 
 def test_open_input_refuses_all_but_regular_files(tmp_path):
-    from fdlsr.common.files import open_input
+    from fdlsr._common.files import open_input
 
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
@@ -160,8 +160,8 @@ def test_a_regular_mat_file_still_reads_through_the_open_file(tmp_path, data):
 
 
 def test_a_named_pipe_as_a_config_is_refused(tmp_path):
+    from fdlsr._experiments.config import load_config
     from fdlsr.errors import ConfigError
-    from fdlsr.experiments.config import load_config
 
     pipe = tmp_path / "c.toml"
     os.mkfifo(pipe)

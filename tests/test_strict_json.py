@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdlsr
-from fdlsr.common import strict_json
-from fdlsr.common.strict_json import JSONError, JSONSyntaxError, RepeatedKeyError
+from fdlsr._common import strict_json
+from fdlsr._common.strict_json import JSONError, JSONSyntaxError, RepeatedKeyError
+from fdlsr._experiments.store import read_info
+from fdlsr._experiments.store_folder import MARK, check_store
+from fdlsr.datasets import feature_record
 from fdlsr.errors import FdlsrError
-from fdlsr.experiments.datasets import feature_record
-from fdlsr.experiments.store import read_info
-from fdlsr.experiments.store_folder import MARK, check_store
 
 PACKAGE = Path(fdlsr.__file__).parent
 

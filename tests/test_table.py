@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fdlsr._testing import cli
+from fdlsr.datasets import load_dataset
+from fdlsr.datasets._image_lists import image_list
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.datasets._image_lists import image_list
 from image_layouts import cub200, flowers102
 
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
@@ -251,7 +251,7 @@ CHARACTERS = st.sampled_from(
 def test_records_are_split_as_numpy_splits_them(text, delimiter):
     """The same fields as ``numpy.loadtxt(dtype=str, quotechar='"')`` reads, and
     ragged exactly where numpy finds the number of columns changing."""
-    from fdlsr.experiments.datasets._table import records
+    from fdlsr.datasets._table import records
 
     fd, name = tempfile.mkstemp(suffix=".csv")
     try:
@@ -277,7 +277,7 @@ def test_records_are_split_as_numpy_splits_them(text, delimiter):
 
 
 def test_line_numbers_count_physical_lines():
-    from fdlsr.experiments.datasets._table import records
+    from fdlsr.datasets._table import records
 
     text = 'a,b\n\n"x\ny",2\r\n\r3,4'
     got = list(records(io.StringIO(text, newline=""), ",", "t"))
