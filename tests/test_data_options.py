@@ -21,7 +21,8 @@ from fdlsr._experiments import planning
 from fdlsr._experiments.commands import shared
 from fdlsr._experiments.parser import build_parser
 from fdlsr._testing import cli
-from fdlsr.datasets import dataset_info, load_dataset, npy_samples
+from fdlsr.datasets import dataset_info, load_dataset
+from fdlsr.datasets._numpy import npy_samples
 from fdlsr.errors import DatasetError
 
 INPUTS = ["mat", "npz", "csv", "images", "npy", "digits", "faces", "orl"]

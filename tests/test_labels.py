@@ -222,13 +222,13 @@ def test_predict_compares_a_python_models_labels_by_value(
     ],
 )
 def test_labels_equal_by_value_have_one_text(a, b):
-    from fdlsr.datasets import label_text
+    from fdlsr.datasets._labels import label_text
 
     assert label_text(np.asarray(a)).tolist() == label_text(np.asarray(b)).tolist()
 
 
 def test_labels_of_other_values_have_other_texts():
-    from fdlsr.datasets import label_text
+    from fdlsr.datasets._labels import label_text
 
     texts = label_text(np.array([1.5, 1.0000000001, 1e300, 1])).tolist()
     assert texts == ["1.5", "1.0000000001", "1e+300", "1"]

@@ -17,7 +17,7 @@ from fdlsr._common import strict_json
 from fdlsr._common.strict_json import JSONError, JSONSyntaxError, RepeatedKeyError
 from fdlsr._experiments.store import read_info
 from fdlsr._experiments.store_folder import MARK, check_store
-from fdlsr.datasets import feature_record
+from fdlsr.datasets._load import feature_record
 from fdlsr.errors import FdlsrError
 
 PACKAGE = Path(fdlsr.__file__).parent

@@ -40,7 +40,7 @@ from .neighbors import NearestProjection, centroid_scores, class_centroids
 from .validation import check_fitted_shapes, encode_labels
 
 # The helper objects a fitted classifier of this plumbing keeps, for the model-file
-# allowlist (fdlsr._experiments.methods.model_file_classes).
+# allowlist (fdlsr.persistence).
 MODEL_FILE_CLASSES = (NearestProjection,)
 
 #: The decision rules of :class:`ProjectionClassifier`, the paper's first.

@@ -6,6 +6,6 @@ from ..model_selection._split import PerClassSplit
 from .cv import FDLSRCV
 from .estimator import FDLSR
 
-# What a model file of this family may hold (fdlsr._experiments.methods.model_file_classes): the
+# What a model file of FDLSR may hold (the allowlist of fdlsr.persistence): the
 # estimators and the splitter FDLSRCV may keep as its cv.
 MODEL_FILE_CLASSES = (FDLSR, FDLSRCV, PerClassSplit)

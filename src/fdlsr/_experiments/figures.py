@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..datasets import CSV, MAT, NPZ  # noqa: E402
+from ..datasets._load import CSV, MAT, NPZ  # noqa: E402
 from ..errors import ConfigError, did_you_mean  # noqa: E402
 from . import figure_data  # noqa: E402
 from .methods import METHODS  # noqa: E402

@@ -1,14 +1,8 @@
-"""Every classifier the experiments can run, by name.
+"""Every classifier the experiments can run, by name: FDLSR, the comparison methods of
+the paper's tables (:mod:`fdlsr.relaxed`, :mod:`fdlsr.representation`,
+:mod:`fdlsr.dictionary`) and the scikit-learn baselines, each described by a
+:class:`~.registry.Method` in :mod:`.registry`."""
 
-FDLSR itself, the comparison methods of the paper's tables in their three families
-(:mod:`.relaxed`, :mod:`.representation`, :mod:`.dictionary`) and the scikit-learn
-baselines (:mod:`.baselines`), each described by a :class:`~.registry.Method` in
-:mod:`.registry`.
-"""
-
-from .. import _core as core
-from .. import dictionary, relaxed, representation
-from .._common import classifiers
 from ..errors import ConfigError, did_you_mean
 from .registry import FAMILIES, METHODS, PAPER_GRID, Method
 
@@ -19,7 +13,6 @@ __all__ = [
     "Method",
     "family_rank",
     "get_method",
-    "model_file_classes",
 ]
 
 
@@ -38,20 +31,3 @@ def get_method(name):
 def family_rank(family):
     """Position of a family in the paper's row order (unknown families last)."""
     return FAMILIES.index(family) if family in FAMILIES else len(FAMILIES)
-
-
-def model_file_classes():
-    """The classes of this package that a model file may hold (the allowlist of
-    :mod:`fdlsr.persistence`): every registered method's estimator and the classes
-    that each family declares in its ``MODEL_FILE_CLASSES`` (the helper objects its
-    fitted estimators keep), FDLSR's and the shared classifier plumbing's included."""
-    classes = {type(method.build()) for method in METHODS.values()}
-    for declared in (
-        classifiers.MODEL_FILE_CLASSES,
-        core.MODEL_FILE_CLASSES,
-        relaxed.MODEL_FILE_CLASSES,
-        representation.MODEL_FILE_CLASSES,
-        dictionary.MODEL_FILE_CLASSES,
-    ):
-        classes.update(declared)
-    return classes

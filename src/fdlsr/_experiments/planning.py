@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..datasets import check_classes, dataset_info, load_dataset
+from ..datasets import dataset_info, load_dataset
+from ..datasets._labels import check_classes
 from ..errors import ConfigError, FdlsrError
 from ..model_selection._split import DEFAULT_SPLITS, check_k, check_seed
 from .methods import Method, get_method

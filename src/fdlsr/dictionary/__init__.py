@@ -19,6 +19,15 @@ from ._padded_classes import PaddedClasses
 
 __all__ = ["DPL", "DRADPL", "FDDL", "LCKSVD2", "LCLE", "LRSDL"]
 
-# The helper objects the fitted estimators keep, for the model-file allowlist
-# (fdlsr._experiments.methods.model_file_classes).
-MODEL_FILE_CLASSES = (ClassBlocks, PaddedClasses)
+# The classes a model file of this family may hold (the allowlist of
+# fdlsr.persistence): the estimators and the helper objects they keep.
+MODEL_FILE_CLASSES = (
+    DPL,
+    DRADPL,
+    FDDL,
+    LCKSVD2,
+    LCLE,
+    LRSDL,
+    ClassBlocks,
+    PaddedClasses,
+)

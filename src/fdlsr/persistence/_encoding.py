@@ -29,6 +29,7 @@ from functools import cache
 import numpy as np
 import scipy.sparse as sp
 from sklearn.decomposition import PCA
+from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.neighbors import BallTree, KDTree, KNeighborsClassifier
 from sklearn.pipeline import Pipeline
@@ -41,8 +42,9 @@ from sklearn.preprocessing import (
     StandardScaler,
 )
 
+from .. import _baselines, _core, dictionary, relaxed, representation
+from .._common import classifiers
 from .._common.normalizer import UnitNormalizer
-from .._experiments.methods import model_file_classes
 from ..errors import QUOTE_LIMIT, ModelFileError, cut, quote
 
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
@@ -71,12 +73,15 @@ UNSAVABLE_FIXES = {
 
 @cache
 def allowed_classes():
-    """The classes a model file may name, by dotted name: those that the estimator
-    families declare (``fdlsr._experiments.methods.model_file_classes``: every registered method,
-    FDLSR and FDLSRCV, the helper objects they keep), and scikit-learn's pipeline,
-    simple preprocessing steps and splitters."""
-    classes = set(model_file_classes())
-    classes |= {KNeighborsClassifier, Pipeline, LabelBinarizer, LabelEncoder}
+    """The classes a model file may name, by dotted name: those that each estimator
+    family declares in its ``MODEL_FILE_CLASSES`` (its estimators and the helper
+    objects they keep), and scikit-learn's classifiers that the baselines use, its
+    pipeline, simple preprocessing steps and splitters."""
+    classes = set()
+    for family in (classifiers, _core, relaxed, representation, dictionary, _baselines):
+        classes.update(family.MODEL_FILE_CLASSES)
+    classes |= {RidgeClassifier, KNeighborsClassifier}
+    classes |= {Pipeline, LabelBinarizer, LabelEncoder}
     classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
     classes |= {UnitNormalizer}  # fdlsr fit's first step
     classes |= {PCA, KFold, StratifiedKFold}  # FDLSRCV's cv

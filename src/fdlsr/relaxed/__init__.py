@@ -15,6 +15,6 @@ from ._rlr import RLR
 
 __all__ = ["DLSR", "DRR", "GReLSR", "LRDLSR", "LSR", "RLR", "ReLSR"]
 
-# The helper objects the fitted estimators keep, for the model-file allowlist
-# (fdlsr._experiments.methods.model_file_classes): none besides the shared plumbing's.
-MODEL_FILE_CLASSES = ()
+# The classes a model file of this family may hold (the allowlist of
+# fdlsr.persistence): the estimators; their helpers are the shared plumbing's.
+MODEL_FILE_CLASSES = (DLSR, DRR, GReLSR, LRDLSR, LSR, RLR, ReLSR)

@@ -12,6 +12,6 @@ from ._src import SRC
 
 __all__ = ["CRC", "NRC", "SRC", "ProCRC"]
 
-# The helper objects the fitted estimators keep, for the model-file allowlist
-# (fdlsr._experiments.methods.model_file_classes).
-MODEL_FILE_CLASSES = (ClassResiduals,)
+# The classes a model file of this family may hold (the allowlist of
+# fdlsr.persistence): the estimators and the helper object they keep.
+MODEL_FILE_CLASSES = (CRC, NRC, SRC, ProCRC, ClassResiduals)

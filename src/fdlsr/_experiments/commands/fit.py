@@ -9,7 +9,8 @@ from sklearn.pipeline import Pipeline
 
 from ..._common.normalizer import UnitNormalizer
 from ...errors import ConfigError
-from ...persistence import InputContract, save
+from ...persistence import InputContract
+from ...persistence._archive import save
 from ..config import Config, resolve_config
 from ..outputs import MODEL_FILE, check_output
 from ..planning import DataOptions, MethodSetting, load_data

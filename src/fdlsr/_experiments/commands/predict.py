@@ -10,7 +10,9 @@ from pathlib import Path
 import numpy as np
 
 from ..._common.validation import label_repr
-from ...datasets import label_text, load_dataset, npy_samples
+from ...datasets import load_dataset
+from ...datasets._labels import label_text
+from ...datasets._numpy import npy_samples
 from ...errors import DatasetError
 from ...persistence import read_model_file
 from ...persistence._contract import label_kind
