@@ -81,8 +81,8 @@ def numerical_cores():
 
 
 def _numerical_cores():
-    for layer in ("common", "core", "methods"):
-        for path in sorted((PACKAGE / layer).rglob("*.py")):
+    for folder in ("_common", "_core", "relaxed", "representation", "dictionary"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))
             module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
             for node in tree.body:
