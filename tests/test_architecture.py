@@ -342,12 +342,13 @@ def test_model_file_allowlist_is_what_the_families_declare():
     """The allowlist takes the package's classes from each family's declaration
     (``MODEL_FILE_CLASSES``), never from the experiments' registry."""
     from fdlsr import _baselines, _core, dictionary, relaxed, representation
-    from fdlsr._common import classifiers
+    from fdlsr._common import classifiers, normalizer
     from fdlsr._experiments.registry import METHODS
     from fdlsr.persistence._encoding import allowed_classes
 
     declared = set()
-    for family in (classifiers, _core, relaxed, representation, dictionary, _baselines):
+    families = (classifiers, normalizer, _core, relaxed, representation, dictionary)
+    for family in (*families, _baselines):
         declared.update(family.MODEL_FILE_CLASSES)
     ours = {c for c in allowed_classes().values() if c.__module__.startswith("fdlsr")}
     assert ours == declared

@@ -81,7 +81,14 @@ def numerical_cores():
 
 
 def _numerical_cores():
-    for folder in ("_common", "_core", "relaxed", "representation", "dictionary"):
+    for folder in (
+        "_common",
+        "_core",
+        "relaxed",
+        "representation",
+        "dictionary",
+        "_baselines",
+    ):
         for path in sorted((PACKAGE / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))
             module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)

@@ -158,8 +158,3 @@ def _check_covariance_fits(n_features):
             f"{size_in_words(available)} of memory available; use fewer features "
             "(e.g. smaller images) or another method"
         )
-
-
-# The classes a model file of a baseline may hold (the allowlist of fdlsr.persistence):
-# those the experiments' registry builds.
-MODEL_FILE_CLASSES = (LinearDiscriminantAnalysis, LinearSVC, LogisticRegression)

@@ -58,3 +58,8 @@ class UnitNormalizer(Normalizer):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=["float64", "float32"])
         return normalize_rows(X)
+
+
+# What a model file may hold of this module (the allowlist of fdlsr.persistence):
+# ``fdlsr fit``'s first step.
+MODEL_FILE_CLASSES = (UnitNormalizer,)

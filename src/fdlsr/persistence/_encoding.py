@@ -43,8 +43,7 @@ from sklearn.preprocessing import (
 )
 
 from .. import _baselines, _core, dictionary, relaxed, representation
-from .._common import classifiers
-from .._common.normalizer import UnitNormalizer
+from .._common import classifiers, normalizer
 from ..errors import QUOTE_LIMIT, ModelFileError, cut, quote
 
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
@@ -78,12 +77,12 @@ def allowed_classes():
     objects they keep), and scikit-learn's classifiers that the baselines use, its
     pipeline, simple preprocessing steps and splitters."""
     classes = set()
-    for family in (classifiers, _core, relaxed, representation, dictionary, _baselines):
+    families = (classifiers, normalizer, _core, relaxed, representation, dictionary)
+    for family in (*families, _baselines):
         classes.update(family.MODEL_FILE_CLASSES)
     classes |= {RidgeClassifier, KNeighborsClassifier}
     classes |= {Pipeline, LabelBinarizer, LabelEncoder}
     classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}
-    classes |= {UnitNormalizer}  # fdlsr fit's first step
     classes |= {PCA, KFold, StratifiedKFold}  # FDLSRCV's cv
     allowed = {_dotted(cls): cls for cls in classes}
     return allowed
