@@ -63,7 +63,13 @@ class Method:
     ``cv_factory(grid=..., cv=..., **fixed_params)`` returns an estimator whose
     ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``,
     and which takes ``refit=False`` (a method can then share work between the
-    candidates, e.g. one factorisation per ``beta``). ``rule`` says how the method labels a test sample (for the reports).
+    candidates, e.g. one factorisation per ``beta``). ``rule`` says how the method
+    labels a test sample (for the reports).
+
+    ``seconds`` is the method's mean time per run (fit, predict and, where the FERET
+    config tunes it, the search) in the shipped FERET table at k = 5: 1000 training
+    samples of 1600 features, one BLAS thread. The scheduler scales it to a run's size to start the longest runs
+    first while nothing of the method is stored yet (default: FDLSR's).
     """
 
     name: str
@@ -77,6 +83,7 @@ class Method:
     cv_factory: Callable[..., Any] | None = None
     rule: str = ""
     rules: tuple = ()
+    seconds: float = 0.41
 
     def __post_init__(self):
         defaults = {
@@ -197,6 +204,7 @@ _ENTRIES = [
         cv_factory=fdlsr_search,
         rule="1-NN on L2-normalised projections (--cv --cv-rules: chosen among "
         "1-NN, k-NN, nearest class centroid and argmax)",
+        seconds=0.41,
     ),
     Method(
         "LSR",
@@ -206,6 +214,7 @@ _ENTRIES = [
         reference="Chen, Wu & Kittler, FDLSR paper, Eq. (1)",
         settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
+        seconds=0.096,
     ),
     Method(
         "DLSR",
@@ -215,6 +224,7 @@ _ENTRIES = [
         reference="Xiang, Nie, Meng, Pan & Zhang, IEEE TNNLS 23(11), 2012",
         settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
+        seconds=0.41,
     ),
     Method(
         "ReLSR",
@@ -224,6 +234,7 @@ _ENTRIES = [
         reference="Zhang, Wang, Xiang & Liu, IEEE TNNLS 26(9), 2015",
         settings=("lam",),
         grid=dict(lam=_RIDGE_GRID),
+        seconds=0.47,
     ),
     Method(
         "GReLSR",
@@ -233,6 +244,7 @@ _ENTRIES = [
         reference="Wang & Pan, IEEE TNNLS 29(4), 2018",
         settings=("lam", "group"),
         grid=dict(lam=_SMALL_GRID, group=[1e-2, 1e-1, 1.0, 10.0]),
+        seconds=1.1,
     ),
     Method(
         "LRDLSR",
@@ -242,6 +254,7 @@ _ENTRIES = [
         reference="Chen, Wu & Kittler, Signal Processing 173, 2020",
         settings=("alpha", "beta", "gamma", "lam"),
         grid=dict(beta=[1e-2, 1e-1, 1.0], lam=[1e-3, 1e-2, 1e-1]),
+        seconds=2.9,
     ),
     Method(
         "RLR",
@@ -251,6 +264,7 @@ _ENTRIES = [
         reference="Fang, Xu, Li, Lai, Wong & Fang, IEEE TNNLS 29(4), 2018",
         settings=("lam", "beta"),
         grid=dict(lam=_SMALL_GRID, beta=[1e-3, 1e-2, 1e-1, 1.0, 10.0]),
+        seconds=0.38,
     ),
     Method(
         "DRR",
@@ -260,6 +274,7 @@ _ENTRIES = [
         reference="Han, Wu, Fang, Wen, Zhan, Xie & Li, IEEE TCSVT 30(2), 2020",
         settings=("lam", "beta"),
         grid=dict(lam=_SMALL_GRID, beta=[1e-3, 1e-2, 1e-1, 1.0, 10.0]),
+        seconds=0.80,
     ),
     Method(
         "SRC",
@@ -269,6 +284,7 @@ _ENTRIES = [
         reference="Wright, Yang, Ganesh, Sastry & Ma, TPAMI 2009",
         settings=("lam",),
         grid=dict(lam=[1e-2, 3e-2, 1e-1]),  # below 1e-2 coordinate descent stalls
+        seconds=1.2,
     ),
     Method(
         "CRC",
@@ -278,6 +294,7 @@ _ENTRIES = [
         reference="Zhang, Yang & Feng, ICCV 2011",
         settings=("lam",),
         grid=dict(lam=_CODING_GRID),
+        seconds=1.1,  # with its search
     ),
     Method(
         "ProCRC",
@@ -287,6 +304,7 @@ _ENTRIES = [
         reference="Cai, Zhang, Zuo & Feng, CVPR 2016",
         settings=("lam", "gamma"),
         grid=dict(lam=_CODING_GRID, gamma=[1e-3, 1e-2, 1e-1]),
+        seconds=2.5,  # with its search
     ),
     Method(
         "NRC",
@@ -296,6 +314,7 @@ _ENTRIES = [
         reference="Xu, An, Zhang & Zhang, Pattern Recognition 2019",
         settings=("rho", "max_iter"),
         grid=dict(rho=[1e-2, 1e-1, 1.0], max_iter=[5, 10, 20]),
+        seconds=0.21,
     ),
     Method(
         "LC-KSVD2",
@@ -311,6 +330,7 @@ _ENTRIES = [
         params=dict(alpha=1e-3, beta=1e-2),
         settings=("alpha", "beta", "n_nonzero_coefs", "max_iter", "init_iter"),
         grid=dict(alpha=[1e-3, 1e-2, 1e-1], beta=[1e-2, 1e-1, 1.0]),
+        seconds=21.0,
     ),
     Method(
         "LCLE",
@@ -328,6 +348,7 @@ _ENTRIES = [
             "init_iter",
         ),
         grid=dict(alpha=[1e-4, 1e-2], beta=[1e-3, 1e-1], gamma=[1e-3, 1e-1]),
+        seconds=6.3,
     ),
     Method(
         "DPL",
@@ -338,6 +359,7 @@ _ENTRIES = [
         params=dict(random_state=0),  # the same initial dictionaries in every run
         settings=("tau", "lam", "gamma", "max_iter"),
         grid=dict(tau=[0.005, 0.05, 0.5], lam=[3e-4, 3e-3, 3e-2]),
+        seconds=0.62,
     ),
     Method(
         "DRA-DPL",
@@ -348,6 +370,7 @@ _ENTRIES = [
         params=dict(random_state=0),  # the same initial dictionaries in every run
         settings=("tau", "alpha", "beta", "lam", "max_iter"),
         grid=dict(alpha=[1e-5, 1e-4, 1e-3], beta=[5e-4, 5e-3, 5e-2]),
+        seconds=0.80,
     ),
     Method(
         "FDDL",
@@ -357,6 +380,7 @@ _ENTRIES = [
         reference="M. Yang et al., Fisher discrimination dictionary learning, "
         "ICCV 2011 / IJCV 2014 (solver: " + _VU_MONGA + ")",
         settings=("lambda1", "lambda2", "weight"),
+        seconds=29.0,
     ),
     Method(
         "LRSDL",
@@ -365,6 +389,7 @@ _ENTRIES = [
         summary="FDDL plus a low-rank shared dictionary, global-coding errors",
         reference=_VU_MONGA,
         settings=("n_shared_atoms", "lambda1", "lambda2", "eta"),
+        seconds=34.0,
     ),
     Method(
         "RidgeClassifier",
@@ -374,6 +399,7 @@ _ENTRIES = [
         params=dict(alpha=1e-2),
         grid=dict(alpha=PAPER_GRID),
         rule="argmax of the regression outputs",
+        seconds=0.11,
     ),
     Method(
         "LDA",
@@ -383,6 +409,7 @@ _ENTRIES = [
         params=dict(solver="lsqr", shrinkage=0.5),
         grid=dict(shrinkage=[0.01, 0.1, 0.3, 0.5, 0.7, 0.9]),
         rule="largest discriminant score",
+        seconds=5.8,
     ),
     Method(
         "LinearSVC",
@@ -394,6 +421,7 @@ _ENTRIES = [
         # every C of a fold in one batch, liblinear's steps on the Gram matrix
         cv_factory=linear_svc_search,
         rule="largest one-vs-rest margin",
+        seconds=26.0,  # with its search over C, as the FERET config runs it
     ),
     Method(
         "LogisticRegression",
@@ -403,6 +431,7 @@ _ENTRIES = [
         params=dict(C=1e3, max_iter=1000),
         grid=dict(C=[10.0, 100.0, 1e3, 1e4]),
         rule="largest class probability",
+        seconds=15.0,  # with its search over C
     ),
     Method(
         "1-NN",
@@ -411,6 +440,7 @@ _ENTRIES = [
         summary="nearest neighbour on the (normalised) raw features",
         params=dict(n_neighbors=1),
         rule="1-NN on the unit-normalised samples",
+        seconds=0.039,
     ),
 ]
 

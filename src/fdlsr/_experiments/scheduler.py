@@ -12,7 +12,7 @@ the fingerprints, resuming and the tables are the same.
 cost, longest first (:func:`longest_first`), so that a long unit does not start last
 while the other workers wait. A unit's expected cost is the mean time of the rows
 already stored for its method and ``k`` on the same data; without such rows, the
-time of the method in the FERET table (:data:`REFERENCE_SECONDS`) scaled to the
+time of the method in the FERET table (its registry entry's ``seconds``) scaled to the
 unit's training set. The order depends only on the plan and the store.
 
 *Idle time.* With several workers the command ends with their use: wall time, busy
@@ -35,34 +35,9 @@ from .workers import Workers
 
 ORDERS = ("longest", "plan")
 
-# Seconds of one unit (fit, predict and any parameter search) of each method in the
-# FERET table at k = 5 (1000 training samples of 1600 features), means over its 10
-# splits in docs/results/feret/results.jsonl (2-core machine, one BLAS thread each).
-REFERENCE_SECONDS = {
-    "LRSDL": 34.0,
-    "FDDL": 29.0,
-    "LinearSVC": 26.0,  # with its search over C, as the FERET config runs it
-    "LC-KSVD2": 21.0,
-    "LogisticRegression": 15.0,  # with its search over C
-    "LCLE": 6.3,
-    "LDA": 5.8,
-    "LRDLSR": 2.9,
-    "ProCRC": 2.5,  # with its search
-    "SRC": 1.2,
-    "CRC": 1.1,  # with its search
-    "GReLSR": 1.1,
-    "DRR": 0.80,
-    "DRA-DPL": 0.80,
-    "DPL": 0.62,
-    "ReLSR": 0.47,
-    "DLSR": 0.41,
-    "FDLSR": 0.41,
-    "RLR": 0.38,
-    "NRC": 0.21,
-    "RidgeClassifier": 0.11,
-    "LSR": 0.096,
-    "1-NN": 0.039,
-}
+# The size of the FERET table's runs at k = 5, which each method's ``seconds`` (its
+# registry entry: means over the 10 splits of docs/results/feret/results.jsonl, on a
+# 2-core machine, one BLAS thread each) were measured at.
 REFERENCE_N_TRAIN = 1000
 REFERENCE_FEATURES = 1600
 
@@ -89,7 +64,7 @@ def expected_costs(units, data, rows=()):
             costs.append(float(np.mean(times)))
             continue
         n_train = data.splits[unit.k, unit.split][0].size
-        reference = REFERENCE_SECONDS.get(unit.method.name, REFERENCE_SECONDS["FDLSR"])
+        reference = unit.method.seconds
         costs.append(
             reference
             * (n_train / REFERENCE_N_TRAIN) ** 2
