@@ -30,7 +30,6 @@ leaves the old file or the new one, never half of one.
 """
 
 import contextlib
-import json
 import os
 import re
 import tempfile
@@ -39,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._common import strict_json
+from .._common.strict_json import JSONError
 from .._version import __version__
 from ..errors import ConfigError
 from ..persistence._archive import MANIFEST
@@ -135,8 +136,9 @@ def _is_figure(path):
         return b"/Creator (fdlsr " in _head(path, _LARGEST_MARKED)
     if suffix == ".json":
         try:
-            value = json.loads(_head(path, _LARGEST_MARKED).decode("utf-8"))
-        except (ValueError, RecursionError):
+            # NaN allowed: a figure's numbers are written as they are
+            value = strict_json.loads(_head(path, _LARGEST_MARKED), allow_nan=True)
+        except JSONError:  # a key named twice too: not told to be fdlsr's
             return False
         mark = value.get("written_by") if isinstance(value, dict) else None
         return isinstance(mark, str) and mark.startswith("fdlsr ")
