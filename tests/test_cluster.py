@@ -205,7 +205,9 @@ def test_an_unreachable_scheduler_one_line(tmp_path, capsys):
         line = cli_error(
             capsys, [*SMALL, "--out", str(out), "--scheduler", "tcp://127.0.0.1:9"]
         )
-    assert "no dask scheduler at --scheduler 'tcp://127.0.0.1:9': nothing listens" in line
+    assert (
+        "no dask scheduler at --scheduler 'tcp://127.0.0.1:9': nothing listens" in line
+    )
     assert not out.exists()
 
 
