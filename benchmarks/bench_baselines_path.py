@@ -31,12 +31,12 @@ import numpy as np
 from sklearn import linear_model
 from threadpoolctl import threadpool_limits
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.evaluation import tune
-from fdlsr.experiments.samples import prepare
-from fdlsr.experiments.splits import inner_cv
-from fdlsr.methods import get_method
+from fdlsr._experiments.evaluation import tune
+from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.samples import prepare
+from fdlsr._experiments.splits import inner_cv
+from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
 
 
 def warm_path_choice(method, X, y, cv):

@@ -9,7 +9,7 @@ twice, alternating which goes first:
 * grid: ``GridSearchCV`` of the registered estimator (every C of every fold fitted
   from scratch), as ``evaluation.tune`` did before the method had a ``cv_factory``;
 * search: ``evaluation.tune`` as it runs now (LinearSVC: every C of a fold in one
-  batch, ``fdlsr.methods.linear_svc_search``).
+  batch, ``fdlsr._baselines.linear_svc_search``).
 
 When the two choices differ, the registered estimator is refitted with each on the
 whole training split and both test accuracies are printed, with the mean validation
@@ -30,13 +30,13 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV
 from threadpoolctl import threadpool_limits
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.evaluation import tune
-from fdlsr.experiments.samples import prepare
-from fdlsr.experiments.splits import inner_cv
-from fdlsr.experiments.store_folder import read_store
-from fdlsr.methods import get_method
+from fdlsr._experiments.evaluation import tune
+from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.samples import prepare
+from fdlsr._experiments.splits import inner_cv
+from fdlsr._experiments.store_folder import read_store
+from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
 
 
 def grid_choice(method, X, y, cv):

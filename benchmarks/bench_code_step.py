@@ -26,11 +26,11 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.samples import prepare
-from fdlsr.methods.dictionary import _lrsdl_solver as new_solver
-from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+from fdlsr._experiments.samples import prepare
+from fdlsr.datasets import load_dataset
+from fdlsr.dictionary import _lrsdl_solver as new_solver
+from fdlsr.dictionary._class_blocks import ClassBlocks
+from fdlsr.model_selection._split import per_class_split
 from revision import import_revision
 
 

@@ -36,12 +36,12 @@ from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
+from fdlsr._core import search as search_module  # noqa: E402
+from fdlsr._core.cv import PAPER_GRID  # noqa: E402
 from fdlsr._testing import load_shared  # noqa: E402
-from fdlsr.core import search as search_module  # noqa: E402
-from fdlsr.core.cv import PAPER_GRID  # noqa: E402
-from fdlsr.core.model_selection import per_class_split  # noqa: E402
+from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
-# FDLSRCV's stages, as the names under which fdlsr.core.search calls them.
+# FDLSRCV's stages, as the names under which fdlsr._core.search calls them.
 STAGES = {
     "HatOperators": "eigendecompositions (HatOperators)",
     "search_grid": "iterations of all grid points (search_grid)",

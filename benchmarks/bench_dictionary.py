@@ -43,8 +43,8 @@ HERE = Path(__file__).resolve().parent
 import threadpoolctl  # noqa: E402
 from sklearn.preprocessing import normalize  # noqa: E402
 
-from fdlsr.experiments.environment import environment  # noqa: E402
-from fdlsr.methods import get_method  # noqa: E402
+from fdlsr._experiments.environment import environment  # noqa: E402
+from fdlsr._experiments.methods import get_method  # noqa: E402
 
 # Table III of the FDLSR paper (FERET, k = 1..5 images per person for training):
 # mean accuracy (%) and training / test seconds.
@@ -58,7 +58,7 @@ PAPER = {
 
 def run(methods, ks, splits, out):
     from fdlsr._testing import load_shared, timed_fit_predict
-    from fdlsr.core.model_selection import per_class_split
+    from fdlsr.model_selection._split import per_class_split
 
     X, y = load_shared("feret")
     X = normalize(X)
@@ -132,7 +132,7 @@ def one_run(name, data, out):
     """Child process of ``--compare``: fit and predict ``name`` on the split the
     parent saved in ``data``, timed here (so the baseline tree needs none of
     ``fdlsr._testing``), save the model."""
-    from fdlsr.experiments.splits import run_random_state, seeded
+    from fdlsr._experiments.splits import run_random_state, seeded
 
     data = np.load(data)
     X, y, train, test = (data[key] for key in ("X", "y", "train", "test"))
@@ -184,7 +184,7 @@ def compare(baseline, methods, repeats):
         "method     fit+predict CPU s: before  after  ratio   max rel diff  same predictions"
     )
     from fdlsr._testing import load_shared
-    from fdlsr.core.model_selection import per_class_split
+    from fdlsr.model_selection._split import per_class_split
 
     X, y = load_shared("feret")
     train, test = per_class_split(y, 5, 0, 0)

@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from fdlsr.experiments.features import extract_features, load_backbone
-from fdlsr.methods import get_method
+from fdlsr._experiments.features import extract_features, load_backbone
+from fdlsr._experiments.methods import get_method
 
 
 def load():
@@ -68,7 +68,7 @@ def forward_rate(model, device, batch_size, repeats=3):
     """Images per second of the forward pass alone, on a ready 224x224 batch."""
     import torch
 
-    from fdlsr.experiments.features import features_of
+    from fdlsr._experiments.features import features_of
 
     backbone = load_backbone(model, "none")
     backbone.model.to(device)

@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 from sklearn.preprocessing import normalize
 
+from fdlsr._experiments.environment import environment
 from fdlsr._testing import load_shared
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.environment import environment
-from fdlsr.methods.dictionary import FDDL, LRSDL
+from fdlsr.dictionary import FDDL, LRSDL
+from fdlsr.model_selection._split import per_class_split
 
 REPO = Path(__file__).resolve().parents[1]
 

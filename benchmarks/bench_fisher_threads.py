@@ -28,10 +28,10 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.samples import prepare
-from fdlsr.methods import get_method
+from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.samples import prepare
+from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
 
 
 def relative(a, b):

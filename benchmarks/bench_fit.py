@@ -30,16 +30,16 @@ from sklearn.preprocessing import normalize  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from fdlsr import FDLSR  # noqa: E402
-from fdlsr._testing import fdlsr_transcription, load_shared  # noqa: E402
-from fdlsr.common.class_means import one_hot  # noqa: E402
-from fdlsr.common.linalg import (  # noqa: E402
+from fdlsr._common.class_means import one_hot  # noqa: E402
+from fdlsr._common.linalg import (  # noqa: E402
     RidgeSystem,
     blas_threads,
     gram,
     make_ridge,
 )
-from fdlsr.core.dense import fit_fdlsr  # noqa: E402
-from fdlsr.core.model_selection import per_class_split  # noqa: E402
+from fdlsr._core.dense import fit_fdlsr  # noqa: E402
+from fdlsr._testing import fdlsr_transcription, load_shared  # noqa: E402
+from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
 # The paper's FERET parameters.
 FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)

@@ -15,7 +15,7 @@ from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
 from fdlsr._testing import load_shared
-from fdlsr.core.model_selection import per_class_split
+from fdlsr.model_selection._split import per_class_split
 
 
 def main():

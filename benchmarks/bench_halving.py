@@ -62,14 +62,14 @@ from sklearn.model_selection import HalvingGridSearchCV
 from threadpoolctl import threadpool_limits
 
 from fdlsr import FDLSR, FDLSRCV
-from fdlsr.core.cv import PAPER_GRID
-from fdlsr.core.model_selection import per_class_split
+from fdlsr._core.cv import PAPER_GRID
+from fdlsr._experiments.config import load_config, shipped_configs
+from fdlsr._experiments.environment import environment
+from fdlsr._experiments.samples import prepare
+from fdlsr._experiments.splits import inner_cv
+from fdlsr.datasets import load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.config import load_config, shipped_configs
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.environment import environment
-from fdlsr.experiments.samples import prepare
-from fdlsr.experiments.splits import inner_cv
+from fdlsr.model_selection._split import per_class_split
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "halving-results" / "results.jsonl"

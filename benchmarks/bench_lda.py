@@ -2,7 +2,7 @@
 
 On FERET (the protocol's splits and unit normalisation), scikit-learn's
 ``LinearDiscriminantAnalysis(solver="lsqr", shrinkage=...)`` (one shrunk covariance
-per class) and the registered LDA (``fdlsr.methods.baselines``: the pooled
+per class) and the registered LDA (``fdlsr._baselines.estimators``: the pooled
 covariance in one product, a Cholesky solve) are fitted alternately ``--repeats``
 times with BLAS on ``--threads`` threads. Prints the best CPU seconds of each fit,
 their ratio, and the relative difference of the test decision values (Frobenius).
@@ -19,10 +19,10 @@ import numpy as np
 from sklearn import discriminant_analysis
 from threadpoolctl import threadpool_limits
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.samples import prepare
-from fdlsr.methods.baselines import LinearDiscriminantAnalysis
+from fdlsr._baselines.estimators import LinearDiscriminantAnalysis
+from fdlsr._experiments.samples import prepare
+from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
 
 
 def best_fit(cls, kwargs, X, y, repeats):

@@ -21,8 +21,8 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import fdlsr
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.methods import get_method
+from fdlsr._experiments.methods import get_method
+from fdlsr.datasets import load_dataset
 
 
 def timed(function):

@@ -10,7 +10,7 @@ c x c centroids; linear: nothing).
 1. Synthetic deep-feature-sized data (``bench_scale.make_features``: Gaussian class
    centres plus noise, L2-normalised, float32), ``--n-samples`` x 512, 1,000 classes.
 2. Real data with the paper's protocol: k training images per class, 10 random splits
-   (``fdlsr.core.model_selection.per_class_split``, seed 0), unit-normalised samples
+   (``fdlsr.model_selection._split.per_class_split``, seed 0), unit-normalised samples
    and each dataset's FDLSR parameters from its shipped config. On FERET the 1-NN
    accuracies are compared, split by split, with the stored rows behind
    docs/tables/feret.md (the paper's Table III setting). Predict times there are the
@@ -33,10 +33,10 @@ import sklearn
 
 from bench_scale import make_features  # noqa: E402
 from fdlsr import FDLSR  # noqa: E402
-from fdlsr.core.model_selection import per_class_split  # noqa: E402
-from fdlsr.experiments.config import load_config  # noqa: E402
-from fdlsr.experiments.datasets import load_dataset  # noqa: E402
-from fdlsr.experiments.samples import prepare  # noqa: E402
+from fdlsr._experiments.config import load_config  # noqa: E402
+from fdlsr._experiments.samples import prepare  # noqa: E402
+from fdlsr.datasets import load_dataset  # noqa: E402
+from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = [

@@ -15,9 +15,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.samples import prepare
+from fdlsr._experiments.samples import prepare
+from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
 from fdlsr.representation import SRC
 
 

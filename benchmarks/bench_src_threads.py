@@ -17,10 +17,10 @@ import warnings
 
 import numpy as np
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.samples import prepare
-from fdlsr.methods.representation import src
+from fdlsr._experiments.samples import prepare
+from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
+from fdlsr.representation import _src as src
 
 LAM = 1e-2  # SRC's default
 

@@ -35,12 +35,12 @@ def time_method(name, k, split, threads, data_dir):
     """CPU seconds of warm-up, search, fit and predict of ``name`` (this fdlsr)."""
     from threadpoolctl import threadpool_limits
 
-    from fdlsr.core.model_selection import per_class_split
-    from fdlsr.experiments import evaluation
-    from fdlsr.experiments.config import load_config
-    from fdlsr.experiments.datasets import load_dataset
-    from fdlsr.experiments.samples import prepare
-    from fdlsr.experiments.splits import run_random_state, seeded
+    from fdlsr._experiments import evaluation
+    from fdlsr._experiments.config import load_config
+    from fdlsr._experiments.samples import prepare
+    from fdlsr._experiments.splits import run_random_state, seeded
+    from fdlsr.datasets import load_dataset
+    from fdlsr.model_selection._split import per_class_split
 
     config = load_config("feret")
     ex = config.experiment
@@ -115,11 +115,11 @@ def export(ref, into):
 
 def estimate(store, jobs=2):
     """Summed per-run CPU times of the store's FERET rows as the config sets them now."""
-    from fdlsr.experiments.config import load_config
-    from fdlsr.experiments.datasets import load_dataset
-    from fdlsr.experiments.planning import experiment_runs
-    from fdlsr.experiments.rows import row_key
-    from fdlsr.experiments.store_folder import read_rows
+    from fdlsr._experiments.config import load_config
+    from fdlsr._experiments.planning import experiment_runs
+    from fdlsr._experiments.rows import row_key
+    from fdlsr._experiments.store_folder import read_rows
+    from fdlsr.datasets import load_dataset
 
     ex = load_config("feret").experiment
     keys = {unit.key for unit in experiment_runs(ex, load_dataset("feret"))}
@@ -143,7 +143,7 @@ def main():
     parser.add_argument("--store", help="results store to estimate the table from")
     parser.add_argument("--data-dir", default=os.environ.get("FDLSR_DATA_DIR"))
     args = parser.parse_args()
-    from fdlsr.methods import METHODS
+    from fdlsr._experiments.methods import METHODS
 
     names = args.methods or list(METHODS)
     print(

@@ -18,9 +18,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-import fdlsr.methods.dictionary._lrsdl_solver as solver
+import fdlsr.dictionary._lrsdl_solver as solver
 from bench_fit import feret_training
-from fdlsr.methods import get_method
+from fdlsr._experiments.methods import get_method
 
 
 def atoms_used(codes, columns):

@@ -16,7 +16,7 @@ import sklearn  # noqa: E402
 import torch  # noqa: E402
 
 from fdlsr import FDLSR  # noqa: E402
-from fdlsr.core.blocked import fit_blocked  # noqa: E402
+from fdlsr._core.blocked import fit_blocked  # noqa: E402
 from gpu_check import PARAMS, make_features  # noqa: E402
 
 BLOCK_ROWS = [16_777, 65_536, 262_144, 1_000_000]  # the first: the default at c = 1000

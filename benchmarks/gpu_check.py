@@ -96,7 +96,7 @@ def load_feret():
     from sklearn.preprocessing import normalize
 
     from fdlsr._testing import load_shared
-    from fdlsr.core.model_selection import per_class_split
+    from fdlsr.model_selection._split import per_class_split
 
     try:
         X, y = load_shared("feret")

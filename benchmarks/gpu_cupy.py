@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
-from fdlsr.common.compat import _convert_to_numpy  # noqa: E402
+from fdlsr._common.compat import _convert_to_numpy  # noqa: E402
 from gpu_check import PARAMS, load_feret, timed  # noqa: E402
 
 

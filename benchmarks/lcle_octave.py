@@ -26,21 +26,17 @@ from pathlib import Path
 import numpy as np
 import scipy.io
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.samples import prepare
-from fdlsr.methods.dictionary import LCLE
-from fdlsr.methods.dictionary._classifier import unit_columns
-from fdlsr.methods.dictionary._ksvd import (
+from fdlsr._experiments.samples import prepare
+from fdlsr.datasets import load_dataset
+from fdlsr.dictionary import LCLE
+from fdlsr.dictionary._classifier import unit_columns
+from fdlsr.dictionary._ksvd import (
     lcksvd_initialization,
     omp_codes,
     ordered_training_data,
 )
-from fdlsr.methods.dictionary.lcle import (
-    atom_classifier,
-    label_embedding,
-    lcle_iterations,
-)
+from fdlsr.dictionary._lcle import atom_classifier, label_embedding, lcle_iterations
+from fdlsr.model_selection._split import per_class_split
 
 DEFAULTS = LCLE().get_params()
 

@@ -26,11 +26,11 @@ from sklearn.preprocessing import normalize
 from threadpoolctl import threadpool_limits
 
 HERE = Path(__file__).resolve().parent
+from fdlsr._common.neighbors import NearestProjection  # noqa: E402
+from fdlsr._experiments.environment import environment  # noqa: E402
+from fdlsr._experiments.methods import METHODS  # noqa: E402
 from fdlsr._testing import load_shared  # noqa: E402
-from fdlsr.common.neighbors import NearestProjection  # noqa: E402
-from fdlsr.core.model_selection import per_class_split  # noqa: E402
-from fdlsr.experiments.environment import environment  # noqa: E402
-from fdlsr.methods import METHODS  # noqa: E402
+from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
 # Table III of the FDLSR paper (mean accuracy %, k = 2, 3, 4, 5 images per person).
 PAPER = {

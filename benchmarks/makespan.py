@@ -30,9 +30,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from fdlsr.experiments.config import load_config
-from fdlsr.experiments.scheduler import expected_costs, longest_first
-from fdlsr.methods import get_method
+from fdlsr._experiments.config import load_config
+from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.scheduler import expected_costs, longest_first
 
 ROOT = Path(__file__).resolve().parent.parent
 

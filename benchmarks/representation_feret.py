@@ -28,11 +28,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import normalize
 
+from fdlsr._experiments.environment import environment
+from fdlsr._experiments.methods import get_method
 from fdlsr._testing import load_shared, timed_fit_predict
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.experiments.environment import environment
-from fdlsr.methods import get_method
-from fdlsr.methods.representation import CRC, NRC
+from fdlsr.model_selection._split import per_class_split
+from fdlsr.representation import CRC, NRC
 
 # Table III of the FDLSR paper (FERET), mean accuracy (%) for k = 2, 3, 4, 5, and the
 # test time (s) it reports.

@@ -9,6 +9,8 @@
 # --jobs). Results go to docs/results/NAME (resumable: rerun to continue),
 # tables to docs/tables/NAME.{md,tex,csv}, figures to docs/figures/ (for FERET and
 # ORL also the comparison figures, and the HTML report to docs/_extra/reports/).
+# The figures are written with --force: figures of docs/figures drawn before fdlsr
+# marked its figure files are the project's own, not a user's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA_DIR="${DATA_DIR:-${FDLSR_DATA_DIR:-../shared/data}}"
@@ -32,13 +34,13 @@ for name in "${DATASETS[@]}"; do
             --methods CRC ProCRC --cv -k 2 3 4 5 --no-table
     fi
     paper=()
-    grep -q '^paper_table' "src/fdlsr/experiments/configs/$name.toml" && paper=(--paper)
+    grep -q '^paper_table' "src/fdlsr/_experiments/configs/$name.toml" && paper=(--paper)
     fdlsr report "docs/results/$name" "${paper[@]}" -o "docs/tables/$name.md"
     fdlsr report "docs/results/$name" "${paper[@]}" --format latex -o "docs/tables/$name.tex"
     fdlsr report "docs/results/$name" "${paper[@]}" --format csv -o "docs/tables/$name.csv"
     if [ "$name" = feret ] || [ "$name" = orl ]; then
         # the comparison figures and the one-page report the results page shows
-        fdlsr plot results "docs/results/$name" "${paper[@]}" --out docs/figures
+        fdlsr plot results "docs/results/$name" "${paper[@]}" --out docs/figures --force
         mkdir -p docs/_extra/reports
         fdlsr report "docs/results/$name" "${paper[@]}" --format html \
             -o "docs/_extra/reports/$name.html"
@@ -47,6 +49,6 @@ done
 
 if [ $# -eq 0 ]; then
     for name in $FIGURES; do
-        fdlsr plot all --config "$name" --data-dir "$DATA_DIR" --out docs/figures
+        fdlsr plot all --config "$name" --data-dir "$DATA_DIR" --out docs/figures --force
     done
 fi

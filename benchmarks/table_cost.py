@@ -35,11 +35,11 @@ import argparse
 import heapq
 from collections import defaultdict
 
-from fdlsr.experiments.config import load_config
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.planning import experiment_runs
-from fdlsr.experiments.rows import row_key
-from fdlsr.experiments.store_folder import read_store
+from fdlsr._experiments.config import load_config
+from fdlsr._experiments.planning import experiment_runs
+from fdlsr._experiments.rows import row_key
+from fdlsr._experiments.store_folder import read_store
+from fdlsr.datasets import load_dataset
 
 
 def planned_runs(config, data_dir):

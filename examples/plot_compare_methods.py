@@ -19,9 +19,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 
 from fdlsr import FDLSR
-from fdlsr.core.model_selection import PerClassSplit
 from fdlsr.datasets import load_dataset
 from fdlsr.dictionary import DPL
+from fdlsr.model_selection._split import PerClassSplit
 from fdlsr.relaxed import DLSR, LSR
 from fdlsr.representation import CRC, NRC
 

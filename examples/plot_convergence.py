@@ -4,7 +4,7 @@ The convergence curve (Fig. 1)
 
 FDLSR's alternating solver decreases its objective (Eq. 10 of the paper) at every
 iteration; the paper's Fig. 1 shows the objective and the test accuracy against the
-iteration. :func:`~fdlsr.experiments.figure_data.convergence` records both in one fit,
+iteration. :func:`~fdlsr.figures.convergence` records both in one fit,
 through the solver's callback (``fdlsr plot convergence`` draws the same figure from
 the command line). Here on one split of the shipped faces, five training images per
 person.
@@ -12,8 +12,8 @@ person.
 
 import matplotlib.pyplot as plt
 
+from fdlsr._experiments.figure_data import convergence, split_data
 from fdlsr.datasets import load_dataset
-from fdlsr.experiments.figure_data import convergence, split_data
 
 faces = load_dataset("faces")
 X, codes, train, test = split_data(faces, k=5, seed=0)

@@ -20,7 +20,7 @@ from sklearn.datasets import load_digits
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
-from fdlsr.core.model_selection import per_class_split
+from fdlsr.model_selection._split import per_class_split
 
 X, y = load_digits(return_X_y=True)
 X = normalize(X)

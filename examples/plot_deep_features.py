@@ -3,7 +3,7 @@ Deep features of an image folder
 ================================
 
 ``fdlsr features FOLDER -o FILE.npz`` (or
-:func:`~fdlsr.experiments.features.extract_features`) passes every image of a folder
+:func:`~fdlsr.features.extract_features`) passes every image of a folder
 with one sub-folder per class through a torchvision or timm network and saves one
 layer's activations with the labels, ready for ``fdlsr run --dataset FILE.npz``.
 The paper uses VGG-19 with ImageNet weights, which must be in torch's cache (see the
@@ -40,7 +40,7 @@ print(sorted(p.name for p in folder.iterdir()))
 # The features of the 60 images, read back by the data-set loader as ``fdlsr run
 # --dataset faces_resnet18.npz -k 5 --methods FDLSR 1-NN`` reads them.
 try:
-    from fdlsr.experiments.features import extract_features
+    from fdlsr._experiments.features import extract_features
 
     output = folder.parent / "faces_resnet18.npz"
     record = extract_features(

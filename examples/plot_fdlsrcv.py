@@ -15,8 +15,8 @@ import numpy as np
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSRCV
-from fdlsr.core.model_selection import per_class_split
 from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import per_class_split
 
 faces = load_dataset("faces")
 X = normalize(faces.X)  # the paper's unit-norm samples

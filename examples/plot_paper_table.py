@@ -23,7 +23,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from fdlsr.experiments.report import paper_results
+from fdlsr._experiments.report import paper_results
 
 out = Path(tempfile.mkdtemp()) / "faces"
 methods = ["FDLSR", "DLSR", "CRC"]

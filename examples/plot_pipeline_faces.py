@@ -6,7 +6,7 @@ The paper's full method is two steps: unit-normalise every sample, then FDLSR. A
 scikit-learn ``Pipeline`` it fits, predicts and scores like any classifier. Here it
 is trained on the AT&T (ORL) faces shipped inside the package (40 persons, 10 images
 each, 32x32) with five training images per person, and evaluated on the other five
-over the paper's random splits (:class:`~fdlsr.core.model_selection.PerClassSplit`).
+over the paper's random splits (:class:`~fdlsr.model_selection._split.PerClassSplit`).
 """
 
 import matplotlib.pyplot as plt
@@ -16,8 +16,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 
 from fdlsr import FDLSR
-from fdlsr.core.model_selection import PerClassSplit
 from fdlsr.datasets import load_dataset
+from fdlsr.model_selection._split import PerClassSplit
 
 faces = load_dataset("faces")
 print(faces.X.shape, faces.n_classes, faces.image_shape)

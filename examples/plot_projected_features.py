@@ -4,7 +4,7 @@ The projected features in two dimensions (Fig. 2)
 
 FDLSR's ``transform`` gives the projected features ``Q x`` (one per class). The
 paper's Fig. 2 embeds them with t-SNE beside the raw pixels to show the classes
-drawn together. :func:`~fdlsr.experiments.figure_data.projections` trains on the whole
+drawn together. :func:`~fdlsr.figures.projections` trains on the whole
 training split and returns the features of the first classes; here eight persons of
 the shipped faces, training (dots) and test (crosses) images.
 """
@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.manifold import TSNE
 
+from fdlsr._experiments.figure_data import projections, split_data
 from fdlsr.datasets import load_dataset
-from fdlsr.experiments.figure_data import projections, split_data
 
 faces = load_dataset("faces")
 X, codes, train, test = split_data(faces, k=5, seed=0)

@@ -20,9 +20,9 @@ from sklearn.preprocessing import Normalizer
 
 import fdlsr
 from fdlsr import FDLSR
-from fdlsr.core.model_selection import per_class_split
 from fdlsr.datasets import load_dataset
 from fdlsr.errors import ModelFileError
+from fdlsr.model_selection._split import per_class_split
 
 faces = load_dataset("faces")
 train, test = per_class_split(faces.y, 5, seed=0, index=0)

@@ -21,7 +21,8 @@ CLASSES = {
 
 
 def savemat_v73(path, variables):
-    """Save ``{name: value}``: arrays (MATLAB shapes), dicts (structs), str, list of str."""
+    """Save ``{name: value}``: arrays (MATLAB shapes; complex ones too), dicts
+    (structs), str, list of str."""
     with h5py.File(path, "w", userblock_size=512) as f:
         for name, value in variables.items():
             _write(f, name, value)
@@ -49,6 +50,13 @@ def _write(group, name, value):
         data = np.array(handles, dtype=h5py.ref_dtype).reshape(len(value), 1)
         ds = group.create_dataset(name, data=data)
         ds.attrs["MATLAB_class"] = np.bytes_("cell")
+    elif np.iscomplexobj(value):  # records of the real and imaginary parts
+        value = np.asarray(value, dtype=np.complex128)
+        value = value.reshape(1, -1) if value.ndim < 2 else value
+        parts = np.empty(value.shape, dtype=[("real", "<f8"), ("imag", "<f8")])
+        parts["real"], parts["imag"] = value.real, value.imag
+        ds = group.create_dataset(name, data=parts.T)
+        ds.attrs["MATLAB_class"] = np.bytes_("double")
     else:
         value = np.asarray(value)
         if value.ndim < 2:

@@ -6,8 +6,8 @@ import json
 
 from hypothesis import strategies as st
 
-from fdlsr.experiments.splits import NO_INNER_CV
-from fdlsr.experiments.store_folder import make_store
+from fdlsr._experiments.splits import NO_INNER_CV
+from fdlsr._experiments.store_folder import make_store
 
 LSR = '{"params": {"lam": 0.1}}'
 # A foreign method name: a Markdown cell separator, HTML and LaTeX specials.
@@ -52,7 +52,7 @@ def stores(draw):
     keys = draw(
         st.lists(
             st.tuples(
-                st.sampled_from(["d1", "d2|x"]),
+                st.sampled_from(["d1", "d2|x", "../up/d3"]),
                 st.sampled_from(METHODS),
                 st.sampled_from([1, 2, "fixed"]),
                 st.integers(0, 3),

@@ -1,15 +1,18 @@
 """The package's layers, read from the source: each layer imports only those below it.
 
-    fdlsr.errors              exceptions, usable everywhere
-    fdlsr.common              shared helpers and classifier plumbing
-    fdlsr.core                the FDLSR model and its solvers
-    fdlsr.methods             the comparison methods and their registry
-    fdlsr.persistence         model files: fdlsr.save, fdlsr.load
-    fdlsr.experiments         datasets, deep features, protocol, store, reports,
-                              figures, CLI
+    errors        fdlsr.errors: exceptions, usable everywhere
+    common        fdlsr._common: shared helpers and classifier plumbing
+    splitters     fdlsr.model_selection: the paper's per-class split
+    core          fdlsr._core: the FDLSR model and its solvers
+    methods       fdlsr.relaxed, .representation, .dictionary, ._baselines: the
+                  comparison methods and the scikit-learn baselines
+    persistence   fdlsr.persistence: model files (fdlsr.save, fdlsr.load)
+    experiments   fdlsr._experiments (protocol, store, reports, figures, CLI) and the
+                  public modules over it: fdlsr.datasets, .features, .figures, .results
 
 The imports are parsed (not executed), so a lazy import inside a function counts too.
-See docs/architecture.md.
+The public surface is the one docs/api.rst lists: each of its names is importable from
+the module the page gives and from no other public module. See docs/architecture.md.
 """
 
 import ast
@@ -23,23 +26,41 @@ import fdlsr
 
 PACKAGE = Path(fdlsr.__file__).parent
 
+# The layer of each top-level name of the package.
+LAYER_OF = {
+    "errors": "errors",
+    "_common": "common",
+    "model_selection": "splitters",
+    "_core": "core",
+    "relaxed": "methods",
+    "representation": "methods",
+    "dictionary": "methods",
+    "_baselines": "methods",
+    "persistence": "persistence",
+    "_experiments": "experiments",
+    "datasets": "experiments",
+    "features": "experiments",
+    "figures": "experiments",
+    "results": "experiments",
+}
 # What each layer may import from the package, besides itself.
 ALLOWED = {
     "errors": set(),
     "common": {"errors"},
-    "core": {"errors", "common"},
-    "methods": {"errors", "common", "core"},
-    "persistence": {"errors", "common", "core", "methods"},
-    "experiments": {"errors", "common", "core", "methods", "persistence"},
+    "splitters": {"errors", "common"},
+    "core": {"errors", "common", "splitters"},
+    "methods": {"errors", "common", "splitters", "core"},
+    "persistence": {"errors", "common", "splitters", "core", "methods"},
+    "experiments": {"errors", "common", "splitters", "core", "methods", "persistence"},
 }
 
 # The command line parses arguments and hands them over; nothing numerical.
 CLI_MAY_IMPORT = {
     "fdlsr._version",
     "fdlsr.errors",
-    "fdlsr.experiments.commands",
-    "fdlsr.experiments.parser",
-    "fdlsr.experiments.config",
+    "fdlsr._experiments.commands",
+    "fdlsr._experiments.parser",
+    "fdlsr._experiments.config",
 }
 NUMERICAL = {
     "numpy", "scipy", "sklearn", "matplotlib", "dask", "torch", "torchvision", "timm",
@@ -82,18 +103,14 @@ def layer(module):
     parts = module.split(".")
     if parts[0] != "fdlsr" or len(parts) < 2:
         return None
-    return parts[1] if parts[1] in ALLOWED else None
+    return LAYER_OF.get(parts[1])
 
 
-# Top-level modules outside the layers: the entry points, the version, the helpers
-# shared by tests and benchmarks (_testing.py) and the short
-# public names (re-exports of fdlsr.methods.*, fdlsr.experiments.datasets and the
-# results readers and figures of fdlsr.experiments).
-SHORT_NAMES = [
-    "datasets.py", "dictionary.py", "relaxed.py", "representation.py", "results.py",
-]  # fmt: skip
+# Top-level modules outside the layers: the entry points, the version and the helpers
+# shared by tests and benchmarks (_testing.py).
+OUTSIDE = ["__init__.py", "__main__.py", "_testing.py", "_version.py"]
 SOURCES = sorted(
-    p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name == "errors.py"
+    p for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE or p.name not in OUTSIDE
 )
 
 
@@ -111,29 +128,25 @@ def test_imports_follow_the_layers(path):
 
 
 def test_every_module_is_in_a_layer():
-    top = sorted(p.name for p in PACKAGE.glob("*.py"))
-    expected = [
-        "__init__.py", "__main__.py", "_testing.py", "_version.py", "errors.py",
-        *SHORT_NAMES,
-    ]  # fmt: skip
-    assert top == sorted(expected)
-    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
-    assert folders == sorted(set(ALLOWED) - {"errors"})
+    top = {p.stem for p in PACKAGE.glob("*.py") if p.name not in OUTSIDE}
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert top | folders == set(LAYER_OF)
+    assert not top & folders
 
 
 @pytest.mark.parametrize(
     "path",
     [
-        PACKAGE / "experiments" / "cli.py",
-        PACKAGE / "experiments" / "parser.py",
-        PACKAGE / "experiments" / "commands" / "__init__.py",
+        PACKAGE / "_experiments" / "cli.py",
+        PACKAGE / "_experiments" / "parser.py",
+        PACKAGE / "_experiments" / "commands" / "__init__.py",
     ],
     ids=lambda p: module_name(p),
 )
 def test_command_line_holds_no_logic(path):
     imports = imported_modules(path)
     # "from . import commands" records the package itself too; "from m import n", m.n
-    allowed = CLI_MAY_IMPORT | {"fdlsr.experiments"}
+    allowed = CLI_MAY_IMPORT | {"fdlsr._experiments"}
     for module in (m for m in imports if m.startswith("fdlsr")):
         assert module in allowed or module.rpartition(".")[0] in allowed, module
     assert not {m.split(".")[0] for m in imports} & NUMERICAL
@@ -141,16 +154,16 @@ def test_command_line_holds_no_logic(path):
 
 def test_each_sub_command_has_its_handler_module():
     """``fdlsr NAME`` is handled by ``main`` in ``experiments/commands/NAME.py``."""
-    from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands import COMMANDS, handler
+    from fdlsr._experiments.cli import build_parser
+    from fdlsr._experiments.commands import COMMANDS, handler
 
     parser = build_parser()
     (sub,) = [a for a in parser._actions if a.dest == "command"]
     assert sorted(sub.choices) == sorted(COMMANDS)
-    folder = PACKAGE / "experiments" / "commands"
+    folder = PACKAGE / "_experiments" / "commands"
     for name in COMMANDS:
         assert (folder / f"{name}.py").is_file(), name
-        assert handler(name).__module__ == f"fdlsr.experiments.commands.{name}"
+        assert handler(name).__module__ == f"fdlsr._experiments.commands.{name}"
     handlers = {p.stem for p in folder.glob("*.py")} - {"__init__", "shared"}
     assert handlers == set(COMMANDS)
 
@@ -158,23 +171,27 @@ def test_each_sub_command_has_its_handler_module():
 @pytest.mark.parametrize(
     "source, forbidden",
     [
-        ("from ..experiments import planning", {"experiments"}),
+        ("from .._experiments import planning", {"experiments"}),
         (
-            "from ..methods.relaxed._classifier import RelaxedRegressionClassifier",
+            "from ..relaxed._classifier import RelaxedRegressionClassifier",
             {"methods"},
         ),
         (
-            "def f():\n    from fdlsr.experiments.store import read_rows",
+            "def f():\n    from fdlsr._experiments.store import read_rows",
             {"experiments"},
         ),
-        ("import fdlsr.methods", {"methods"}),
-        ("from ..common.linalg import one_hot\nfrom ..errors import FdlsrError", set()),
+        ("import fdlsr.datasets", {"experiments"}),
+        (
+            "from .._common.linalg import one_hot\nfrom ..errors import FdlsrError",
+            set(),
+        ),
+        ("from ..model_selection import PerClassSplit", set()),
     ],
 )
 def test_the_check_sees_a_violation(tmp_path, source, forbidden):
     fake = tmp_path / "fake.py"
     fake.write_text(source + "\n")
-    assert forbidden_imports(fake, "fdlsr.core.fake") == forbidden
+    assert forbidden_imports(fake, "fdlsr._core.fake") == forbidden
 
 
 def package_modules(root):
@@ -246,7 +263,7 @@ def test_no_modules_import_each_other():
     """Each function lives with what it is about: no two modules of the package
     import each other, directly or in a circle through others."""
     graph = import_graph()
-    assert "fdlsr.experiments.store" in graph["fdlsr.experiments.run"]  # parsed
+    assert "fdlsr._experiments.store" in graph["fdlsr._experiments.run"]  # parsed
     assert import_cycles(graph) == []
 
 
@@ -264,19 +281,42 @@ def test_the_cycle_check_sees_a_circle(tmp_path):
     assert graph["pkg.sub"] == {"pkg.sub.b"}
 
 
-def test_short_names_re_export_without_aliasing_internal_modules():
-    """``fdlsr.relaxed`` and its siblings re-export their family's public names; the
-    family's internal modules have one name only (no ``fdlsr.relaxed._classifier``)."""
-    import sys
+def api_names():
+    """``[(module, name)]``: every public name that docs/api.rst lists, by the module
+    the page gives it (``currentmodule`` fdlsr, then ``relaxed.DLSR`` and so on)."""
+    text = (PACKAGE.parents[1] / "docs" / "api.rst").read_text()
+    names = []
+    for line in text.splitlines():
+        entry = line.strip()
+        if line.startswith("   ") and entry and not entry.startswith(":"):
+            module, _, name = f"fdlsr.{entry}".rpartition(".")
+            names.append((module, name))
+    return names
 
-    for family in ("relaxed", "representation", "dictionary"):
-        short = getattr(fdlsr, family)
-        assert sys.modules[f"fdlsr.{family}"] is short
-        assert short is not getattr(fdlsr.methods, family)
-        for name in short.__all__:
-            assert getattr(short, name) is getattr(getattr(fdlsr.methods, family), name)
-    with pytest.raises(ModuleNotFoundError):
-        __import__("fdlsr.relaxed._classifier")
+
+def public_modules():
+    """The package's modules whose dotted name has no part starting with ``_``."""
+    names = {module_name(path) for path in PACKAGE.rglob("*.py")}
+    return sorted(n for n in names if not any(p.startswith("_") for p in n.split(".")))
+
+
+def test_every_name_of_the_api_pages_is_importable_from_its_one_path():
+    import importlib
+
+    listed = api_names()
+    assert len(listed) > 40 and ("fdlsr.model_selection", "PerClassSplit") in listed
+    where = {}
+    for module in public_modules():
+        exported = getattr(importlib.import_module(module), "__all__", [])
+        for name in exported:
+            if not name.startswith("__"):  # __version__
+                where.setdefault(name, []).append(module)
+    for module, name in listed:
+        assert hasattr(importlib.import_module(module), name), (module, name)
+        # exported by the module the page gives, and by no other public module
+        assert where.get(name, [module]) == [module], (name, where.get(name))
+    # and every name a public module exports is on the pages
+    assert {(m, n) for n, ms in where.items() for m in ms} <= set(listed)
 
 
 def test_import_fdlsr_loads_no_module_of_the_experiments_layer():
@@ -284,8 +324,8 @@ def test_import_fdlsr_loads_no_module_of_the_experiments_layer():
     ``fdlsr.datasets`` is imported on first use."""
     code = (
         "import sys, fdlsr; "
-        "print(sorted(m for m in sys.modules if m.startswith('fdlsr.experiments')))"
-        "; fdlsr.datasets.load_dataset; print('fdlsr.experiments' in sys.modules)"
+        "print(sorted(m for m in sys.modules if m.startswith('fdlsr._experiments')))"
+        "; fdlsr.datasets.load_dataset; print('fdlsr.datasets' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -298,15 +338,27 @@ def test_save_and_load_are_defined_below_the_experiments():
         assert layer(function.__module__) == "persistence", function.__module__
 
 
-def test_model_file_allowlist_names_no_private_class_itself():
-    """The allowlist takes the package's classes from the families' declarations
-    (``MODEL_FILE_CLASSES``), never by importing a private module of a lower layer."""
-    folder = PACKAGE / "persistence"
-    for path in folder.glob("*.py"):
-        for module in imported_modules(path):
-            parts = module.split(".")
-            assert not (
-                parts[0] == "fdlsr"
-                and any(p.startswith("_") for p in parts[1:])
-                and parts[1] != "_version"
-            ), (path.name, module)
+def test_model_file_allowlist_is_what_the_families_declare():
+    """The allowlist takes the package's classes from each family's declaration
+    (``MODEL_FILE_CLASSES``), never from the experiments' registry."""
+    from fdlsr import _baselines, _core, dictionary, relaxed, representation
+    from fdlsr._common import classifiers, normalizer
+    from fdlsr._experiments.registry import METHODS
+    from fdlsr.persistence._encoding import allowed_classes
+
+    declared = set()
+    families = (classifiers, normalizer, _core, relaxed, representation, dictionary)
+    for family in (*families, _baselines):
+        declared.update(family.MODEL_FILE_CLASSES)
+    ours = {c for c in allowed_classes().values() if c.__module__.startswith("fdlsr")}
+    assert ours == declared
+    # every registered method's estimator can be saved
+    assert {type(m.build()) for m in METHODS.values()} <= set(
+        allowed_classes().values()
+    )
+    for path in (PACKAGE / "persistence").glob("*.py"):
+        assert layer_reached(path) <= ALLOWED["persistence"] | {"persistence"}
+
+
+def layer_reached(path):
+    return {layer(m) for m in imported_modules(path)} - {None}

@@ -76,7 +76,7 @@ def test_fdlsrcv_accepts_torch(blobs):
 def test_fdlsrcv_searches_in_the_namespace(blobs, namespace, fixed, monkeypatch):
     """The grid's iterations run on the input's arrays (no move to NumPy) and give
     NumPy's cv_results_ and choice, for every rule and a generic scorer."""
-    from fdlsr.core import search
+    from fdlsr._core import search
 
     xp = pytest.importorskip(namespace)
     X, y, X_test = blobs

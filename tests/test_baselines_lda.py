@@ -7,9 +7,10 @@ import pytest
 from sklearn import discriminant_analysis
 from sklearn.covariance import OAS
 
+from fdlsr._baselines import estimators as baselines
+from fdlsr._baselines.estimators import LinearDiscriminantAnalysis
+from fdlsr._experiments.methods import get_method
 from fdlsr._testing import cli, relative_error
-from fdlsr.methods import baselines, get_method
-from fdlsr.methods.baselines import LinearDiscriminantAnalysis
 
 
 def problem(n, d, n_classes, seed=0):
@@ -117,32 +118,3 @@ def test_fdlsr_fit_reports_the_memory_refusal_in_one_line(tmp_path, monkeypatch)
     assert status == 2
     assert err.count("\n") == 1 and "covariance matrix" in err, err
     assert not out.exists()
-
-
-def test_an_lda_model_file_naming_scikit_learns_class_still_loads(tmp_path):
-    """Model files written when the registered LDA was scikit-learn's own class."""
-    import json
-    import zipfile
-
-    import fdlsr
-
-    X, y = problem(60, 20, 3)
-    model = get_method("LDA").build().fit(X, y)
-    path = tmp_path / "lda.fdlsr"
-    fdlsr.save(model, path)
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    text = members["model.json"].decode()
-    ours = "fdlsr.methods.baselines.LinearDiscriminantAnalysis"
-    assert ours in text
-    members["model.json"] = text.replace(
-        ours, "sklearn.discriminant_analysis.LinearDiscriminantAnalysis"
-    ).encode()
-    old = tmp_path / "old.fdlsr"
-    with zipfile.ZipFile(old, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    json.loads(members["model.json"])  # still a valid manifest
-    loaded = fdlsr.load(old)
-    assert isinstance(loaded, LinearDiscriminantAnalysis)
-    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

@@ -9,9 +9,9 @@ from sklearn.datasets import make_blobs
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
+from fdlsr._core.blocked import fit_blocked
+from fdlsr._core.dense import fit_fdlsr
 from fdlsr._testing import relative_error
-from fdlsr.core.blocked import fit_blocked
-from fdlsr.core.dense import fit_fdlsr
 
 PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=8, tol=None, init_ridge=1e-4)
 
@@ -95,7 +95,7 @@ def test_auto_solver_goes_blocked_on_device_when_large(blobs):
 def test_sq_distance_in_pieces_equals_the_whole_difference(namespace, piece):
     """Pieces of one row (a million columns on a GPU) or several, summed on the
     array's device: the same number as the whole difference in NumPy."""
-    from fdlsr.common.linalg import sq_distance
+    from fdlsr._common.linalg import sq_distance
 
     xp = pytest.importorskip(namespace)
     rng = np.random.default_rng(0)

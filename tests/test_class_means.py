@@ -1,11 +1,11 @@
-"""fdlsr.common.class_means: the one home of class means, sums and spreads, and the
+"""fdlsr._common.class_means: the one home of class means, sums and spreads, and the
 class-sorted layout of FDDL and LRSDL that takes its means from there."""
 
 import numpy as np
 import pytest
 
-from fdlsr.common.class_means import ClassMeans, DenseClassMeans, one_hot
-from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+from fdlsr._common.class_means import ClassMeans, DenseClassMeans, one_hot
+from fdlsr.dictionary._class_blocks import ClassBlocks
 
 LABELS = {
     "unsorted": np.array([2, 0, 1, 0, 2, 2, 1]),

@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli_error
-from fdlsr.experiments.cli import main
 
 SMALL = [
     "--dataset",
@@ -131,7 +131,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path, capsys):
     assert "no table" in cli_error(
         capsys, ["run", *SMALL, "--out", str(tmp_path / "r"), "--paper"]
     )
-    # the dataset problems are detected by fdlsr.experiments.datasets; the CLI must show them as one line
+    # the dataset problems are detected by fdlsr.datasets; the CLI must show them as one line
     assert "no_such_dataset" in cli_error(
         capsys, ["run", "--dataset", "no_such_dataset", "-k", "1"]
     )
@@ -176,9 +176,9 @@ def test_entry_point_prints_no_traceback(tmp_path):
 
 
 def test_no_arguments_runs_the_faces_demo(monkeypatch):
-    from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands import run
-    from fdlsr.experiments.commands.run import run_request
+    from fdlsr._experiments.cli import build_parser
+    from fdlsr._experiments.commands import run
+    from fdlsr._experiments.commands.run import run_request
 
     seen = {}
     monkeypatch.setattr(run, "main", lambda args: seen.setdefault("args", args) and 0)
@@ -244,7 +244,7 @@ def test_table_marks_how_parameters_were_chosen(tmp_path, capsys):
 
 
 def test_paper_configs_tune_the_baselines():
-    from fdlsr.experiments.config import load_config, shipped_configs
+    from fdlsr._experiments.config import load_config, shipped_configs
 
     for name in shipped_configs():
         ex = load_config(name).experiment
@@ -295,9 +295,9 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
 
 
 def test_methods_all_selects_every_registered_method():
-    from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands.run import run_request
-    from fdlsr.methods import METHODS
+    from fdlsr._experiments.cli import build_parser
+    from fdlsr._experiments.commands.run import run_request
+    from fdlsr._experiments.methods import METHODS
 
     args = build_parser().parse_args(["run", "--config", "digits", "--methods", "ALL"])
     assert run_request(args).config.experiment.methods == list(METHODS)
@@ -323,7 +323,7 @@ def test_fdlsr_search_is_fdlsrcv_unless_a_fixed_parameter_needs_gridsearchcv():
     from sklearn.model_selection import GridSearchCV
 
     from fdlsr import FDLSRCV
-    from fdlsr.methods.registry import fdlsr_search
+    from fdlsr._experiments.registry import fdlsr_search
 
     grid = {"alpha": [0.1, 1.0], "decision_rule": ["knn", "linear"]}
     search = fdlsr_search(grid=grid, cv=3, alpha=1.0, beta=1e-3, lam=0.5, max_iter=5)
@@ -363,7 +363,7 @@ def test_report_names_the_methods_asked_for_but_not_computed(tmp_path, capsys):
 
 def test_plot_reports_the_progress_of_each_figure(tmp_path, monkeypatch, capsys):
     """A line per tenth of each figure's steps, once it has taken QUIET_SECONDS."""
-    from fdlsr.experiments import progress
+    from fdlsr._experiments import progress
 
     monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)
     argv = ["plot", "convergence", "--dataset", "digits", "-k", "3"]
@@ -409,7 +409,7 @@ def mixed_size_folder(root):
 def test_mixed_image_sizes_name_the_option_where_they_are_met(tmp_path, capsys):
     """--resize H W on the command line (run, datasets info), resize= in Python."""
     pytest.importorskip("PIL")
-    from fdlsr.experiments.datasets import load_dataset
+    from fdlsr.datasets import load_dataset
 
     folder = mixed_size_folder(tmp_path / "photos")
     out = ["--out", str(tmp_path / "res"), "--no-table"]
@@ -425,7 +425,7 @@ def test_mixed_image_sizes_name_the_option_where_they_are_met(tmp_path, capsys):
 
 
 def test_a_missing_file_names_the_data_dir_option(tmp_path, capsys):
-    from fdlsr.experiments.datasets import load_dataset
+    from fdlsr.datasets import load_dataset
 
     argv = ["run", "--config", "orl", "--data-dir", str(tmp_path), "--out", str(tmp_path / "r")]  # fmt: skip
     assert "(data folder given by --data-dir)" in cli_error(capsys, argv)
@@ -465,7 +465,7 @@ def test_columns_on_other_scales_warn_and_standardize_helps(tmp_path, capsys):
 
 
 def test_standardize_fits_on_the_training_rows_only():
-    from fdlsr.experiments.samples import standardize_columns
+    from fdlsr._experiments.samples import standardize_columns
 
     X = np.random.default_rng(0).normal(5, [1, 100], (20, 2))
     train = np.arange(0, 20, 2)

@@ -5,12 +5,19 @@ the wrong kind. ``FILE`` is an existing file, ``DIR`` an empty folder and ``RESU
 a results folder; the expected text is part of the one line.
 """
 
+import importlib
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from fdlsr.experiments.cli import main
+from fdlsr._experiments.cli import main
+from fdlsr._testing import cli
+from fdlsr.errors import ConfigError
 
 RUN = ["run", "--dataset", "digits", "--methods", "1-NN", "-k", "2", "--splits", "1"]
 PLOT = ["plot", "convergence", "--dataset", "digits", "-k", "2"]
@@ -110,3 +117,143 @@ def test_the_installed_command_prints_one_line(paths, tmp_path):
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("fdlsr: error: "), result.stderr
+
+
+# A character that would end or redraw a line: control characters, DEL, the C1
+# controls, Unicode's line and paragraph separators.
+BREAKS = st.sampled_from(["\n", "\r", "\x1b[2J", "\t", "\x7f", "\x85", "\u2028"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    before=st.text(alphabet="ab", max_size=3),
+    breaks=st.lists(BREAKS, min_size=1, max_size=3),
+)
+def test_a_name_with_control_characters_is_quoted_on_one_line(before, breaks):
+    """A user folder, and an image, whose names hold a line break: the refusal
+    escapes it (as Python writes it) and stays one line."""
+    name = before + "".join(breaks) + "x"
+    with tempfile.TemporaryDirectory() as root:
+        folder = Path(root) / name
+        folder.mkdir()
+        (folder / "mine.txt").write_text("the user's")
+        status, _, err = cli([*RUN, "--out", str(folder), "--no-table"])
+        lines = err.strip().splitlines()
+        assert status == 2 and len(lines) == 1, err
+        assert repr(name)[1:-1] in lines[0] and "is not a results store" in lines[0]
+        assert sorted(p.name for p in folder.iterdir()) == ["mine.txt"]
+
+        images = Path(root) / "images"
+        for label in ("a", "b"):
+            (images / label).mkdir(parents=True)
+            (images / label / "0.png").write_bytes(b"not an image")
+        (images / "a" / "0.png").rename(images / "a" / f"{name}.png")
+        status, _, err = cli(["run", "--dataset", str(images), "-k", "1"])
+        lines = err.strip().splitlines()
+        assert status == 2 and len(lines) == 1, err
+        assert f"{repr(name)[1:-1]}.png" in lines[0]
+
+
+def test_an_argument_the_parser_refuses_is_quoted_on_one_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "a\nb"])
+    err = capsys.readouterr().err
+    assert err == "fdlsr: error: unrecognized arguments: a\\nb (see `fdlsr --help`)\n"
+
+
+def test_printable_escapes_only_what_breaks_a_line():
+    from fdlsr.errors import printable
+
+    assert printable("a\nb\x1b\u2028é\\ c") == "a\\nb\\x1b\\u2028é\\ c"
+
+
+EMPTY = [
+    [*RUN, "--out", ""],
+    ["run", "--dataset", "", "-k", "2"],
+    [*RUN, "--data-dir", ""],
+    [*RUN, "--config", ""],
+    ["report", ""],
+    ["report", "RESULTS", "-o", ""],
+    [*PLOT, "--out", ""],
+    ["datasets", "info", ""],
+    ["fit", "--dataset", "digits", "--method", "1-NN", "-o", ""],
+    ["predict", "", "digits"],
+    ["predict", "FILE", ""],
+    ["predict", "FILE", "digits", "-o", ""],
+    ["features", "", "-o", "f.npz"],
+    ["features", "DIR", "-o", ""],
+]
+
+
+@pytest.mark.parametrize("argv", EMPTY, ids=[" ".join(a) for a in EMPTY])
+def test_an_empty_path_is_refused_not_taken_for_a_default(
+    argv, paths, tmp_path, monkeypatch, capsys
+):
+    """``--out "$OUT"`` with OUT unset: one line, nothing written here."""
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main([fill(arg, paths) for arg in argv])
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert exit_info.value.code == 2 and len(lines) == 1, err
+    assert "the path is empty" in lines[0], lines
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_request_refuses_an_empty_out(tmp_path, monkeypatch):
+    from fdlsr._experiments.config import load_config
+    from fdlsr._experiments.run import RunRequest
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="--out is empty"):
+        RunRequest(load_config("digits"), out="")
+
+
+def test_running_out_of_memory_is_one_line(monkeypatch, capsys):
+    """What no budget foresaw: a MemoryError anywhere in a command."""
+    from fdlsr._experiments.commands import methods
+
+    def exhausted(args):
+        raise MemoryError
+
+    monkeypatch.setattr(methods, "main", exhausted)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["methods"])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("fdlsr: error: fdlsr methods ran out of memory")
+
+
+@pytest.mark.parametrize(
+    "command, argv, said",
+    [
+        (
+            "run",
+            RUN,
+            "fdlsr: interrupted; finished runs are saved: run the same command "
+            "again to resume",
+        ),
+        (
+            "fit",
+            ["fit", "--dataset", "digits", "--method", "1-NN", "-o", "m"],
+            "fdlsr: interrupted",
+        ),
+        ("predict", ["predict", "m.fdlsr", "digits"], "fdlsr: interrupted"),
+        ("report", ["report", "r"], "fdlsr: interrupted"),
+    ],
+)
+def test_an_interrupted_command_says_what_it_kept(
+    command, argv, said, monkeypatch, capsys
+):
+    """Ctrl-C or SIGTERM: one line, the promise of resuming only where it holds."""
+    module = importlib.import_module(f"fdlsr._experiments.commands.{command}")
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module, "main", interrupted)
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 130
+    assert capsys.readouterr().err == said + "\n"

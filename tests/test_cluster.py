@@ -24,12 +24,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.addresses import SchedulerAddress, scheduler_address
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.store_folder import read_rows
+from fdlsr._experiments.workers import max_processes
 from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.addresses import SchedulerAddress, scheduler_address
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.store_folder import read_rows
-from fdlsr.experiments.workers import max_processes
 
 ON_LINUX = Path("/proc/self/stat").exists()
 
@@ -734,7 +734,7 @@ def test_what_is_at_the_address_is_named_not_timed_out(where, message):
     """An unknown name, a refused port (no waiting out dask's retries) and an HTTP
     server are each told as what they are, not as 'no reply within' the deadline."""
     pytest.importorskip("distributed")
-    from fdlsr.experiments.cluster import Cluster
+    from fdlsr._experiments.cluster import Cluster
 
     server = HttpServer()
     port = str(free_port())
@@ -754,7 +754,7 @@ def test_a_deadline_not_positive_says_so(deadline):
     pytest.importorskip("distributed")
     import dask
 
-    from fdlsr.experiments.addresses import scheduler_timeout
+    from fdlsr._experiments.addresses import scheduler_timeout
 
     with dask.config.set({"distributed.comm.timeouts.connect": deadline}):
         with pytest.raises(ConfigError, match="must be a positive time, e.g. 30s"):
@@ -769,7 +769,7 @@ def test_a_unit_on_a_worker_with_another_fdlsr_says_which():
     from distributed.protocol.pickle import dumps
 
     from fdlsr import __version__
-    from fdlsr.experiments.cluster import _on_a_worker
+    from fdlsr._experiments.cluster import _on_a_worker
 
     payload = dumps((divmod, 7))
     assert _on_a_worker(__version__)(payload, 3) == (True, (2, 1))

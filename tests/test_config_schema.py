@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.config import SCHEMA, load_config, shipped_configs
 from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.config import SCHEMA, load_config, shipped_configs
 
 
 def write_config(path, text):
@@ -66,6 +66,28 @@ def test_every_shipped_config_fits_the_schema():
         assert config.experiment.resolved()
 
 
+def test_a_config_that_tunes_a_method_and_fixes_its_grid_is_refused(tmp_path, capsys):
+    """`cv = ["FDLSR"]` means the whole grid, as --cv FDLSR: [params.FDLSR] values
+    the search chooses are a contradiction, said in one line, not silently taken
+    out of the grid; values outside the grid stay fixed during the search."""
+    tuned = 'methods = ["FDLSR"]\nk = [2]\nsplits = 1\ncv = ["FDLSR"]\n'
+    for params, named in (
+        ("alpha = 0.1\nbeta = 0.01\nlam = 0.1", "alpha, beta, lam"),
+        ("alpha = 0.1", "alpha"),
+    ):
+        path = write_config(tmp_path / "c.toml", f"{tuned}[params.FDLSR]\n{params}\n")
+        line = cli_error(capsys, ["run", "--config", str(path), "--out", str(tmp_path)])
+        assert f"cv names FDLSR, whose {named} cross-validation chooses" in line
+        assert "[params.FDLSR]" in line and "or FDLSR from cv" in line
+    rules = tuned + 'cv_rules = true\n[params.FDLSR]\ndecision_rule = "knn"\n'
+    with pytest.raises(ConfigError, match="whose decision_rule cross-validation"):
+        load_config(write_config(tmp_path / "c.toml", rules))
+    kept = tuned + '[params.FDLSR]\ndecision_rule = "knn"\n'
+    experiment = load_config(write_config(tmp_path / "c.toml", kept)).experiment
+    assert experiment.params == {"FDLSR": {"decision_rule": "knn"}}
+    assert not (tmp_path / "results.jsonl").exists()
+
+
 # --- where a config comes from ----------------------------------------------------
 
 
@@ -73,7 +95,7 @@ def test_a_path_is_never_a_shipped_config(tmp_path, monkeypatch, capsys):
     """``../../evil`` once resolved inside the shipped folder to a file outside it."""
     from importlib import resources
 
-    shipped = resources.files("fdlsr.experiments") / "configs"
+    shipped = resources.files("fdlsr._experiments") / "configs"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     write_config(elsewhere / "evil.toml", "k = 2\nmethods = ['1-NN']\nsplits = 1\n")
@@ -230,7 +252,7 @@ def test_the_command_runs_or_exits_2_with_one_line(
 ):
     """End to end: any value for any key (or any bytes) either reaches the run or
     is exit status 2 with one line on stderr, never a traceback."""
-    from fdlsr.experiments import run
+    from fdlsr._experiments import run
 
     def accepted(*args, **kwargs):
         raise Accepted

@@ -4,10 +4,10 @@ file does not say; never a pixel column taken silently, never a row index as a f
 import numpy as np
 import pytest
 
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli_error
+from fdlsr.datasets import load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.datasets import load_dataset
 
 
 def pixels(n_classes=3, per_class=10, d=6, seed=0):

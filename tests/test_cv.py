@@ -9,10 +9,10 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fdlsr import FDLSR, FDLSRCV
+from fdlsr._common.class_means import one_hot
+from fdlsr._core.dense import fit_fdlsr
+from fdlsr._core.grid import HatOperators, fit_grid
 from fdlsr._testing import relative_error
-from fdlsr.common.class_means import one_hot
-from fdlsr.core.dense import fit_fdlsr
-from fdlsr.core.grid import HatOperators, fit_grid
 
 RULES = ["nearest_neighbor", "nearest_mean", "knn", "linear"]
 GRID = dict(alphas=[1e-3, 1.0], betas=[1e-4, 1e-1], lams=[1e-5, 1e-1])
@@ -167,7 +167,7 @@ def test_batched_grid_equals_numpy_loop(digits, t_step, max_iter):
     """The namespace-generic batched iterations (run here on NumPy arrays through
     array-api-strict) equal the threaded NumPy loop, T and Q X^T."""
     xp = pytest.importorskip("array_api_strict")
-    from fdlsr.core.grid import fit_grid_batched
+    from fdlsr._core.grid import fit_grid_batched
 
     X, y = digits[0][:90], digits[1][:90]
     codes = np.unique(y, return_inverse=True)[1]

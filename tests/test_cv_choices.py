@@ -5,16 +5,16 @@ import csv
 import io
 import json
 
+from fdlsr._experiments.cli import build_parser, main
+from fdlsr._experiments.commands.run import run_request
+from fdlsr._experiments.cv_choices import cell_choices, choices_text, value_text
+from fdlsr._experiments.notes import chosen_parameters_notes
+from fdlsr._experiments.planning import experiment_runs
+from fdlsr._experiments.registry import PAPER_GRID
+from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.splits import NO_INNER_CV
+from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli, cli_error
-from fdlsr.experiments.cli import build_parser, main
-from fdlsr.experiments.commands.run import run_request
-from fdlsr.experiments.cv_choices import cell_choices, choices_text, value_text
-from fdlsr.experiments.notes import chosen_parameters_notes
-from fdlsr.experiments.planning import experiment_runs
-from fdlsr.experiments.report import render, summarise
-from fdlsr.experiments.splits import NO_INNER_CV
-from fdlsr.experiments.store_folder import make_store
-from fdlsr.methods.registry import PAPER_GRID
 
 GRID = {"alpha": [0.001, 0.01, 0.1], "lam": [0.1, 1.0]}
 SETTING = json.dumps({"cv": {"folds": 3, "grid": GRID}, "params": {"alpha": 1.0}})
@@ -49,7 +49,9 @@ def test_the_most_chosen_value_and_how_many_splits_chose_it():
     )
     by_k = cell_choices(rows)["LSR"]
     assert choices_text(by_k[3]) == "alpha=0.01 (7/10), lam=0.1 (7/10)"
-    assert choices_text(by_k[1]).startswith("fixed values (one sample per class")
+    assert choices_text(by_k[1]) == (
+        "fixed values alpha=1 (one sample per class: nothing to validate on)"
+    )
     tie = tuned_rows(2, [{"alpha": 0.001, "lam": 0.1}, {"alpha": 0.1, "lam": 0.1}])
     assert choices_text(cell_choices(tie)["LSR"][2]) == (
         "alpha=0.001 or 0.1 (1/2 each), lam=0.1 (2/2)"
@@ -105,7 +107,7 @@ def test_cv_fdlsr_searches_the_papers_grid_with_its_rule_over_the_configs_values
     paper's fixed-parameter rows; the search asked for replaces them, over the
     paper's grid {1e-5, ..., 1} of alpha, beta and lambda, with the 1-NN rule (on
     main, the config's values stayed fixed and only the decision rule was searched)."""
-    from fdlsr.experiments.datasets import load_dataset
+    from fdlsr.datasets import load_dataset
 
     experiment = plan(["--config", "faces", "--methods", "FDLSR", "--cv", "FDLSR"])
     experiment.ks, experiment.splits = [3], 1
@@ -147,3 +149,28 @@ def test_cv_rules_needs_a_tuned_method_with_rules(capsys):
         ["run", "--dataset", "faces", "--methods", "LSR", "--cv-rules", "-k", "2"],
     )
     assert "--cv-rules" in line and "--cv FDLSR" in line
+
+
+def test_the_fixed_values_of_runs_with_nothing_to_validate_on_are_named():
+    """k=1 under --cv: the values the runs kept are said, not only that they were
+    fixed; a cell with some such splits says theirs too."""
+    fixed = [{"alpha": 1.0, "lam": 1.0}] * 3
+    rows = tuned_rows(1, fixed, note=NO_INNER_CV)
+    (note,) = chosen_parameters_notes(rows)
+    assert "k=1: fixed values alpha=1, lam=1 (one sample per class" in note
+    mixed = tuned_rows(2, [{"alpha": 0.01, "lam": 0.1}] * 2 + fixed[:1])
+    mixed[2]["note"] = NO_INNER_CV
+    assert choices_text(cell_choices(mixed)["LSR"][2]) == (
+        "alpha=0.01 (2/3), lam=0.1 (2/3), 1 split with nothing to validate on "
+        "(fixed values alpha=1, lam=1)"
+    )
+
+
+def test_cv_rules_with_a_fixed_rule_is_refused(capsys):
+    """--cv-rules asks for the rule to be chosen; --params fixing it would take it
+    out of the search in silence."""
+    argv = ["run", "--dataset", "faces", "--methods", "FDLSR", "--cv", "FDLSR"]
+    argv += ["--cv-rules", "--params", "FDLSR.decision_rule=knn", "-k", "2"]
+    line = cli_error(capsys, argv)
+    assert "--cv-rules" in line and "FDLSR.decision_rule=knn" in line
+    assert "drop one of the two" in line

@@ -8,8 +8,9 @@ import pytest
 import scipy.io
 import scipy.sparse
 
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli_error
-from fdlsr.experiments.cli import main
+from matlab_v73 import savemat_v73
 from npy_headers import npy_bytes
 
 
@@ -121,7 +122,7 @@ def test_mat_files_declaring_more_than_memory_are_refused(tmp_path, capsys):
 
 def test_the_budget_is_the_memory_available(tmp_path, capsys, monkeypatch):
     """An ordinary file is refused when memory is short (here: made short)."""
-    from fdlsr.experiments.datasets import _memory
+    from fdlsr.datasets import _memory
 
     path = tmp_path / "d.npz"
     np.savez(path, X=samples(100, 99), y=np.repeat([1, 2], 50))
@@ -169,3 +170,43 @@ def test_plot_reports_a_methods_refusal_in_one_line(tmp_path, capsys):
     argv = ["plot", "tsne", "--dataset", str(path), "-k", "1"]
     line = cli_error(capsys, [*argv, "--out", str(tmp_path / "figures")])
     assert "the tsne figure of small.npz: perplexity" in line
+
+
+def dates(kind):
+    """Samples as datetime64 or timedelta64 seconds, the first a missing value."""
+    X = (samples(30) * 1e6).astype("int64").astype(f"{kind}[s]")
+    X[0, 0] = np.datetime64("NaT") if kind == "datetime64" else np.timedelta64("NaT")
+    return X
+
+
+@pytest.mark.parametrize(
+    "write, named",
+    [
+        (lambda p: np.savez(p, X=dates("datetime64"), y=np.repeat([0, 1, 2], 10)),
+         "are dates (datetime64[s]), not numbers"),
+        (lambda p: np.savez(p, X=dates("timedelta64"), y=np.repeat([0, 1, 2], 10)),
+         "are durations (timedelta64[s]), not numbers"),
+        (lambda p: scipy.io.savemat(p, {"fea": samples(30) + 1j,
+                                        "gnd": np.repeat([1, 2, 3], 10)[:, None]}),
+         "are complex numbers"),
+        (lambda p: savemat_v73(p, {"fea": samples(30) + 1j,
+                                   "gnd": np.repeat([1, 2, 3], 10)[:, None]}),
+         "are complex numbers"),
+    ],
+    ids=["datetime64 npz", "timedelta64 npz", "complex mat v5", "complex mat v7.3"],
+)  # fmt: skip
+@pytest.mark.parametrize("named_variables", [False, True])
+def test_samples_that_are_not_real_numbers_are_refused_as_what_they_are(
+    tmp_path, capsys, write, named, named_variables
+):
+    """Not read as counts of seconds (NaT as -9.2e18), nor dropped as if the file
+    had no such variable: the refusal says what the samples are, with the fix."""
+    path = tmp_path / ("d.mat" if "complex" in named else "d.npz")
+    write(path)
+    variables = ["--x", "fea", "--y", "gnd"] if path.suffix == ".mat" else [
+        "--x", "X", "--y", "y"]  # fmt: skip
+    argv = ["run", "--dataset", str(path), "--methods", "LSR", "-k", "2",
+            "--splits", "1", "--out", str(tmp_path / "o")]  # fmt: skip
+    line = cli_error(capsys, argv + (variables if named_variables else []))
+    assert named in line and "--x NAME" in line, line
+    assert not (tmp_path / "o").exists()

@@ -9,6 +9,7 @@ data flag of every command that has it, found from the parser), and check that
 """
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -16,12 +17,13 @@ import scipy.io
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments import planning
+from fdlsr._experiments.commands import shared
+from fdlsr._experiments.parser import build_parser
 from fdlsr._testing import cli
+from fdlsr.datasets import dataset_info, load_dataset
+from fdlsr.datasets._numpy import npy_samples
 from fdlsr.errors import DatasetError
-from fdlsr.experiments import planning
-from fdlsr.experiments.commands import shared
-from fdlsr.experiments.datasets import dataset_info, load_dataset, npy_samples
-from fdlsr.experiments.parser import build_parser
 
 INPUTS = ["mat", "npz", "csv", "images", "npy", "digits", "faces", "orl"]
 APPLIES = {
@@ -114,7 +116,7 @@ def load(inputs, name, options):
 
 
 def test_the_declaration_is_the_specification():
-    from fdlsr.experiments.datasets._options import DATA_OPTIONS
+    from fdlsr.datasets._options import DATA_OPTIONS
 
     # every command reads its data flags into the loader's keywords in one place
     argv = ["run", "--x", "X", "--y", "Y", "--samples", "rows", "--resize", "2", "3"]
@@ -245,7 +247,7 @@ def test_every_data_flag_of_every_command_on_every_input(
 ):
     """One line and exit 2 naming the flag where it does not apply; else the data
     load (the step after loading is replaced, so nothing is computed)."""
-    from fdlsr.experiments.commands import predict
+    from fdlsr._experiments.commands import predict
 
     command, argument = flag.split()
 
@@ -299,3 +301,43 @@ def test_datasets_list_takes_no_data_options(extra, named):
         f"fdlsr: error: `fdlsr datasets list` takes no {named}; describe one data set "
         "with `fdlsr datasets info NAME`"
     )
+
+
+# Files whose reading is refused with the fix of naming a variable or an orientation,
+# and the options given with them (as keywords; the command line gets the flags).
+def _refused_layouts(rng):
+    X, y = rng.normal(size=(20, 6)), np.repeat([1, 2], 10)
+    return {
+        "square samples": ({"X": rng.normal(size=(4, 4)), "y": [1, 1, 2, 2]}, {}),
+        "unknown x": ({"X": X, "y": y}, {"x": "Q"}),
+        "two layouts": ({"X": X, "y": y, "fea": X, "gnd": y}, {}),
+        "nothing fits x": ({"A": X, "B": y, "C": X[:5]}, {"x": "C"}),
+        "no layout": ({"A": X[:, :1].T, "B": X}, {}),
+        "labels not a vector": ({"X": X, "L": rng.normal(size=(20, 3))},
+                                {"x": "X", "y": "L"}),
+        "four dimensions": ({"X": np.zeros((20, 2, 2, 2)), "y": y}, {}),
+        "rows do not match": ({"X": X, "y": y}, {"samples": "columns"}),
+        "complex samples": ({"X": X + 1j, "y": y}, {}),
+    }  # fmt: skip
+
+
+PYTHON_KEYWORD = r"\b(x|y|samples)=|samples='"
+FLAG = r"--(x|y|samples)\b"
+
+
+@pytest.mark.parametrize("case", list(_refused_layouts(np.random.default_rng(0))))
+def test_a_fix_is_written_as_the_user_gives_options(tmp_path, case):
+    """Under the ``fdlsr`` command the fix names --x, --y, --samples; in Python
+    x=, y=, samples=: one message, two spellings, never the other one's."""
+    arrays, options = _refused_layouts(np.random.default_rng(0))[case]
+    path = tmp_path / "d.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(DatasetError) as refusal:
+        load_dataset(path, **options)
+    in_python = str(refusal.value)
+    assert re.search(PYTHON_KEYWORD, in_python) and not re.search(FLAG, in_python)
+    flags = [a for k, v in options.items() for a in (f"--{k}", v)]
+    status, _, err = cli(["run", "--dataset", str(path), *flags, "--methods", "LSR",
+                          "-k", "1", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert status == 2 and len(err.strip().splitlines()) == 1, err
+    assert re.search(FLAG, err) and not re.search(PYTHON_KEYWORD, err), err

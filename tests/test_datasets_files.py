@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from fdlsr.datasets import load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import load_dataset
 
 
 def truth(n_classes=3, per_class=4, d=5, seed=0):

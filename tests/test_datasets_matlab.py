@@ -9,9 +9,9 @@ import scipy.sparse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdlsr.datasets import load_dataset
+from fdlsr.datasets._layout import resolve
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.datasets._layout import resolve
 from matlab_v73 import savemat_v73
 
 VERSIONS = ["v5", "v7.3"]

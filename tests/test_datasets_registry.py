@@ -10,13 +10,8 @@ import pytest
 import scipy.io
 
 from fdlsr._testing import DATA_DIR, load_shared
+from fdlsr.datasets import _checksum, dataset_info, list_datasets, load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import (
-    _checksum,
-    dataset_info,
-    list_datasets,
-    load_dataset,
-)
 
 MANIFEST_PATH = DATA_DIR / "MANIFEST.json"
 SHARED = ["feret", "orl", "yale", "extended_yaleb", "coil20", "pie_subset",
@@ -265,7 +260,7 @@ def test_embedded_faces_load_verified_without_a_data_folder(tmp_path, monkeypatc
 
 
 def test_embedded_faces_with_a_changed_file_are_refused(tmp_path, monkeypatch):
-    from fdlsr.experiments.datasets import _registry
+    from fdlsr.datasets import _registry
 
     copy = tmp_path / "orl_32x32.npz"
     data = dict(np.load(_registry.embedded_path(_registry.require("faces"))))

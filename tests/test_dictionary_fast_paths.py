@@ -9,7 +9,7 @@ where a product is formed differently.
 import numpy as np
 import pytest
 
-from fdlsr.methods.dictionary.lcle import (
+from fdlsr.dictionary._lcle import (
     _guard,
     _nearest,
     atom_laplacian,
@@ -100,7 +100,7 @@ def _fista_transcribed(grad, X0, lipschitz, lam, *, max_iter, tol, per_problem=F
 
 @pytest.mark.parametrize("per_problem", [False, True])
 def test_fista_with_scratch_buffers_is_the_plain_algorithm(per_problem):
-    from fdlsr.methods.dictionary._fista import fista, top_eigenvalues
+    from fdlsr.dictionary._fista import fista, top_eigenvalues
 
     rng = np.random.default_rng(4)
     D = rng.standard_normal((3, 12, 9))
@@ -118,7 +118,7 @@ def test_fista_with_scratch_buffers_is_the_plain_algorithm(per_problem):
 
 
 def test_times_pinv_is_pinv_to_rounding_when_well_conditioned():
-    from fdlsr.methods.dictionary.lcle import _times_pinv
+    from fdlsr.dictionary._lcle import _times_pinv
 
     rng = np.random.default_rng(5)
     A = rng.standard_normal((40, 60))
@@ -129,7 +129,7 @@ def test_times_pinv_is_pinv_to_rounding_when_well_conditioned():
 
 @pytest.mark.parametrize("rank", [0, 10, 39])
 def test_times_pinv_falls_back_to_pinv_when_singular(rank):
-    from fdlsr.methods.dictionary.lcle import _times_pinv
+    from fdlsr.dictionary._lcle import _times_pinv
 
     rng = np.random.default_rng(rank)
     A = rng.standard_normal((40, rank))
@@ -140,7 +140,7 @@ def test_times_pinv_falls_back_to_pinv_when_singular(rank):
 
 @pytest.mark.parametrize("counts", [[3, 3, 3, 3], [2, 4, 1, 3]])
 def test_class_sums_by_reshape_are_the_per_class_sums(counts):
-    from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+    from fdlsr.dictionary._class_blocks import ClassBlocks
 
     blocks = ClassBlocks(counts, [2, 2, 2, 2])
     X = np.random.default_rng(6).standard_normal((8, sum(counts)))
@@ -162,7 +162,7 @@ def test_fista_in_slabs_is_the_whole_array_loop_on_any_number_of_threads():
     loop, bit for bit."""
     from threadpoolctl import threadpool_limits
 
-    from fdlsr.methods.dictionary import _fista
+    from fdlsr.dictionary import _fista
 
     rng = np.random.default_rng(7)
     D = rng.standard_normal((40, 300))
@@ -190,7 +190,7 @@ def test_fista_in_slabs_is_the_whole_array_loop_on_any_number_of_threads():
 
 @pytest.mark.parametrize("counts", [[3, 3, 3, 3], [2, 4, 1, 3]])
 def test_own_class_doubling_is_the_product_with_the_pattern(counts):
-    from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+    from fdlsr.dictionary._class_blocks import ClassBlocks
 
     blocks = ClassBlocks(counts, [2, 1, 3, 2])
     rng = np.random.default_rng(8)
@@ -265,7 +265,7 @@ def _pursuit_problem(n, K, d, seed):
 )
 @pytest.mark.parametrize("threads, block_bytes", [(1, None), (3, 4096)])
 def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, block_bytes):
-    from fdlsr.methods.dictionary import _batch_omp
+    from fdlsr.dictionary import _batch_omp
 
     D, Y = _pursuit_problem(n, K, d, seed=K)
     gram, Xy = D @ D.T, Y @ D.T
@@ -284,7 +284,7 @@ def _update_atoms_as_before(Y, D, codes):
     """The K-SVD sweep as it was written before (per-atom gathers and temporaries)."""
     from scipy.linalg.blas import dgemm
 
-    from fdlsr.methods.dictionary._ksvd import _rank_one
+    from fdlsr.dictionary._ksvd import _rank_one
 
     n, T = codes.support.shape
     E = Y - codes.reconstruct(D)
@@ -308,7 +308,7 @@ def _update_atoms_as_before(Y, D, codes):
 
 
 def test_atom_sweep_is_the_sweep_as_before_bit_for_bit():
-    from fdlsr.methods.dictionary._ksvd import omp_codes, update_atoms
+    from fdlsr.dictionary._ksvd import omp_codes, update_atoms
 
     D, Y = _pursuit_problem(80, 30, 20, seed=9)
     D[1] += 0.01  # no dependent atom: every atom is used
@@ -338,7 +338,7 @@ def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch)
     """The whole fit with the pursuit as it was (and one thread) against the fit as
     it is (on three threads): dictionary, classifier and scores to 1e-10."""
     from fdlsr import dictionary
-    from fdlsr.methods.dictionary import _ksvd
+    from fdlsr.dictionary import _ksvd
 
     X, y = _faces()
     test, _ = _faces(seed=11)

@@ -8,8 +8,8 @@ reach 0.72-0.79 (chance: 0.025), so a broken method fails the 0.6 bar.
 import numpy as np
 import pytest
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.methods.dictionary import DPL, DRADPL, LCKSVD2, LCLE
+from fdlsr.dictionary import DPL, DRADPL, LCKSVD2, LCLE
+from fdlsr.model_selection._split import per_class_split
 
 
 @pytest.mark.parametrize(

@@ -10,11 +10,11 @@ import pytest
 from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 
-from fdlsr.methods.dictionary import DPL
-from fdlsr.methods.dictionary._dradpl_steps import code_step
-from fdlsr.methods.dictionary._padded_classes import PaddedClasses
-from fdlsr.methods.dictionary.dpl import fit_dpl
-from fdlsr.methods.dictionary.dradpl import fit_dradpl
+from fdlsr.dictionary import DPL
+from fdlsr.dictionary._dpl import fit_dpl
+from fdlsr.dictionary._dradpl import fit_dradpl
+from fdlsr.dictionary._dradpl_steps import code_step
+from fdlsr.dictionary._padded_classes import PaddedClasses
 
 EPS = np.finfo(float).eps
 
@@ -221,8 +221,8 @@ def test_lcle_warns_when_its_dictionary_has_more_atoms_than_features():
     mark; a smaller dictionary does not."""
     import warnings
 
+    from fdlsr._experiments.methods import get_method
     from fdlsr.errors import UnreliableResultWarning
-    from fdlsr.methods import get_method
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 8))

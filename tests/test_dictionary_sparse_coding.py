@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from sklearn.linear_model import orthogonal_mp_gram
 from sklearn.preprocessing import normalize
 
-from fdlsr.common.linalg import normalize_rows
-from fdlsr.methods.dictionary import LCKSVD2
-from fdlsr.methods.dictionary._batch_omp import batch_omp
-from fdlsr.methods.dictionary._ksvd import (
+from fdlsr._common.linalg import normalize_rows
+from fdlsr.dictionary import LCKSVD2
+from fdlsr.dictionary._batch_omp import batch_omp
+from fdlsr.dictionary._ksvd import (
     SparseCodes,
     ksvd,
     lcksvd_initialization,
@@ -26,12 +26,8 @@ from fdlsr.methods.dictionary._ksvd import (
     row_space_basis,
     update_atoms,
 )
-from fdlsr.methods.dictionary.lcksvd import fit_lcksvd2
-from fdlsr.methods.dictionary.lcle import (
-    atom_laplacian,
-    label_embedding,
-    lcle_iterations,
-)
+from fdlsr.dictionary._lcksvd import fit_lcksvd2
+from fdlsr.dictionary._lcle import atom_laplacian, label_embedding, lcle_iterations
 
 
 def _problem(n, K, d, seed=0):

@@ -3,7 +3,7 @@
 * Every ``fdlsr.`` dotted path in the docstrings of the package and in docs/*.md, and
   every ``src/fdlsr/...`` file path in docs/*.md, names something that exists. A dotted
   path resolves when its longest importable prefix is a module and the rest are
-  attributes of it (``fdlsr.FDLSR.fit``, ``fdlsr.methods.relaxed.retarget``).
+  attributes of it (``fdlsr.FDLSR.fit``, ``fdlsr.relaxed._retarget``).
 * Every numerical core ``fit_*`` of the lower layers (common, core, methods) has
   numpydoc ``Parameters`` and ``Returns`` sections.
 """
@@ -81,8 +81,15 @@ def numerical_cores():
 
 
 def _numerical_cores():
-    for layer in ("common", "core", "methods"):
-        for path in sorted((PACKAGE / layer).rglob("*.py")):
+    for folder in (
+        "_common",
+        "_core",
+        "relaxed",
+        "representation",
+        "dictionary",
+        "_baselines",
+    ):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))
             module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
             for node in tree.body:

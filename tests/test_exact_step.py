@@ -3,10 +3,10 @@
 import numpy as np
 
 from fdlsr import FDLSR
-from fdlsr.common.class_means import ClassMeans, one_hot
-from fdlsr.core.dense import fit_fdlsr
-from fdlsr.core.iteration import t_step_exact, t_step_paper
-from fdlsr.core.model_selection import per_class_split
+from fdlsr._common.class_means import ClassMeans, one_hot
+from fdlsr._core.dense import fit_fdlsr
+from fdlsr._core.iteration import t_step_exact, t_step_paper
+from fdlsr.model_selection._split import per_class_split
 
 FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
 

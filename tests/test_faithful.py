@@ -5,7 +5,7 @@ import pytest
 
 from fdlsr import FDLSR
 from fdlsr._testing import fdlsr_transcription, relative_error
-from fdlsr.core.model_selection import per_class_split
+from fdlsr.model_selection._split import per_class_split
 
 
 def sorted_by_class(X, y):

@@ -17,10 +17,10 @@ from image_layouts import cub200, image_folder
 pytest.importorskip("torchvision")
 pytest.importorskip("PIL")
 
+from fdlsr._experiments.cli import main  # noqa: E402
+from fdlsr._experiments.features import extract_features  # noqa: E402
+from fdlsr.datasets import load_dataset  # noqa: E402
 from fdlsr.errors import ConfigError  # noqa: E402
-from fdlsr.experiments.cli import main  # noqa: E402
-from fdlsr.experiments.datasets import load_dataset  # noqa: E402
-from fdlsr.experiments.features import extract_features  # noqa: E402
 
 SMALL = dict(model="resnet18", weights="none", batch_size=4)
 
@@ -77,9 +77,9 @@ def test_python_api_writes_features_labels_files_and_record(folder, extracted):
 
 
 def test_feature_file_runs_through_the_protocol(extracted, tmp_path):
-    from fdlsr.experiments.config import Config
-    from fdlsr.experiments.planning import Experiment
-    from fdlsr.experiments.run import RunRequest, run
+    from fdlsr._experiments.config import Config
+    from fdlsr._experiments.planning import Experiment
+    from fdlsr._experiments.run import RunRequest, run
 
     out, _ = extracted
     ds = load_dataset(out)
@@ -476,7 +476,7 @@ def error_line(capsys, argv):
 def test_a_dead_worker_process_is_one_line(tmp_path, capsys, monkeypatch, one_thread):
     import os
 
-    from fdlsr.experiments import features
+    from fdlsr._experiments import features
 
     folder = bmp_folder(tmp_path / "imgs")
     monkeypatch.setattr(features._Images, "__getitem__", lambda self, i: os._exit(3))

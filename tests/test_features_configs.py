@@ -2,10 +2,10 @@
 
 import pytest
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.config import load_config
+from fdlsr._experiments.report import paper_results
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.config import load_config
-from fdlsr.experiments.report import paper_results
 
 # Sec. IV-E: alpha, beta, lambda per data set, and FDLSR's Table VI accuracy.
 PAPER = {

@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
+from fdlsr.datasets._image_lists import detect, image_list
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets._image_lists import detect, image_list
 from image_layouts import cub200, flowers102, image_folder, stanford40
 
 
@@ -134,8 +134,8 @@ def test_broken_layouts_say_what_to_fix(tmp_path):
 
 
 def test_without_torchvision_extraction_says_what_to_install(tmp_path, monkeypatch):
+    from fdlsr._experiments.features import extract_features
     from fdlsr.errors import ConfigError
-    from fdlsr.experiments.features import extract_features
 
     monkeypatch.setitem(sys.modules, "torchvision", None)  # import fails
     image_folder(tmp_path / "images", classes=1, per_class=1)

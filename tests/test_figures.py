@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr import FDLSR
-from fdlsr.experiments import figure_data, figures
+from fdlsr._experiments import figure_data, figures
 
 
 class Digits:

@@ -6,8 +6,8 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr.methods import METHODS
-from fdlsr.methods.dictionary import FDDL, LRSDL
+from fdlsr._experiments.methods import METHODS
+from fdlsr.dictionary import FDDL, LRSDL
 
 # Small budgets keep the checks fast; the algorithm is the same.
 FAST = dict(max_iter=2, init_iter=2, coding_iter=10, predict_iter=50)
@@ -153,7 +153,7 @@ def test_fewer_atoms_than_samples(digits):
 def test_solving_in_the_span_of_the_samples_changes_nothing(monkeypatch):
     """With more features than samples the solver works in an orthonormal basis of
     the samples' span; turning that off must give the same model."""
-    from fdlsr.methods.dictionary import _lrsdl_solver as S
+    from fdlsr.dictionary import _lrsdl_solver as S
 
     X, y = make_blobs(n_samples=[4, 4, 4], n_features=30, random_state=1)
     X = normalize(X)

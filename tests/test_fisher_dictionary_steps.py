@@ -10,17 +10,17 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.linear_model import Lasso
 
-from fdlsr.methods.dictionary import _lrsdl_solver as S
-from fdlsr.methods.dictionary._class_blocks import ClassBlocks
-from fdlsr.methods.dictionary._dictionary_update import (
+from fdlsr.dictionary import _lrsdl_solver as S
+from fdlsr.dictionary._class_blocks import ClassBlocks
+from fdlsr.dictionary._dictionary_update import (
     ball_bcd,
     low_rank_ball_dictionary,
     nuclear_norm,
     quadratic_value,
     singular_value_threshold,
 )
-from fdlsr.methods.dictionary._fisher_predict import global_scores, local_scores
-from fdlsr.methods.dictionary._fista import fista
+from fdlsr.dictionary._fisher_predict import global_scores, local_scores
+from fdlsr.dictionary._fista import fista
 
 
 def unit_columns(A):

@@ -11,10 +11,10 @@ from sklearn.model_selection import HalvingGridSearchCV, StratifiedKFold
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR, FDLSRCV
-from fdlsr.common.class_means import one_hot
-from fdlsr.core import grid as grid_module
-from fdlsr.core.grid import HatOperators, fit_grid, fit_grid_threaded
-from fdlsr.core.halving import halving_schedule
+from fdlsr._common.class_means import one_hot
+from fdlsr._core import grid as grid_module
+from fdlsr._core.grid import HatOperators, fit_grid, fit_grid_threaded
+from fdlsr._core.halving import halving_schedule
 
 GRID = dict(alphas=[1e-3, 1e-1, 1.0], betas=[1e-3, 1e-1], lams=[1e-5, 1e-1, 1.0])
 PARAM_GRID = {"alpha": GRID["alphas"], "beta": GRID["betas"], "lam": GRID["lams"]}

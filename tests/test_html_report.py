@@ -133,6 +133,22 @@ def test_a_hostile_store_cannot_inject_markup(tmp_path):
     assert words.count("<script>alert(1)</script>") >= 6  # shown, as text
 
 
+def test_a_page_of_several_stores_says_how_many_tables_and_whose(tmp_path):
+    """Two folders holding one data set: two sections, each naming its folder, and a
+    heading that counts tables, data sets and folders as they are."""
+    out = tmp_path / "two.html"
+    argv = ["report", str(STORE / "orl"), str(STORE / "orl"), str(STORE / "yale")]
+    status, _, err = cli([*argv, "--format", "html", "-o", str(out)])
+    assert status == 0, err
+    page = out.read_text()
+    assert "<h1>Results: 3 tables of 2 data sets, from 2 results folders</h1>" in page
+    headings = re.findall(r"<h2>([^<]*)</h2>", page)
+    assert len(headings) == 3
+    assert headings[0].endswith(f"({STORE / 'orl'})") and headings[0] == headings[1]
+    assert headings[2].endswith(f"({STORE / 'yale'})")
+    assert '<meta name="generator" content="fdlsr ' in page
+
+
 def test_the_output_guard_keeps_the_store(tmp_path, capsys):
     store = tmp_path / "store"
     shutil.copytree(STORE / "orl", store)

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from fdlsr._testing import cli_error
+from fdlsr.datasets import load_dataset
+from fdlsr.datasets._image_lists import image_list
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.datasets._image_lists import image_list
 from image_bytes import image_files, png_16_bit_colour, png_declaring
 
 Image = pytest.importorskip("PIL.Image")

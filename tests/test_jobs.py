@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
+from fdlsr._experiments.config import Config
+from fdlsr._experiments.evaluation import warm_up
+from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.planning import Experiment
+from fdlsr._experiments.run import RunRequest, run
+from fdlsr._experiments.store_folder import read_rows
 from fdlsr._testing import rows_by_key
+from fdlsr.datasets import Dataset
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.config import Config
-from fdlsr.experiments.datasets import Dataset
-from fdlsr.experiments.evaluation import warm_up
-from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.run import RunRequest, run
-from fdlsr.experiments.store_folder import read_rows
-from fdlsr.methods import get_method
 
 
 def Data(n_per_class=10, n_classes=5):
@@ -101,8 +101,8 @@ def test_warm_up_fits_a_few_classes_and_never_fails():
 
 
 def test_cli_jobs(tmp_path, capsys):
+    from fdlsr._experiments.cli import main
     from fdlsr._testing import cli_error
-    from fdlsr.experiments.cli import main
 
     small = ["--dataset", "digits", "--methods", "1-NN", "RidgeClassifier", "-k", "2"]
     out = str(tmp_path / "res")
@@ -113,7 +113,7 @@ def test_cli_jobs(tmp_path, capsys):
     # the environment says how many BLAS threads each run had: the cores shared out
     import json
 
-    from fdlsr.experiments.workers import usable_cores
+    from fdlsr._experiments.workers import usable_cores
 
     (session,) = json.loads((tmp_path / "res" / "environment.json").read_text())[
         "sessions"

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 import scipy.io
 
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli_error
+from fdlsr.datasets import load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.datasets import load_dataset
 
 # Text that int() reads as a number although it is not how Python writes one: each
 # would merge with the plain integer beside it.
@@ -183,6 +183,58 @@ def test_predict_compares_labels_by_their_text(tmp_path, capsys):
     assert out.splitlines()[1] == "0,1,1"
 
 
+@pytest.mark.parametrize(
+    "fitted, given",
+    [
+        (np.repeat([0.0, 1.0, 2.0], 4), np.repeat([0, 1, 2], 4)),
+        (np.repeat([False, True, True], 4), np.repeat([0, 1, 1], 4)),
+        (np.repeat(np.array([1, 5, 9], dtype=np.uint8), 4), np.repeat([1.0, 5, 9], 4)),
+    ],
+    ids=["floats", "booleans", "bytes"],
+)
+def test_predict_compares_a_python_models_labels_by_value(
+    tmp_path, capsys, fitted, given
+):
+    """A model fitted in Python on 0.0/1.0/2.0 (or False/True) scores a file whose
+    labels are 0/1/2 (0/1) as it scores its own: 1.0 and True are the class 1."""
+    import fdlsr
+    from fdlsr import FDLSR
+
+    X = samples(12) + np.repeat(np.eye(3), 4, axis=0)
+    model = FDLSR().fit(X, fitted)
+    fdlsr.save(model, tmp_path / "m.fdlsr")
+    np.savez(tmp_path / "test.npz", X=X, y=given)
+    assert main(["predict", str(tmp_path / "m.fdlsr"), str(tmp_path / "test.npz")]) == 0
+    right = int(np.sum(model.predict(X) == fitted))
+    err = capsys.readouterr().err
+    assert f"({right} of 12 samples" in err and "warning" not in err, err
+    assert right > 0
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ([1, 2], [1.0, 2.0]),
+        ([1, 0], [True, False]),
+        ([2**63], np.array([2**63], dtype=np.uint64)),
+        ([-0.0], [0]),
+        (np.array(["7"]), [7]),
+    ],
+)
+def test_labels_equal_by_value_have_one_text(a, b):
+    from fdlsr.datasets._labels import label_text
+
+    assert label_text(np.asarray(a)).tolist() == label_text(np.asarray(b)).tolist()
+
+
+def test_labels_of_other_values_have_other_texts():
+    from fdlsr.datasets._labels import label_text
+
+    texts = label_text(np.array([1.5, 1.0000000001, 1e300, 1])).tolist()
+    assert texts == ["1.5", "1.0000000001", "1e+300", "1"]
+    assert label_text(np.array(["1.0", " 1"])).tolist() == ["1.0", " 1"]  # as written
+
+
 def test_errors_quote_file_text_short(tmp_path, capsys):
     """A label, a column name or a list line from a file is cut in a message."""
     long = "x" * 5000
@@ -197,7 +249,7 @@ def test_errors_quote_file_text_short(tmp_path, capsys):
     assert "…" in line and len(line) < 400
     listing = tmp_path / "list.txt"
     listing.write_text(f"a.png,{long},{long}\n", encoding="utf-8")
-    from fdlsr.experiments.datasets._image_lists import image_list
+    from fdlsr.datasets._image_lists import image_list
 
     with pytest.raises(DatasetError) as excinfo:
         image_list(listing)
@@ -220,7 +272,7 @@ def test_nul_characters_in_text_files_are_refused(tmp_path):
     path.write_bytes(b"label,f\n1,0.5\n1\x00,0.25\n2,0.75\n")
     with pytest.raises(DatasetError, match="NUL"):
         load_dataset(path)
-    from fdlsr.experiments.datasets._image_lists import image_list
+    from fdlsr.datasets._image_lists import image_list
 
     (tmp_path / "a.png").write_bytes(b"")
     listing = tmp_path / "list.txt"
@@ -244,7 +296,7 @@ def test_a_first_line_that_may_be_a_sample_is_refused(tmp_path):
 
 
 def test_cub200_names_and_ids_stay_one_per_class_and_image(tmp_path):
-    from fdlsr.experiments.datasets._image_lists import image_list
+    from fdlsr.datasets._image_lists import image_list
     from image_layouts import cub200
 
     cub200(tmp_path / "cub")

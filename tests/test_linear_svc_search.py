@@ -1,4 +1,4 @@
-"""The tuned LinearSVC's batched search over C (``fdlsr.methods.linear_svc_search``)
+"""The tuned LinearSVC's batched search over C (``fdlsr._baselines.linear_svc_search``)
 against scikit-learn: liblinear's solutions and GridSearchCV's choice."""
 
 import numpy as np
@@ -6,11 +6,11 @@ import pytest
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import LinearSVC as SklearnLinearSVC
 
+from fdlsr._baselines.estimators import LinearSVC
+from fdlsr._baselines.linear_svc_search import LinearSVCSearch, linear_svc_search
+from fdlsr._baselines.squared_hinge import fit_squared_hinge
+from fdlsr._experiments.methods import get_method
 from fdlsr._testing import relative_error
-from fdlsr.methods import get_method
-from fdlsr.methods._squared_hinge import fit_squared_hinge
-from fdlsr.methods.baselines import LinearSVC
-from fdlsr.methods.linear_svc_search import LinearSVCSearch, linear_svc_search
 
 
 def few_samples_many_features(seed, n_per_class=6, n_classes=4, n_features=60):

@@ -11,6 +11,8 @@ through ``_memory.available_memory``; nothing large is allocated.
 """
 
 import contextlib
+import subprocess
+import sys
 import tempfile
 import tracemalloc
 import zipfile
@@ -24,9 +26,10 @@ import scipy.io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments import samples
 from fdlsr._testing import cli
+from fdlsr.datasets import _files, _memory, load_dataset
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import _files, _memory, load_dataset
 from npy_headers import npy_bytes
 
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
@@ -271,3 +274,40 @@ def test_sparse_and_declared_sizes_still_refused_before_reading(tmp_path):
     with available(GB):
         line = one_line_refusal(["datasets", "info", str(path)])
     assert "('X' as read: 10000000x10000000)" in line
+
+
+def test_the_memory_left_under_this_processs_own_limit(tmp_path):
+    """``ulimit -v`` (RLIMIT_AS) counts: what is left under it, not the machine's."""
+    code = (
+        "import resource\n"
+        "from fdlsr._common.memory import available_memory\n"
+        "used = next(int(l.split()[1]) * 1024 for l in open('/proc/self/status')\n"
+        "            if l.startswith('VmSize:'))\n"
+        "limit = used + 300 * 2**20\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))\n"
+        "print(available_memory())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert 0 < int(done.stdout) <= 300 * 2**20
+
+
+def test_a_run_refuses_samples_whose_copies_would_not_fit(tmp_path, capsys):
+    """The samples load, but the copies a run makes of them (normalised, a split's
+    rows) would not fit: one line before any copy, nothing written."""
+    path = tmp_path / "d.npz"
+    X = np.random.default_rng(0).normal(size=(40, 500))
+    np.savez(path, X=X, y=np.repeat(np.arange(4), 10))
+    out = tmp_path / "out"
+    argv = ["run", "--dataset", str(path), "--methods", "LSR", "-k", "2",
+            "--splits", "1", "--out", str(out)]  # fmt: skip
+    with mock.patch.object(samples, "available_memory", lambda: X.nbytes):
+        status, _, err = cli(argv)
+    lines = err.strip().splitlines()
+    assert status == 2 and len(lines) == 1, err
+    assert "copies a run makes" in lines[0] and "320.0 KB" in lines[0], lines
+    assert not out.exists()
+    with mock.patch.object(samples, "available_memory", lambda: 2 * X.nbytes):
+        assert cli(argv)[0] == 0

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import scipy.io
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.methods import get_method
 from fdlsr._testing import cli_error
-from fdlsr.core.model_selection import per_class_split
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
-from fdlsr.methods import get_method
+from fdlsr.model_selection._split import per_class_split
 
 
 @pytest.mark.parametrize(

@@ -3,10 +3,10 @@ run: a bad value, a negative one or an unknown name is exit 2 and nothing is sto
 
 import pytest
 
+from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.planning import Experiment
 from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.planning import Experiment
-from fdlsr.methods import METHODS
 
 SMALL = [
     "--dataset",

@@ -20,9 +20,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import LabelEncoder, StandardScaler
 
 import fdlsr
+from fdlsr._experiments.methods import METHODS
 from fdlsr._testing import cli_error
 from fdlsr.errors import ModelFileError
-from fdlsr.methods import METHODS
 from model_files import pack, parts, refused, state
 
 

@@ -1,5 +1,5 @@
 """A model knows what it was fitted on: the model file records the samples it takes
-(``fdlsr.persistence.contract``) and ``fdlsr predict`` applies the record.
+(``fdlsr.persistence._contract``) and ``fdlsr predict`` applies the record.
 
 Columns named as the model's in another order are taken by name, other or missing
 names are refused; images are resized as the model's were, a contradicting
@@ -23,11 +23,11 @@ from sklearn.preprocessing import Normalizer
 
 import fdlsr
 import fdlsr.datasets
+from fdlsr._experiments.cli import main
 from fdlsr._testing import cli, cli_error
 from fdlsr.errors import ModelFileError
-from fdlsr.experiments.cli import main
 from fdlsr.persistence import InputContract, read_model_file
-from fdlsr.persistence.contract import FIELDS
+from fdlsr.persistence._contract import FIELDS
 from model_files import pack
 
 NAMES = [f"f{i}" for i in range(10)]
@@ -285,6 +285,73 @@ def test_images_of_the_same_pixel_count_but_another_shape_are_refused(
     assert cli([*fit, "-o", str(model)])[0] == 0
     message = cli_error(capsys, ["predict", str(model), str(folder / "tall.npz")])
     assert "5 x 4" in message and "4 x 5" in message
+
+
+def test_a_stack_of_transposed_images_is_refused_with_a_fix_a_stack_accepts(
+    stacks, tmp_path, capsys
+):
+    """--resize applies to image folders only: the refusal of an .npz stack of
+    another size must not ask for it (it would be refused in turn)."""
+    folder, _ = stacks
+    model = tmp_path / "model.fdlsr"
+    fit = ["fit", "--dataset", str(folder / "first.npz"), "--method", "LSR"]
+    assert cli([*fit, "-o", str(model)])[0] == 0
+    message = cli_error(capsys, ["predict", str(model), str(folder / "tall.npz")])
+    assert "--resize" not in message and "transposed" in message
+    assert "4 rows of 5 pixels" in message
+
+
+def colour_folder(folder):
+    """Three classes of 6 x 8 colour images, told apart by their red channel only
+    (their grey levels are alike), and the folder."""
+    from PIL import Image
+
+    rng = np.random.default_rng(7)
+    for c, red in enumerate((40, 120, 200)):
+        (folder / f"c{c}").mkdir(parents=True)
+        for i in range(5):
+            pixels = rng.integers(100, 110, (6, 8, 3))
+            pixels[..., 0] = red + rng.integers(0, 10, (6, 8))
+            Image.fromarray(pixels.astype(np.uint8), "RGB").save(
+                folder / f"c{c}/{i}.png"
+            )
+    return folder
+
+
+def test_a_colour_model_labels_its_own_colour_folder(tmp_path):
+    pytest.importorskip("PIL")
+    images = colour_folder(tmp_path / "colour")
+    data = fdlsr.datasets.load_dataset(str(images), grey=False)
+    assert data.image_shape == (6, 8, 3)
+    model = make_pipeline(Normalizer(), fdlsr.FDLSR()).fit(data.X, data.y)
+    record = InputContract(
+        n_features=data.X.shape[1], image_shape=data.image_shape, order=data.order
+    )
+    fdlsr.save(model, tmp_path / "colour.fdlsr", input_contract=record)
+    out = tmp_path / "predictions.csv"
+    status, _, err = cli(
+        ["predict", str(tmp_path / "colour.fdlsr"), str(images), "-o", str(out)]
+    )
+    assert status == 0 and "read in colour" in err, err
+    assert predictions(out) == list(model.predict(data.X))
+
+
+@pytest.mark.parametrize("shape", [[6, 5, 1], [6, 5, 4], [3, 10, 1]])
+def test_an_image_shape_is_grey_or_colour(recorded, tmp_path, capsys, shape):
+    """(h, w, 1) would be asked for at a size no folder is read at: refused at load,
+    and at save (what load refuses, save refuses)."""
+    content, images = recorded["images"]
+    manifest, arrays = parts_of(content)
+    manifest["input"].update(image_shape=shape, resize=shape[:2])
+    path = tmp_path / "altered.fdlsr"
+    pack(path, manifest, arrays)
+    message = cli_error(capsys, ["predict", str(path), str(images)])
+    assert "(height, width, 3)" in message and "resize them" not in message
+    fitted = fdlsr.FDLSR().fit(np.eye(30)[:6], [0, 0, 1, 1, 2, 2])
+    record = InputContract(n_features=30, image_shape=tuple(shape), order="C")
+    with pytest.raises(ModelFileError, match="height, width, 3"):
+        fdlsr.save(fitted, tmp_path / "m.fdlsr", input_contract=record)
+    assert not (tmp_path / "m.fdlsr").exists()
 
 
 def test_a_record_that_contradicts_the_model_is_not_saved(table, tmp_path):

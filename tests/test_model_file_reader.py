@@ -29,8 +29,8 @@ from sklearn.preprocessing import Normalizer, StandardScaler
 import fdlsr
 from fdlsr._testing import cli
 from fdlsr.errors import ModelFileError
-from fdlsr.persistence import archive as persistence
-from fdlsr.persistence.encoding import allowed_classes
+from fdlsr.persistence import _archive as persistence
+from fdlsr.persistence._encoding import allowed_classes
 from model_files import pack, parts, refused, state
 
 
@@ -223,7 +223,7 @@ def test_deep_trees_duplicate_keys_and_replaced_methods_are_refused(
 
     text = json.dumps(manifest)
     text = text.replace('"alpha": 1.0', '"alpha": 1.0, "alpha": 0.5')
-    refused(pack(tmp_path / "keys", None, arrays, text=text), "key twice")
+    refused(pack(tmp_path / "keys", None, arrays, text=text), "key 'alpha' twice")
 
     for attribute, value in [("predict", 1), ("_array_api", True)]:
         crafted = copy.deepcopy(manifest)

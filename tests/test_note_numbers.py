@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings
 
+from fdlsr._experiments.escape import markdown
+from fdlsr._experiments.notes import fdlsr_parameters_note, protocol_note
+from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.splits import NO_INNER_CV
+from fdlsr._experiments.variants import row_labels, variant
 from fdlsr._testing import cli
-from fdlsr.experiments.escape import markdown
-from fdlsr.experiments.notes import fdlsr_parameters_note, protocol_note
-from fdlsr.experiments.report import render, summarise
-from fdlsr.experiments.splits import NO_INNER_CV
-from fdlsr.experiments.variants import row_labels, variant
 from result_stores import LSR, NAME, UNRELIABLE, row, stores, write_store
 
 FDLSR_PAPER = '{"params": {"alpha": 0.01, "beta": 0.001, "lam": 0.1}}'

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.store_folder import make_store
 
 SMALL = ["--methods", "FDLSR", "1-NN", "-k", "2", "--splits", "2", "--no-table"]
 NOTE = "Exactly the paper's data and setting."
@@ -153,8 +153,8 @@ def test_the_shipped_tables_render_as_shipped(name, tmp_path, monkeypatch, capsy
     """docs/tables/NAME.{md,tex,csv} are what `fdlsr report` renders from
     docs/results/NAME today (with the command line of benchmarks/reproduce.sh)."""
     REPO = Path(__file__).resolve().parents[1]
-    from fdlsr.experiments.cli import build_parser
-    from fdlsr.experiments.commands import report
+    from fdlsr._experiments.cli import build_parser
+    from fdlsr._experiments.commands import report
 
     monkeypatch.chdir(REPO)
     paper = ["--paper"] if name == "feret" else []
@@ -247,9 +247,10 @@ def test_any_experiment_json_gives_true_notes_or_one_line(small_store, info, pap
         assert "ignored" not in err  # rewritten whole and readable
 
 
-def test_quoted_commands_name_no_folder_of_the_machine(tmp_path, monkeypatch):
-    """The data folder becomes DATA_DIR; absolute paths relative, or their last name."""
-    from fdlsr.experiments.notes import neutral_command
+def test_quoted_commands_are_those_that_ran(tmp_path, monkeypatch):
+    """The data folder becomes DATA_DIR (the note says what it is); every other path
+    is kept as the command gave it, absolute or relative."""
+    from fdlsr._experiments.notes import neutral_command
 
     monkeypatch.chdir(tmp_path)
     command = (
@@ -257,20 +258,43 @@ def test_quoted_commands_name_no_folder_of_the_machine(tmp_path, monkeypatch):
         "--dataset /tmp/x/faces.npz --jobs 2"
     )
     assert neutral_command(command) == (
-        "fdlsr run --config orl --data-dir DATA_DIR --out res/orl "
-        "--dataset faces.npz --jobs 2"
+        f"fdlsr run --config orl --data-dir DATA_DIR --out {tmp_path}/res/orl "
+        "--dataset /tmp/x/faces.npz --jobs 2"
     )
     assert neutral_command("fdlsr run --data-dir=../../data -k 2") == (
         "fdlsr run --data-dir DATA_DIR -k 2"
     )
 
 
-def test_a_report_quotes_its_commands_without_local_folders(tmp_path, capsys):
+def test_a_report_quotes_the_commands_that_ran(tmp_path, capsys):
     store = tmp_path / "store"
     argv = ["run", "--dataset", "faces", "--methods", "1-NN", "-k", "2", "--splits"]
     argv += ["1", "--data-dir", str(tmp_path), "--out", str(store), "--no-table"]
     assert main(argv) == 0
     assert main(["report", str(store)]) == 0
     text = capsys.readouterr().out
-    assert str(tmp_path) not in text
-    assert "--data-dir DATA_DIR --out store --no-table` (`DATA_DIR`: the folder" in text
+    assert (
+        f"Rendered by `fdlsr report {store}` from results written by `fdlsr run "
+        "--dataset faces --methods 1-NN -k 2 --splits 1 --data-dir DATA_DIR --out "
+        f"{store} --no-table` (`DATA_DIR`: the folder" in text
+    )
+
+
+def test_the_end_table_of_a_run_misses_only_its_own_methods(tmp_path, capsys):
+    """A store holding other methods' rows: `fdlsr run --methods FDLSR` prints its
+    own table, which claims no method "not computed yet"."""
+    store = str(tmp_path / "store")
+    argv = ["run", "--dataset", "faces", "-k", "2", "--splits", "1", "--out", store]
+    assert main([*argv, "--methods", "LSR", "1-NN", "--no-table"]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--methods", "FDLSR"]) == 0
+    table = capsys.readouterr().out
+    assert "| FDLSR |" in table and "Not computed yet" not in table
+    assert main(["report", store]) == 0  # the store's table has every method
+    assert "Not computed yet" not in capsys.readouterr().out
+
+
+def test_a_config_using_another_data_sets_values_names_it():
+    from fdlsr._experiments.config import load_config
+
+    assert "the paper's parameters for FERET" in load_config("digits").note

@@ -10,8 +10,8 @@ description in the docs: DICTOL's ``LRSDL.m`` final coding, ``DL_smallIntraCoeff
 import numpy as np
 import pytest
 
-from fdlsr.methods.dictionary import _lrsdl_solver as S
-from fdlsr.methods.dictionary._class_blocks import ClassBlocks
+from fdlsr.dictionary import _lrsdl_solver as S
+from fdlsr.dictionary._class_blocks import ClassBlocks
 
 
 def unit_columns(A):
@@ -235,7 +235,7 @@ def ksvd_box(X, D, T, n_iter):
 
 @pytest.mark.filterwarnings("ignore:Orthogonal matching pursuit ended prematurely")
 def test_ksvd_clears_the_dictionary_as_ksvd_box():
-    from fdlsr.methods.dictionary._ksvd import ksvd
+    from fdlsr.dictionary._ksvd import ksvd
 
     rng = np.random.default_rng(2)
     X = unit_columns(rng.standard_normal((12, 40)))

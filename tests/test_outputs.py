@@ -18,9 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.outputs import check_output
 from fdlsr._testing import cli, cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.cli import main
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "1", "--no-table"]
 FIT = ["fit", "--dataset", "d.npz", "--method", "LSR"]
@@ -91,7 +92,7 @@ def file_stamps(root):
 
 
 def test_the_same_file_by_any_name_is_refused(tmp_path, assets):
-    from fdlsr.experiments.outputs import check_output
+    from fdlsr._experiments.outputs import check_output
 
     root = make_tree(tmp_path, assets)
     data = root / "d.npz"
@@ -106,7 +107,7 @@ def test_the_same_file_by_any_name_is_refused(tmp_path, assets):
 
 
 def test_a_store_and_an_input_folder_are_never_written_into(tmp_path, assets):
-    from fdlsr.experiments.outputs import check_output
+    from fdlsr._experiments.outputs import check_output
 
     root = make_tree(tmp_path, assets)
     for name in ("store/table.md", "store/results.jsonl", "store/experiment.json"):
@@ -121,7 +122,7 @@ def test_a_store_and_an_input_folder_are_never_written_into(tmp_path, assets):
 
 
 def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
-    from fdlsr.experiments.outputs import MODEL_FILE, check_output
+    from fdlsr._experiments.outputs import MODEL_FILE, check_output
 
     root = make_tree(tmp_path, assets)
     with pytest.raises(ConfigError, match="is not a model file.*--force"):
@@ -135,7 +136,7 @@ def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
 
 
 def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
-    from fdlsr.experiments.outputs import write_atomic
+    from fdlsr._experiments.outputs import write_atomic
 
     path = tmp_path / "table.md"
     path.write_text("the good table\n")
@@ -153,7 +154,7 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
 def test_a_figure_cut_short_leaves_the_old_one(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
-    from fdlsr.experiments import figures
+    from fdlsr._experiments import figures
 
     old = tmp_path / "x.png"
     old.write_bytes(b"the good figure")
@@ -171,7 +172,7 @@ def test_a_figure_cut_short_leaves_the_old_one(tmp_path, monkeypatch):
 
 
 def test_a_symbolic_link_is_written_through(tmp_path):
-    from fdlsr.experiments.outputs import replaced_atomically
+    from fdlsr._experiments.outputs import replaced_atomically
 
     target = tmp_path / "real.md"
     target.write_text("old")
@@ -233,6 +234,111 @@ def test_fit_replaces_its_own_kind_and_anything_with_force(tmp_path, assets, cap
     for name in ("model.fdlsr", "notes.txt"):
         assert "model.json" in zipfile.ZipFile(root / name).namelist()
     assert (root / "d.npz").read_bytes() == assets[0]["d.npz"]
+
+
+def test_a_hard_link_to_a_file_of_an_input_folder_is_refused(tmp_path, assets, capsys):
+    root = make_tree(tmp_path, assets)
+    os.link(root / "store" / "experiment.json", root / "hard.md")
+    before = snapshot(root)
+    with inside(root):
+        line = cli_error(capsys, ["report", "store", "-o", "hard.md"])
+    assert "is the input store/experiment.json (a hard link to it)" in line
+    assert snapshot(root) == before
+
+
+def test_report_replaces_only_a_report_it_wrote_unless_force(tmp_path, assets, capsys):
+    """-o names an existing file: replaced if fdlsr report wrote it (any format) or
+    it is empty; any other file of the user's is kept, unless --force."""
+    root = make_tree(tmp_path, assets)
+    with inside(root):
+        for fmt in ("md", "latex", "csv", "html"):
+            out = f"report.{fmt}"
+            assert main(["report", "store", "--format", fmt, "-o", out]) == 0
+            for again in ("md", "latex", "csv", "html"):  # its own, in any format
+                assert main(["report", "store", "--format", again, "-o", out]) == 0
+                assert main(["report", "store", "--format", fmt, "-o", out]) == 0
+        (root / "empty.md").write_text("")
+        assert main(["report", "store", "-o", "empty.md"]) == 0
+        capsys.readouterr()
+        before = snapshot(root)
+        for mine in ("notes.txt", "d.npz", "model.fdlsr"):
+            line = cli_error(capsys, ["report", "store", "-o", mine])
+            assert "exists and is not a report written by `fdlsr report`" in line
+            assert "add --force to replace it" in line
+        assert snapshot(root) == before
+        assert main(["report", "store", "-o", "notes.txt", "--force"]) == 0
+        assert (root / "notes.txt").read_text().startswith("### ")
+        capsys.readouterr()
+        line = cli_error(capsys, ["report", "store", "--force", "-o", "store/x.md"])
+        assert "inside the results store" in line  # --force never reaches an input
+
+
+def test_plot_replaces_only_figures_it_wrote_unless_force(tmp_path, assets, capsys):
+    """fdlsr marks its figures (PNG Software, PDF Creator, JSON written_by): a file
+    of a figure's name without the mark is the user's and is kept."""
+    from fdlsr._experiments.outputs import FIGURE_FILE
+
+    root = make_tree(tmp_path, assets)
+    figures = root / "figs"
+    with inside(root):
+        assert main(["plot", "results", "store", "--out", "figs"]) == 0
+        made = sorted(figures.iterdir())
+        assert [p.suffix for p in made] == [".json", ".pdf", ".png"] * 2
+        assert all(FIGURE_FILE.test(p) for p in made)
+        assert main(["plot", "results", "store", "--out", "figs"]) == 0  # its own
+        capsys.readouterr()
+        for path in made:
+            kept = path.read_bytes()
+            path.write_bytes(b'{"mine": "user data"}')
+            before = snapshot(root)
+            line = cli_error(capsys, ["plot", "results", "store", "--out", "figs"])
+            assert f"{path.name} exists and is not a figure written by `fdlsr" in line
+            assert "choose another folder, or add --force" in line
+            assert snapshot(root) == before
+            path.write_bytes(kept)
+        made[0].write_text("mine")
+        assert main(["plot", "results", "store", "--out", "figs", "--force"]) == 0
+        assert FIGURE_FILE.test(made[0])
+        capsys.readouterr()
+        # the paper's figures: the same guard
+        (root / "d_fig1_convergence.json").write_text("mine")
+        argv = ["plot", "convergence", "--dataset", "d.npz", "-k", "2", "--out", "."]
+        line = cli_error(capsys, argv)
+        assert "d_fig1_convergence.json exists and is not a figure" in line
+        assert (root / "d_fig1_convergence.json").read_text() == "mine"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.binary(max_size=300)
+    | st.sampled_from(
+        [
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\x1ftEXtSoftware\x00fdlsr 1",
+            b"%PDF-1.4 /Creator (fdlsr ",
+            b'{"written_by": "fdlsr x"}',
+            b'["written_by", "fdlsr"]',
+            b"| Method | k=1 | Training time (s) | Test time (s) | Parameters |",
+            b"source,dataset,method,label,family,k,n_splits,mean,std,x",
+        ]
+    ),
+    suffix=st.sampled_from([".png", ".pdf", ".json", ".md", ".csv", ".tex", ".html"]),
+)
+def test_any_bytes_are_known_as_fdlsrs_file_or_kept(data, suffix):
+    """The test of a file fdlsr may replace reads any bytes: it answers, and an
+    answer of no becomes one refusal that leaves the file."""
+    from fdlsr._experiments.outputs import FIGURE_FILE, REPORT_FILE
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"x{suffix}"
+        path.write_bytes(data)
+        for kind in (FIGURE_FILE, REPORT_FILE):
+            try:
+                check_output(path, kind=kind)
+            except ConfigError as error:
+                assert "\n" not in str(error) and data and not kind.test(path)
+            else:
+                assert not data or kind.test(path)
+        assert path.read_bytes() == data
 
 
 def test_run_never_writes_its_store_over_the_data(tmp_path, assets, capsys):
@@ -345,5 +451,7 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
             return
         assert written == {target}, (command, out)
         assert target.parent not in stores, (command, out)
+        if command == "report":  # no file of the user's replaced by a report
+            assert f"{target.relative_to(sandbox)}" not in before, out
         if command == "fit" and f"{target.relative_to(sandbox)}" in before:
             assert target.name == "model.fdlsr"  # only a model replaced without --force

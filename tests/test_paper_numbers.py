@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fdlsr import FDLSR
-from fdlsr.core.model_selection import per_class_split
+from fdlsr.model_selection._split import per_class_split
 
 # Table III, FDLSR row: mean accuracy (%) for k = 2, 3, 4, 5 training images per person.
 TABLE_III = {2: 67.80, 3: 83.34, 4: 89.08, 5: 91.43}

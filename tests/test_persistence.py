@@ -37,13 +37,15 @@ from sklearn.preprocessing import (
 )
 
 import fdlsr
-import fdlsr.core.model_selection
+import fdlsr.model_selection._split
+from fdlsr._common.classifiers import RULES
+from fdlsr._common.normalizer import UnitNormalizer
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.samples import unit_rows
 from fdlsr._testing import cli_error
-from fdlsr.common.classifiers import RULES
 from fdlsr.errors import FdlsrError, ModelFileError
-from fdlsr.experiments.cli import main
-from fdlsr.methods import METHODS
-from fdlsr.persistence import archive as persistence
+from fdlsr.persistence import _archive as persistence
 
 # Fewer iterations than the defaults where a method iterates: the round trip, not the
 # fit, is under test.
@@ -146,7 +148,7 @@ SEARCHES["FDLSRCV(halving, exhaust, accuracy)"] = dict(
     search="halving", min_resources="exhaust", scoring="accuracy"
 )
 SEARCHES["FDLSRCV(PerClassSplit, every rule)"] = dict(
-    cv=fdlsr.core.model_selection.PerClassSplit(4, n_splits=2), decision_rules=RULES
+    cv=fdlsr.model_selection._split.PerClassSplit(4, n_splits=2), decision_rules=RULES
 )
 # Models of another shape, each with its samples: a Pipeline that skips its first
 # step (scikit-learn's Pipeline.n_features_in_ asks that step), a k-NN of distances.
@@ -380,7 +382,7 @@ def test_a_pickle_inside_a_model_archive_is_refused_without_running_it(tmp_path)
     objects = np.empty(1, dtype=object)
     objects[0] = Payload(marker)
     state = {"coef_": {"$array": "arrays/0.npy"}}
-    model = {"$object": "fdlsr.core.estimator.FDLSR", "state": state}
+    model = {"$object": "fdlsr._core.estimator.FDLSR", "state": state}
     write_model_file(path, manifest(model), [("arrays/0.npy", objects)])
     one_line_error(path, "damaged", "allow_pickle")
     assert not marker.exists()
@@ -484,9 +486,9 @@ def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
     assert main([*argv, "--params", "alpha=0.1", "-o", str(model_path)]) == 0
     assert "wrote" in capsys.readouterr().err
     model = fdlsr.load(model_path)
-    assert isinstance(model[0], Normalizer) and model[-1].alpha == 0.1
-    # the same as the protocol's: unit-normalised samples, FDLSR fitted on all of them
-    reference = fdlsr.FDLSR(alpha=0.1).fit(Normalizer().fit_transform(X * 1e3), y)
+    assert isinstance(model[0], UnitNormalizer) and model[-1].alpha == 0.1
+    # the protocol's, bit for bit: its unit-normalised samples, FDLSR fitted on all
+    reference = fdlsr.FDLSR(alpha=0.1).fit(unit_rows(X * 1e3), y)
     np.testing.assert_array_equal(model[-1].coef_, reference.coef_)
 
     out = tmp_path / "predictions.csv"
@@ -495,9 +497,7 @@ def test_fit_then_predict_on_raw_samples(dataset_file, data, tmp_path, capsys):
     lines = out.read_text().splitlines()
     assert lines[0] == "index,prediction,label" and len(lines) == len(y) + 1
     predicted = np.array([int(line.split(",")[1]) for line in lines[1:]])
-    np.testing.assert_array_equal(
-        predicted, reference.predict(Normalizer().transform(X * 1e3))
-    )
+    np.testing.assert_array_equal(predicted, reference.predict(unit_rows(X * 1e3)))
     accuracy = np.mean(predicted == y)
     assert f"accuracy {100 * accuracy:.2f}%" in err
 
@@ -597,3 +597,66 @@ def test_command_line_errors(dataset_file, tmp_path, capsys):
     ]
     for argv, text in cases:
         assert text in cli_error(capsys, argv), argv
+
+
+# -- where save writes: through a link, never into a missing folder -------------------
+
+
+def test_save_writes_through_a_symbolic_link(data, tmp_path):
+    """The file the link points to is replaced, the link kept (as every output)."""
+    X, y = data
+    fdlsr.save(fdlsr.FDLSR().fit(X, y), tmp_path / "target.fdlsr")
+    (tmp_path / "link.fdlsr").symlink_to("target.fdlsr")
+    other = fdlsr.FDLSR(alpha=0.5).fit(X, y)
+    assert fdlsr.save(other, tmp_path / "link.fdlsr") == tmp_path / "link.fdlsr"
+    assert (tmp_path / "link.fdlsr").is_symlink()
+    assert fdlsr.load(tmp_path / "target.fdlsr").alpha == 0.5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.fdlsr", "target.fdlsr"]
+
+
+def test_fit_o_a_link_to_a_model_file_writes_through_it(dataset_file, tmp_path):
+    fit = ["fit", "--dataset", str(dataset_file), "--method", "LSR"]
+    target, link = tmp_path / "target.fdlsr", tmp_path / "link.fdlsr"
+    assert main([*fit, "-o", str(target)]) == 0
+    link.symlink_to(target.name)
+    assert main([*fit, "--params", "lam=0.5", "-o", str(link)]) == 0
+    assert link.is_symlink() and fdlsr.load(target)[-1].lam == 0.5
+
+
+def test_save_into_a_missing_folder_is_one_error_naming_it(data, tmp_path):
+    X, y = data
+    model = fdlsr.FDLSR().fit(X, y)
+    with pytest.raises(ModelFileError, match="the folder .*nodir does not exist"):
+        fdlsr.save(model, tmp_path / "nodir" / "m.fdlsr")
+    (tmp_path / "link.fdlsr").symlink_to("gone/m.fdlsr")  # a link into no folder
+    with pytest.raises(ModelFileError, match="the folder .*gone does not exist"):
+        fdlsr.save(model, tmp_path / "link.fdlsr")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.fdlsr"]
+
+
+# -- what save refuses names the fix, and the fix saves ------------------------------
+
+
+def test_a_search_setting_that_cannot_be_saved_names_a_fix_that_saves(data, tmp_path):
+    from sklearn.model_selection import ShuffleSplit
+
+    X, y = data
+    grid = dict(alphas=[1.0, 0.1], betas=[1e-2], lams=[1.0])
+    shuffled = ShuffleSplit(2, random_state=0)
+
+    def scorer(estimator, X, y):
+        return 0.5
+
+    for setting, fixed, said in [
+        (dict(cv=shuffled), dict(cv=list(shuffled.split(X, y))), "PerClassSplit"),
+        (dict(cv=3, scoring=scorer), dict(cv=3, scoring="accuracy"), "scorer's name"),
+    ]:
+        model = fdlsr.FDLSRCV(**grid, **setting).fit(X, y)
+        with pytest.raises(ModelFileError, match=said) as refused:
+            fdlsr.save(model, tmp_path / "refused.fdlsr")
+        assert "\n" not in str(refused.value) and not any(tmp_path.iterdir())
+        model = fdlsr.FDLSRCV(**grid, **fixed).fit(X, y)
+        fdlsr.save(model, tmp_path / "fixed.fdlsr")
+        loaded = fdlsr.load(tmp_path / "fixed.fdlsr")
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+        (tmp_path / "fixed.fdlsr").unlink()

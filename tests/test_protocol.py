@@ -7,12 +7,13 @@ from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import normalize
 
-from fdlsr.core.model_selection import PerClassSplit, per_class_split
+from fdlsr._experiments.evaluation import evaluate_split
+from fdlsr._experiments.planning import Experiment, setting_key
+from fdlsr._experiments.registry import Method
+from fdlsr._experiments.splits import inner_cv
+from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.evaluation import evaluate_split
-from fdlsr.experiments.planning import Experiment, setting_key
-from fdlsr.experiments.splits import inner_cv
-from fdlsr.methods.registry import Method
+from fdlsr.model_selection._split import PerClassSplit, per_class_split
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +68,22 @@ def test_k_too_large_names_the_class_and_its_count():
         per_class_split(y, 4, 0, 0)
     with pytest.raises(ConfigError, match="positive"):
         per_class_split(y, 0, 0, 0)
+
+
+def test_a_class_of_one_sample_is_named_without_an_impossible_k(capsys, tmp_path):
+    """No k leaves a test sample to a class of one: the message says so and names
+    the class, instead of asking for k <= 0 (which no option accepts)."""
+    y = np.r_[np.repeat([0, 1], 10), 2]
+    with pytest.raises(ConfigError) as refusal:
+        per_class_split(y, 1, 0, 0)
+    message = str(refusal.value)
+    assert "class 2, which has a single sample" in message
+    assert "k must be smaller than the smallest class" in message
+    assert "k <= 0" not in message and "remove the class" in message
+    np.savez(tmp_path / "one.npz", X=np.random.default_rng(0).normal(size=(21, 3)), y=y)
+    line = cli_error(capsys, ["run", "--dataset", str(tmp_path / "one.npz"), "-k",
+                              "1", "--methods", "LSR", "--out", str(tmp_path / "o")])  # fmt: skip
+    assert "a single sample" in line and "k <= 0" not in line
 
 
 def test_usable_as_scikit_learn_cv(digits):
@@ -144,7 +161,7 @@ def test_tuning_with_one_sample_per_class_falls_back_and_says_so(digits):
 
 
 def test_accuracy_matches_a_direct_fit(digits):
-    from fdlsr.methods import get_method
+    from fdlsr._experiments.methods import get_method
 
     X, y = digits
     train, test = per_class_split(y, 5, 0, 2)
@@ -173,7 +190,7 @@ def test_experiment_rejects_unknown_methods_and_parameters():
 
 
 def test_setting_key_distinguishes_fixed_tuned_and_raw():
-    from fdlsr.methods import get_method
+    from fdlsr._experiments.methods import get_method
 
     m = get_method("FDLSR")
     keys = {
@@ -187,10 +204,10 @@ def test_setting_key_distinguishes_fixed_tuned_and_raw():
 
 
 def test_fixed_split_of_a_dataset(tmp_path, digits):
-    from fdlsr.experiments.config import Config
-    from fdlsr.experiments.datasets import Dataset
-    from fdlsr.experiments.run import RunRequest, run
-    from fdlsr.experiments.store_folder import read_rows
+    from fdlsr._experiments.config import Config
+    from fdlsr._experiments.run import RunRequest, run
+    from fdlsr._experiments.store_folder import read_rows
+    from fdlsr.datasets import Dataset
 
     def computed(experiment, dataset):
         request = RunRequest(Config(experiment), out=tmp_path, table=False)
@@ -226,7 +243,7 @@ def test_tuned_fdlsr_is_fitted_once_per_split(
     """--cv FDLSR reads the search's choice only: the chosen model is fitted once,
     by the run, not refitted inside the search too."""
     from fdlsr import FDLSR
-    from fdlsr.methods import get_method
+    from fdlsr._experiments.methods import get_method
 
     fits = []
     original = FDLSR.fit

@@ -338,7 +338,7 @@ LIST_LABEL = LABEL.map(lambda s: s.replace(",", "").strip()).filter(
 @given(data=st.data())
 def test_list_file_reader(data):
     """The labels of a list file reach the feature file, and the classes, intact."""
-    from fdlsr.experiments.datasets._image_lists import image_list
+    from fdlsr.datasets._image_lists import image_list
 
     pool = data.draw(st.lists(LIST_LABEL, min_size=2, max_size=4, unique=True))
     labels = per_sample(data.draw, pool)
@@ -388,7 +388,7 @@ def test_folder_name_reader(names):
     """Labels from sub-folder names, read as images or listed for ``fdlsr features``."""
     from PIL import Image
 
-    from fdlsr.experiments.datasets._image_lists import image_list
+    from fdlsr.datasets._image_lists import image_list
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "images"

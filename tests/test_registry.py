@@ -1,4 +1,4 @@
-"""fdlsr.methods.registry: each default lives in the estimator's ``__init__`` only; a
+"""fdlsr._experiments.registry: each default lives in the estimator's ``__init__`` only; a
 registry entry states what differs from it, and its settings take their values from
 there."""
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-import fdlsr.methods
-from fdlsr.methods import METHODS
-from fdlsr.methods.registry import Method
+import fdlsr._experiments.methods
+from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.registry import Method
 from fdlsr.relaxed import LSR
 
-REGISTRIES = sorted(Path(fdlsr.methods.__file__).parent.rglob("*.py"))
+REGISTRIES = sorted(Path(fdlsr._experiments.methods.__file__).parent.rglob("*.py"))
 
 
 def defaults(factory):

@@ -15,8 +15,8 @@ from sklearn.datasets import load_digits
 from sklearn.preprocessing import normalize
 
 from fdlsr._testing import relative_error
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.methods.relaxed import DRR, RLR
+from fdlsr.model_selection._split import per_class_split
+from fdlsr.relaxed import DRR, RLR
 
 # Small problems: BLAS threads only add contention on shared cores.
 pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")

@@ -10,12 +10,12 @@ from sklearn.linear_model import Ridge
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
+from fdlsr._common.class_means import ClassMeans
+from fdlsr._common.linalg import RidgeSystem
 from fdlsr._testing import relative_error
-from fdlsr.common.class_means import ClassMeans
-from fdlsr.common.linalg import RidgeSystem
-from fdlsr.methods.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
-from fdlsr.methods.relaxed.drr import cross_graph
-from fdlsr.methods.relaxed.rlr import graph_penalty
+from fdlsr.relaxed import DLSR, DRR, LSR, RLR, GReLSR, ReLSR
+from fdlsr.relaxed._drr import cross_graph
+from fdlsr.relaxed._rlr import graph_penalty
 from reference_relaxed import dlsr_transcription
 
 # Small problems: BLAS threads only add contention on shared cores.

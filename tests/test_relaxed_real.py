@@ -7,10 +7,10 @@ Small subsets keep these fast; the full 10-split protocol is
 import numpy as np
 import pytest
 
+from fdlsr._experiments.methods import METHODS as ALL_METHODS
 from fdlsr._testing import relative_error
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.methods import METHODS as ALL_METHODS
-from fdlsr.methods.relaxed import DLSR, LRDLSR
+from fdlsr.model_selection._split import per_class_split
+from fdlsr.relaxed import DLSR, LRDLSR
 from reference_relaxed import dlsr_transcription, lrdlsr_transcription
 
 # Small problems: BLAS threads only add contention on shared cores.

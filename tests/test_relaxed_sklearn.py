@@ -9,7 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import Normalizer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr.methods.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
+from fdlsr.relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 
 ESTIMATORS = [
     LSR(),

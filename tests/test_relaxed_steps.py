@@ -12,9 +12,9 @@ from sklearn.datasets import load_digits
 from sklearn.preprocessing import normalize
 
 from fdlsr._testing import relative_error
-from fdlsr.methods.relaxed import LRDLSR, GReLSR, ReLSR
-from fdlsr.methods.relaxed.lrdlsr import class_blocks, classwise_svt, svt
-from fdlsr.methods.relaxed.retarget import (
+from fdlsr.relaxed import LRDLSR, GReLSR, ReLSR
+from fdlsr.relaxed._lrdlsr import class_blocks, classwise_svt, svt
+from fdlsr.relaxed._retarget import (
     group_penalty,
     group_translations,
     margin_projection,

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
+from fdlsr._experiments.report import paper_results, render, summarise
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.report import paper_results, render, summarise
 
 
 def rows_for(method, family, k, accuracies, setting="s", **extra):
@@ -172,8 +172,8 @@ def test_paper_tables_are_complete():
 
 def test_every_registered_family_has_a_title_and_a_place():
     """A registered family missing from the paper's order would sort last, untitled."""
-    from fdlsr.experiments.report import FAMILY_TITLES
-    from fdlsr.methods import FAMILIES, METHODS
+    from fdlsr._experiments.methods import FAMILIES, METHODS
+    from fdlsr._experiments.report import FAMILY_TITLES
 
     for name, method in METHODS.items():
         assert method.family in FAMILIES and method.family in FAMILY_TITLES, name
@@ -292,3 +292,122 @@ def test_cells_over_other_splits_or_samples_are_not_compared_and_say_why():
         "not compared: FDLSR (raw) at k=2 (raw samples); DLSR (seed 3) at k=2 "
         "(other random splits (seed 3))." in text
     )
+
+
+def test_bold_waits_when_no_group_of_cells_is_the_columns_own():
+    """Two cells over as many splits, but other ones: neither is the reference, so
+    nothing is bold and the note names both."""
+    rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7])
+    rows += [
+        {**r, "split": r["split"] + 2}
+        for r in rows_for("LSR", "relaxed", 2, [0.5, 0.6])
+    ]
+    text = render(summarise(rows), "md")
+    assert "**" not in text
+    assert (
+        "not compared: FDLSR at k=2 (as many splits as other cells, but other "
+        "ones); LSR at k=2 (as many splits as other cells, but other ones)." in text
+    )
+
+
+# -- every statement of the table true of its rows: failures, times -----------------
+
+
+def test_a_split_that_failed_is_said_not_dropped():
+    rows = rows_for("LSR", "relaxed", 2, [0.7, None, 0.8], error="E: singular")
+    text = render(summarise(rows), "md")
+    assert "75.00 ± 7.07 (n=2)" in text
+    assert (
+        "LSR, k=2: failed in 1 of 3 splits (E: singular); the cell is the mean of "
+        "the 2 that ran." in text
+    )
+    (cell,) = csv.DictReader(io.StringIO(render(summarise(rows), "csv")))
+    assert (cell["n_splits"], cell["n_failed"], cell["error"]) == (
+        "2",
+        "1",
+        "E: singular",
+    )
+
+
+def table_times(text):
+    """``{label: training time cell}`` of a Markdown table."""
+    lines = text.splitlines()
+    header = markdown_cells(next(line for line in lines if line.startswith("| Method")))
+    at = header.index("Training time (s)")
+    return {
+        cells[0]: cells[at]
+        for cells in map(markdown_cells, lines)
+        if len(cells) == len(header)
+        and cells[0] not in ("Method", "---")
+        and not cells[0].startswith("*")
+    }
+
+
+def test_times_are_at_one_k_named_and_a_row_without_it_says_its_own():
+    rows = rows_for("FDLSR", "proposed", 1, [0.5, 0.6]) + rows_for(
+        "FDLSR", "proposed", 2, [0.7, 0.8]
+    )
+    rows += rows_for("LSR", "relaxed", 1, [0.4, 0.5])  # stopped at k=1
+    for r in rows:
+        r["fit_time"] += 10 * r["k"]  # each k its own times
+    text = render(summarise(rows), "md")
+    times = table_times(text)
+    assert times == {"LSR": "11.0000 (k=1)", "FDLSR": "21.0000"}
+    from fdlsr._experiments.notes import protocol_note
+
+    note = protocol_note(rows)
+    assert "times in seconds are means at k=2 (a time measured at another k" in note
+    assert "largest k" not in note
+    # beside the paper's columns (k up to 5), ours are still at k=2, and said so
+    paper = render(summarise(rows), "md", paper=paper_results("III"))
+    assert table_times(paper)["FDLSR"] == "21.0000"
+    assert "Times of the rows marked (paper): the one training and test time" in paper
+    latex = render(summarise(rows), "latex")
+    assert "11.0000 (k=1)" in latex
+
+
+def test_the_table_and_the_time_figure_take_their_times_at_one_k():
+    from fdlsr._experiments.result_plots import accuracy_by_time_data
+
+    rows = rows_for("FDLSR", "proposed", 1, [0.5, 0.6])
+    rows += rows_for("FDLSR", "proposed", "fixed", [0.9], fit_time=99.0)
+    rows += rows_for("LSR", "relaxed", 1, [0.4, 0.5])
+    rows += rows_for("LSR", "relaxed", "fixed", [0.8], fit_time=77.0)
+    times = table_times(render(summarise(rows), "md"))
+    figure = accuracy_by_time_data(rows)
+    assert figure["k"] == 1
+    assert {p["label"]: f"{p['train_time']:.4f}" for p in figure["points"]} == times
+    assert times == {"FDLSR": "1.0000", "LSR": "1.0000"}
+
+
+def test_a_time_no_run_takes_is_written_short():
+    from fdlsr._experiments.report import time_text
+
+    assert time_text(1e300) == "1e+300" and time_text(123.456) == "123.5"
+    assert time_text(0.5, k=1) == "0.5000 (k=1)"
+
+
+def test_the_csv_of_several_data_sets_is_one_table(tmp_path, capsys):
+    """One header row; the columns table and data_sha256 tell data sets apart, even
+    two of one name."""
+    from fdlsr._testing import cli
+    from result_stores import row, write_store
+
+    rows = [row("faces", "LSR", 2, split, data_sha256="ab" * 32) for split in (0, 1)]
+    rows += [row("faces", "LSR", 2, split, accuracy=0.9, data_sha256="cd" * 32)
+             for split in (0, 1)]  # fmt: skip
+    rows += [row("digits", "LSR", 2, 0, data_sha256="ef" * 32)]
+    store = write_store(tmp_path / "store", rows)
+    status, out, err = cli(["report", str(store), "--format", "csv"])
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("source,table,method,label,family,k,n_splits,")
+    assert sum(line.startswith("source,") for line in lines) == 1
+    assert "" not in lines
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert len(table) == 3
+    by_data = {r["data_sha256"]: (r["dataset"], r["mean"], r["table"]) for r in table}
+    assert by_data["ab" * 32][:2] == ("faces", "50.0")
+    assert by_data["cd" * 32][:2] == ("faces", "90.0")
+    assert by_data["ab" * 32][2] != by_data["cd" * 32][2]  # titled apart
+    assert by_data["ef" * 32] == ("digits", "50.0", "digits")

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from fdlsr.core.model_selection import per_class_split
-from fdlsr.methods.representation import CRC, NRC, SRC, ProCRC
+from fdlsr.model_selection._split import per_class_split
+from fdlsr.representation import CRC, NRC, SRC, ProCRC
 
 # Table III, NRC row, k = 2 and 5 training images per person.
 PAPER_NRC = {2: 47.85, 5: 71.22}

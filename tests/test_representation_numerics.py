@@ -13,9 +13,9 @@ from sklearn.decomposition import sparse_encode
 from sklearn.linear_model import Lasso, Ridge
 from sklearn.preprocessing import normalize
 
-from fdlsr.methods.representation import CRC, NRC, SRC, ProCRC
-from fdlsr.methods.representation.residuals import ClassResiduals
-from fdlsr.methods.representation.src import lasso_alpha
+from fdlsr.representation import CRC, NRC, SRC, ProCRC
+from fdlsr.representation._residuals import ClassResiduals
+from fdlsr.representation._src import lasso_alpha
 
 
 @pytest.fixture(scope="module")

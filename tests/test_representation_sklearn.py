@@ -6,9 +6,9 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr.methods import METHODS as ALL_METHODS
-from fdlsr.methods import get_method
-from fdlsr.methods.representation import CRC, NRC, SRC, ProCRC
+from fdlsr._experiments.methods import METHODS as ALL_METHODS
+from fdlsr._experiments.methods import get_method
+from fdlsr.representation import CRC, NRC, SRC, ProCRC
 
 LOW_DIMENSIONAL = (
     "the check wants > 83% training accuracy on 2-feature blobs; in 2-D any two "

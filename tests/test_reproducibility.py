@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.splits import run_random_state, seeded
-from fdlsr.methods import METHODS, get_method
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.methods import METHODS, get_method
+from fdlsr._experiments.splits import run_random_state, seeded
 
 # What a run measures rather than computes: allowed to differ between runs.
 MEASURED = {"fit_time", "predict_time", "tune_time", "session", "finished"}

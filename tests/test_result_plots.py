@@ -12,13 +12,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.report import paper_results, summarise
+from fdlsr._experiments.result_plots import method_style, pareto_front
+from fdlsr._experiments.store_folder import read_store
 from fdlsr._testing import cli, cli_error
-from fdlsr.experiments.report import paper_results, summarise
-from fdlsr.experiments.result_plots import method_style, pareto_front
-from fdlsr.experiments.store_folder import read_store
-from fdlsr.methods import METHODS
 from fdlsr.results import plot_accuracy_by_k, plot_accuracy_by_time
-from result_stores import stores, write_store
+from result_stores import row, stores, write_store
 
 REPO = Path(__file__).resolve().parents[1]
 STORE = REPO / "docs" / "results"
@@ -83,9 +83,9 @@ def test_the_pareto_front_is_what_no_point_beats(points):
             for j, (u, b) in enumerate(points)
             if j != i
         )
-        if beaten:
-            assert i not in front
-    # of equal points one is kept; every point is matched by one on the front
+        assert (i in front) == (not beaten), (i, points)
+    # points alike are on the front together; every point is matched by one on it
+    assert pareto_front([(1.0, 50.0), (1.0, 50.0), (2.0, 50.0)]) == [0, 1]
     for t, a in points:
         assert any(points[i][0] <= t and points[i][1] >= a for i in front)
 
@@ -127,6 +127,60 @@ def test_python_functions_return_figures_and_name_the_data_set():
         plot_accuracy_by_k([STORE / "orl", STORE / "yale"])
     with pytest.raises(ConfigError, match="no rows of the data set 'orll'.*'orl'"):
         plot_accuracy_by_k([STORE / "orl"], dataset="orll")
+
+
+def test_a_data_set_of_a_shared_name_is_named_by_its_data(tmp_path):
+    """Two data sets named alike: dataset= takes the sha256 of the data (8 or more
+    characters), as the error says."""
+    from fdlsr.errors import ConfigError
+
+    rows = [row("faces", "LSR", 2, split, data_sha256="ab" * 32) for split in (0, 1)]
+    rows += [row("faces", "LSR", 2, 0, data_sha256="cd" * 32)]
+    store = write_store(tmp_path / "store", rows)
+    with pytest.raises(ConfigError, match="2 data sets named 'faces'.*'abababababab'"):
+        plot_accuracy_by_k(store, "faces")
+    for name in ("abababab", "ab" * 32):
+        figure = plot_accuracy_by_k(store, name)
+        (ax,) = figure.axes
+        assert "abababababab" in ax.get_title()
+        matplotlib.pyplot.close(figure)
+    matplotlib.pyplot.close(plot_accuracy_by_time(store, "cdcdcdcd"))
+
+
+def test_figure_names_from_a_store_stay_in_the_folder_and_apart(tmp_path, capsys):
+    """A store's data set names are text anyone can edit: each table's figures get
+    names of their own, directly inside --out, whatever the names hold."""
+    names = [
+        "faces",
+        "faces",
+        "faces_abababab",
+        "../../up",
+        "a/b",
+        ".hidden",
+        "x" * 300,
+    ]
+    rows = [
+        row(name, "LSR", 2, 0, data_sha256=f"{i:02d}" * 32)
+        for i, name in enumerate(names)
+    ]
+    rows[0]["data_sha256"] = "ab" * 32
+    store = write_store(tmp_path / "store", rows)
+    out = tmp_path / "deep" / "figs"
+    out.mkdir(parents=True)
+    (out / "a").mkdir()
+    status, _, err = cli(["plot", "results", str(store), "--out", str(out)])
+    assert status == 0, err
+    written = [
+        line.removeprefix("wrote ") for line in err.splitlines() if "wrote" in line
+    ]
+    assert len(written) == len(set(written)) == 6 * len(names)
+    assert {Path(path).parent for path in written} == {out}
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(
+        Path(path).name for path in written
+    )
+    assert not list((out / "a").iterdir()) and not list(tmp_path.glob("*up*"))
+    assert not any(Path(path).name.startswith(".") for path in written)
+    assert max(len(Path(path).name) for path in written) < 120
 
 
 def test_pooled_stores_count_a_run_once(tmp_path, capsys):
@@ -204,8 +258,13 @@ def test_any_store_gives_figures_or_one_line_and_nothing_overwritten(
         if status == 0:
             assert where == "apart"
             pngs = list(out.glob("*.png"))
-            datasets = {r["dataset"] for r in read_store(store).rows}
+            datasets = {
+                (r["dataset"], r.get("data_sha256")) for r in read_store(store).rows
+            }
             assert len(pngs) == 2 * len(datasets)
+            # whatever the names, every figure is directly inside --out
+            made = {p for p in Path(folder).rglob("*") if p.is_file()}
+            assert {p.parent for p in made} == {out, store}
         else:
             assert status == 2 and len(err.strip().splitlines()) == 1, err
             assert not (Path(folder) / "figs").exists()

@@ -10,17 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_digits
 
+from fdlsr._experiments.config import Config
+from fdlsr._experiments.environment import environment
+from fdlsr._experiments.outputs import write_atomic
+from fdlsr._experiments.planning import Experiment
+from fdlsr._experiments.rows import row_key, whole_lines
+from fdlsr._experiments.run import RunRequest, run
+from fdlsr._experiments.store import ResultStore
+from fdlsr._experiments.store_folder import make_store, read_rows, read_store
 from fdlsr._testing import cli
+from fdlsr.datasets import Dataset
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.config import Config
-from fdlsr.experiments.datasets import Dataset
-from fdlsr.experiments.environment import environment
-from fdlsr.experiments.outputs import write_atomic
-from fdlsr.experiments.planning import Experiment
-from fdlsr.experiments.rows import row_key, whole_lines
-from fdlsr.experiments.run import RunRequest, run
-from fdlsr.experiments.store import ResultStore
-from fdlsr.experiments.store_folder import make_store, read_rows, read_store
 
 
 def Data(n_per_class=12):
@@ -116,7 +116,7 @@ def test_same_splits_for_every_method(tmp_path):
 def test_side_files_are_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     import os
 
-    from fdlsr.experiments.outputs import write_atomic
+    from fdlsr._experiments.outputs import write_atomic
 
     path = tmp_path / "experiment.json"
     write_atomic(path, '{"title": "old"}\n')
@@ -200,6 +200,12 @@ def test_a_report_and_a_resume_keep_a_last_row_without_newline(tmp_path):
         (b"\xff\xfe", [0], {"cut short by an interruption": 1}),
         (b"{}", [0], {"'dataset' missing": 1}),  # parses: a line, not a row
         (b"null", [0], {"not a JSON object": 1}),
+        # a hand merge: which accuracy counts would be a guess; whole, so kept
+        (
+            json.dumps(row(1)).encode()[:-1] + b', "accuracy": 0.99}',
+            [0],
+            {"name a field twice": 1},
+        ),
     ],
     ids=[
         "none",
@@ -212,6 +218,7 @@ def test_a_report_and_a_resume_keep_a_last_row_without_newline(tmp_path):
         "not UTF-8",
         "JSON object, not a row",
         "JSON null",
+        "a field named twice",
     ],
 )
 def test_reader_and_writer_share_one_rule_for_the_last_line(

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.report import summarise, table_rows
+from fdlsr._experiments.store_folder import MARK, make_store, read_store
 from fdlsr.errors import ConfigError
-from fdlsr.experiments.report import summarise, table_rows
-from fdlsr.experiments.store_folder import MARK, make_store, read_store
 from fdlsr.results import read_results
 from result_stores import stores
 
@@ -104,6 +104,35 @@ def test_several_stores_and_their_own_labels(tmp_path):
     assert set(frame.store.cat.categories) == {
         str(REPO / "docs/results/orl"), str(REPO / "docs/results/yale"),
     }  # fmt: skip
+
+
+def test_stores_are_pooled_as_the_figures_pool_them(tmp_path):
+    """A run found in two stores is one row (the first store's), with the notice of
+    `fdlsr plot results`; one setting gets one label whichever store holds it."""
+    from result_stores import row, write_store
+
+    lam = '{"params": {"lam": 0.1}}'
+    other = '{"params": {"lam": 1.0}}'
+    first = [
+        row("d", "LSR", 2, split, setting=lam, fingerprint="f") for split in (0, 1)
+    ]
+    again = [{**r, "accuracy": 0.9} for r in first]
+    more = [row("d", "LSR", 2, split, setting=lam, fingerprint="f") for split in (2, 3)]
+    more += [
+        row("d", "LSR", 2, split, setting=other, fingerprint="f") for split in (0, 1)
+    ]
+    a = write_store(tmp_path / "a", first)
+    b = write_store(tmp_path / "b", again + more)
+    with pytest.warns(UserWarning, match="2 rows repeat runs of a store named before"):
+        frame = read_results([a, b])
+    assert len(frame) == 6 and frame.attrs["notices"]
+    assert list(frame.accuracy[:2]) == [0.5, 0.5]  # the first store's
+    by_setting = frame.groupby("setting", observed=True).label.unique()
+    assert {s: list(labels) for s, labels in by_setting.items()} == {
+        lam: ["LSR (lam=0.1)"],
+        other: ["LSR (lam=1.0)"],
+    }
+    assert list(frame.store[:2]) == [str(a)] * 2 and str(b) in list(frame.store)
 
 
 def test_without_pandas_one_line_names_the_extra(monkeypatch):

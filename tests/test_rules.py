@@ -14,7 +14,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
-from fdlsr.methods.relaxed import DLSR, LRDLSR
+from fdlsr.relaxed import DLSR, LRDLSR
 
 RULES = ["nearest_neighbor", "nearest_mean", "knn", "linear"]
 PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=10)

@@ -8,8 +8,8 @@ from sklearn.datasets import make_blobs
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
+from fdlsr._common.neighbors import NearestProjection
 from fdlsr._testing import relative_error
-from fdlsr.common.neighbors import NearestProjection
 
 PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1, max_iter=8)
 
@@ -38,7 +38,7 @@ def test_blocked_fit_equals_in_memory(blobs, t_step, dtype):
 @pytest.mark.parametrize("t_step", ["paper", "exact"])
 def test_blocked_fit_in_many_pieces_equals_in_memory(blobs, t_step, monkeypatch):
     """Pieces of 37 rows: class runs cut across pieces, several runs per piece."""
-    from fdlsr.core import blocked as blocked_path
+    from fdlsr._core import blocked as blocked_path
 
     X, y, X_test = blobs
     full = FDLSR(**PARAMS, t_step=t_step).fit(X, y)

@@ -1,4 +1,4 @@
-"""The scheduler (``fdlsr.experiments.scheduler``): longest expected work first, from the
+"""The scheduler (``fdlsr._experiments.scheduler``): longest expected work first, from the
 store's own times or the cost model, deterministically; the workers' use reported."""
 
 import json
@@ -9,19 +9,19 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.datasets import load_digits
 
-from fdlsr.experiments.config import Config
-from fdlsr.experiments.datasets import Dataset
-from fdlsr.experiments.evaluation import shared_data
-from fdlsr.experiments.planning import Experiment, experiment_runs
-from fdlsr.experiments.run import RunRequest, run
-from fdlsr.experiments.scheduler import (
+from fdlsr._experiments.config import Config
+from fdlsr._experiments.evaluation import shared_data
+from fdlsr._experiments.planning import Experiment, experiment_runs
+from fdlsr._experiments.run import RunRequest, run
+from fdlsr._experiments.scheduler import (
     REFERENCE_SECONDS,
     Usage,
     expected_costs,
     longest_first,
 )
-from fdlsr.experiments.store import ResultStore
-from fdlsr.experiments.store_folder import read_rows
+from fdlsr._experiments.store import ResultStore
+from fdlsr._experiments.store_folder import read_rows
+from fdlsr.datasets import Dataset
 
 RESULTS = Path(__file__).parents[1] / "docs" / "results"
 
@@ -185,7 +185,7 @@ def test_order_with_one_run_at_a_time_is_refused(tmp_path, capsys, order):
 
 
 def test_time_left_uses_the_times_of_units_done_then_the_scaled_model():
-    from fdlsr.experiments.scheduler import _time_left
+    from fdlsr._experiments.scheduler import _time_left
 
     _, _, units, _ = plan(methods=("FDLSR", "1-NN"), ks=(2,))
     costs = {u.key: 1.0 for u in units[2:]}  # two units done, four left

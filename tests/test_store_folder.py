@@ -16,14 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fdlsr._testing import cli
-from fdlsr.experiments.store_folder import (
+from fdlsr._experiments.store_folder import (
     MARK,
     MARK_TEXT,
     STORE_FILES,
     check_store,
     read_rows,
 )
+from fdlsr._testing import cli
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "1", "--no-table"]
 SHIPPED = sorted((Path(__file__).parents[1] / "docs" / "results").iterdir())

@@ -8,9 +8,9 @@ import json
 
 import numpy as np
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli_error
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.store_folder import make_store
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
 

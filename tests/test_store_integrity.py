@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.cli import main
+from fdlsr._experiments.rows import validate_row
+from fdlsr._experiments.store_folder import MARK, MARK_TEXT, read_rows
 from fdlsr._testing import cli
-from fdlsr.experiments.cli import main
-from fdlsr.experiments.rows import validate_row
-from fdlsr.experiments.store_folder import MARK, MARK_TEXT, read_rows
 
 RUN = ["run", "--methods", "LSR", "-k", "3", "--splits", "2", "--no-table"]
 MARKED = {MARK: MARK_TEXT.encode()}  # what makes a folder a store

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fdlsr._testing import cli
+from fdlsr.datasets import load_dataset
+from fdlsr.datasets._image_lists import image_list
 from fdlsr.errors import DatasetError
-from fdlsr.experiments.datasets import load_dataset
-from fdlsr.experiments.datasets._image_lists import image_list
 from image_layouts import cub200, flowers102
 
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
@@ -58,7 +58,7 @@ def test_a_number_with_a_thousands_separator_is_refused_with_its_line(tmp_path):
     assert '"1,234.5"' in line and "quote" in line
     rows[5] = '1,"1,234.5",' + ",".join(["0.5"] * 9)
     path.write_text(table(rows))
-    with pytest.raises(DatasetError, match="not numbers|cannot read"):
+    with pytest.raises(DatasetError, match=r"t.csv:7: column 1 .*'1,234.5'.* not a"):
         load_dataset(path)
 
 
@@ -152,6 +152,92 @@ def test_tables_with_ragged_lines_and_any_column_order(case):
     assert f"{path}:{ragged[0] + 1} has " in str(refusal.value)
 
 
+@st.composite
+def tables_with_a_bad_value(draw):
+    """A table (comma, semicolon or tab) with blank lines and quoted labels that run
+    over line ends between its records, and one feature value that is not a number:
+    ``(text, line of that value, its column)``."""
+    delimiter = draw(st.sampled_from([",", ";", "\t"]))
+    n_features = draw(st.integers(1, 3))
+    n = draw(st.integers(4, 9))
+    header = draw(st.booleans())
+    line, lines = 1, []
+
+    def add(text):
+        nonlocal line
+        lines.append(text)
+        line += text.count("\n") + 1
+
+    if header:
+        add(delimiter.join(["label", *(f"f{j}" for j in range(n_features))]))
+    bad_row = draw(st.integers(1, n - 1))  # a first line of text would be a header
+    bad_column = draw(st.integers(1, n_features))
+    bad = draw(st.sampled_from(["", "x", "1e", '"1,5"', "--1", "0x10"]))
+    where = None
+    for i in range(n):
+        for _ in range(draw(st.integers(0, 2))):
+            add("")  # blank lines: no record
+        label = draw(st.sampled_from(["a", "b", '"c\nd"', '"e\r\nf"']))
+        values = [label, *(str(i + j / 8) for j in range(n_features))]
+        if i == bad_row:
+            values[bad_column] = bad
+            where = line
+        add(delimiter.join(values))
+    return "\n".join(lines) + "\n", where, bad_column
+
+
+@settings(max_examples=150, **FUZZ)
+@given(case=tables_with_a_bad_value())
+def test_a_value_that_is_not_a_number_is_named_by_its_line(case):
+    """numpy counts records after the header; the refusal names the file's line."""
+    text, line, column = case
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.csv"
+        path.write_bytes(text.encode())
+        with pytest.raises(DatasetError) as refusal:
+            load_dataset(path, label_column=0)  # text in a last column: no guess
+    message = str(refusal.value)
+    assert f"{path}:{line}: column {column}" in message and "not a number" in message
+
+
+NAME = st.text(alphabet="ab ,;\t'\"", min_size=1, max_size=6).filter(
+    lambda name: name.strip() and name.strip().lower() not in ("label", "y")
+)
+
+
+@settings(max_examples=150, **FUZZ)
+@given(
+    delimiter=st.sampled_from([",", ";", "\t"]),
+    names=st.lists(NAME, min_size=1, max_size=4, unique_by=str.strip),
+    last=st.booleans(),
+)
+def test_quoted_header_names_may_hold_any_delimiter(delimiter, names, last):
+    """A header of quoted names holding commas, semicolons, tabs and quotes is read
+    as the same table with plain names: the delimiter is found outside quotes."""
+    rng = np.random.default_rng(len(names))
+    X = rng.integers(-99, 99, size=(9, len(names))) / 4
+    y = np.repeat(["a", "b", "c"], 3)
+    quoted = ['"' + name.replace('"', '""') + '"' for name in names]
+    header = [*quoted, "label"] if last else ["label", *quoted]
+    plain = [*(f"f{j}" for j in range(len(names))), "label"]
+    rows = [
+        [*map(str, x), label] if last else [label, *map(str, x)]
+        for x, label in zip(X, y, strict=True)
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        path, reference = Path(folder) / "q.csv", Path(folder) / "p.csv"
+        path.write_text("\n".join(map(delimiter.join, [header, *rows])) + "\n")
+        reference.write_text(
+            "\n".join(map(delimiter.join, [plain if last else plain[-1:] + plain[:-1],
+                                           *rows])) + "\n"
+        )  # fmt: skip
+        ds, ref = load_dataset(path), load_dataset(reference)
+    np.testing.assert_array_equal(ds.X, ref.X)
+    np.testing.assert_array_equal(ds.X, X)
+    assert ds.y.tolist() == ref.y.tolist() == y.tolist()
+    assert list(ds.feature_names) == [name.strip() for name in names]
+
+
 # --- the tokenizer is numpy's -------------------------------------------------------
 
 CHARACTERS = st.sampled_from(
@@ -165,7 +251,7 @@ CHARACTERS = st.sampled_from(
 def test_records_are_split_as_numpy_splits_them(text, delimiter):
     """The same fields as ``numpy.loadtxt(dtype=str, quotechar='"')`` reads, and
     ragged exactly where numpy finds the number of columns changing."""
-    from fdlsr.experiments.datasets._table import records
+    from fdlsr.datasets._table import records
 
     fd, name = tempfile.mkstemp(suffix=".csv")
     try:
@@ -191,7 +277,7 @@ def test_records_are_split_as_numpy_splits_them(text, delimiter):
 
 
 def test_line_numbers_count_physical_lines():
-    from fdlsr.experiments.datasets._table import records
+    from fdlsr.datasets._table import records
 
     text = 'a,b\n\n"x\ny",2\r\n\r3,4'
     got = list(records(io.StringIO(text, newline=""), ",", "t"))

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.parser import _whole
+from fdlsr._experiments.store_folder import read_rows
+from fdlsr._experiments.workers import max_processes
 from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
-from fdlsr.experiments.parser import _whole
-from fdlsr.experiments.store_folder import read_rows
-from fdlsr.experiments.workers import max_processes
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)"
@@ -241,7 +241,7 @@ def test_without_the_kernel_a_thread_ends_an_orphaned_worker(reaper):
     # The watchdog used where prctl does not exist, forced here on Linux: a middle
     # process starts a worker-like grandchild and is killed with SIGKILL.
     grandchild = (
-        "import os, time; from fdlsr.experiments import workers; "
+        "import os, time; from fdlsr._experiments import workers; "
         "workers._ask_kernel = lambda: False; "
         "workers.die_with_parent(os.getppid()); print('ready', flush=True); "
         "time.sleep(300)"
@@ -269,8 +269,8 @@ def _fail_on(task, shared):
 
 
 def test_workers_report_one_that_exits():
+    from fdlsr._experiments.workers import Workers
     from fdlsr.errors import WorkerError
-    from fdlsr.experiments.workers import Workers
 
     with (
         pytest.raises(WorkerError, match=r"died \(exit status 3\); finished rows"),
@@ -280,7 +280,7 @@ def test_workers_report_one_that_exits():
 
 
 def test_workers_compute_every_task_and_stop():
-    from fdlsr.experiments.workers import Workers
+    from fdlsr._experiments.workers import Workers
 
     before = descendants(os.getpid())
     with Workers(3, divmod, 7) as workers:

@@ -1,6 +1,6 @@
 """``.. fdlsr-cli::``: the command line's reference, read from its argparse parser.
 
-The directive walks ``fdlsr.experiments.parser.build_parser()`` and every sub-command
+The directive walks ``fdlsr._experiments.parser.build_parser()`` and every sub-command
 under it and writes one section per command: its description, its usage line and
 each option with the help text ``--help`` prints, so the page cannot drift from the
 parser. The help text is formatted by argparse's own formatter (``%(default)s`` and

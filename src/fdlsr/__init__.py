@@ -1,20 +1,22 @@
 """fdlsr: Fisher Discriminative Least Squares Regression and its relatives.
 
-The package has five layers, each importing only those above it in this list
-(``tests/test_architecture.py`` enforces it; docs/architecture.md draws it):
+The public surface (docs/api.rst lists it; each name has one import path):
 
-* ``fdlsr.common``: array helpers, linear algebra, input checks, the shared
-  scikit-learn classifier plumbing and the nearest-projection rule.
-* ``fdlsr.core``: the FDLSR model, its solvers, its cross-validation and the paper's
-  per-class split (``fdlsr.core.model_selection.PerClassSplit``).
-* ``fdlsr.methods``: the comparison methods, in three families, and their registry.
-* ``fdlsr.persistence``: ``fdlsr.save(model, path)`` and ``fdlsr.load(path)``, which
-  write and read fitted models in a file format that holds data only (docs/saving.md).
-* ``fdlsr.experiments``: datasets, the paper's protocol, results stores, reports,
-  figures and the command line.
+* ``fdlsr``: ``FDLSR``, ``FDLSRCV``, ``save``, ``load``;
+* ``fdlsr.relaxed``, ``fdlsr.representation``, ``fdlsr.dictionary``: the comparison
+  methods of the paper;
+* ``fdlsr.model_selection``: the paper's per-class split as a splitter;
+* ``fdlsr.persistence``: what a model file holds (``read_model_file``...);
+* ``fdlsr.datasets``, ``fdlsr.features``, ``fdlsr.figures``, ``fdlsr.results``: data
+  sets, deep features, the numbers behind the paper's figures, results of ``fdlsr run``;
+* ``fdlsr.errors``: the exceptions and warnings.
 
-``import fdlsr`` loads no module of ``fdlsr.experiments``, and no estimator: each
-public name (``fdlsr.FDLSR``, ``fdlsr.save``, ``fdlsr.relaxed``, ``fdlsr.datasets``, ``fdlsr.results``...)
+Everything else is private by its name (``fdlsr._common``, ``fdlsr._core``,
+``fdlsr._experiments``, modules starting with ``_``). The layers, each importing only
+those below it, are drawn in docs/architecture.md and checked by
+``tests/test_architecture.py``.
+
+``import fdlsr`` loads no estimator and nothing of the experiments: each public name
 is imported on first use.
 """
 
@@ -25,19 +27,23 @@ from ._version import __version__
 __all__ = ["FDLSR", "FDLSRCV", "__version__", "load", "save"]
 
 # Each public name and the module it lives in, imported when first used: ``import
-# fdlsr.experiments.cli`` (the ``fdlsr`` command) then imports no estimator before
+# fdlsr._experiments.cli`` (the ``fdlsr`` command) then imports no estimator before
 # the command's handler runs, where Ctrl-C is one line and exit status 130.
 _LAZY = {
-    "FDLSR": "fdlsr.core.estimator",
-    "FDLSRCV": "fdlsr.core.cv",
-    "load": "fdlsr.persistence",
-    "save": "fdlsr.persistence",
-    # short public names of the method families, and the dataset loaders (a module
-    # of the experiments layer)
+    "FDLSR": "fdlsr._core.estimator",
+    "FDLSRCV": "fdlsr._core.cv",
+    "load": "fdlsr.persistence._archive",
+    "save": "fdlsr.persistence._archive",
+    # the public modules, imported as attributes (fdlsr.relaxed.DLSR)
+    "datasets": None,
     "dictionary": None,
+    "errors": None,
+    "features": None,
+    "figures": None,
+    "model_selection": None,
+    "persistence": None,
     "relaxed": None,
     "representation": None,
-    "datasets": None,
     "results": None,
 }
 

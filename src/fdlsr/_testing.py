@@ -3,7 +3,7 @@
 Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` and
 ``benchmarks/``, so neither keeps its own copy and neither puts the other on
 ``sys.path``. Benchmarks split with the library's own
-:func:`fdlsr.core.model_selection.per_class_split`, the one ``fdlsr run`` uses.
+:func:`fdlsr.model_selection._split.per_class_split`, the one ``fdlsr run`` uses.
 
 * :func:`relative_error`: ``||a - b|| / ||b||``.
 * :func:`one_blas_thread`: BLAS on one thread inside a ``with`` block.
@@ -18,7 +18,6 @@ Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` 
 
 import contextlib
 import io
-import json
 import os
 import time
 from pathlib import Path
@@ -27,9 +26,10 @@ import numpy as np
 import scipy.io
 from threadpoolctl import threadpool_limits
 
-from .experiments.cli import main
-from .experiments.rows import row_key
-from .experiments.store_folder import read_rows
+from ._common import strict_json
+from ._experiments.cli import main
+from ._experiments.rows import row_key
+from ._experiments.store_folder import read_rows
 
 #: The shared benchmark data: ``FDLSR_DATA_DIR``, else ``../shared/data`` beside the
 #: repository (a ``MANIFEST.json`` and one sub-folder per dataset).
@@ -65,7 +65,7 @@ def load_shared(name):
         raise FileNotFoundError(
             f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})"
         )
-    entry = json.loads(manifest_path.read_text())[name]
+    entry = strict_json.loads(manifest_path.read_bytes())[name]
     mat = scipy.io.loadmat(DATA_DIR / entry["file"])
     X = np.asarray(mat[entry["x"]], dtype=np.float64)
     if entry["samples"] == "columns":

@@ -9,6 +9,7 @@ command, ``data_dir=`` in Python.
 import contextlib
 import contextvars
 import difflib
+import unicodedata
 
 
 class FdlsrError(ValueError):
@@ -94,6 +95,20 @@ def one_line(text, limit=4 * QUOTE_LIMIT):
     """A (library's) message on one line, for a user-facing error: white space
     collapsed, and cut to ``limit`` characters since it may quote a file's text."""
     return cut(" ".join(str(text).split()), limit)
+
+
+def printable(text):
+    """``text`` with its control characters and line separators escaped as Python
+    writes them (a newline as ``\\n``, ESC as ``\\x1b``, U+2028 as ``\\u2028``), so
+    that a message quoting a file name stays one line and cannot move the cursor
+    (a file may be named ``a\\nb.png``)."""
+    return "".join(
+        repr(c)[1:-1] if unicodedata.category(c) in _UNPRINTABLE else c for c in text
+    )
+
+
+# Control characters, line and paragraph separators.
+_UNPRINTABLE = {"Cc", "Zl", "Zp"}
 
 
 def did_you_mean(name, choices):

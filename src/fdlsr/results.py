@@ -8,7 +8,7 @@
 The results folders stay the source of truth; all of these are derived from them.
 """
 
-from .experiments.result_plots import plot_accuracy_by_k, plot_accuracy_by_time
-from .experiments.results_frame import read_results
+from ._experiments.result_plots import plot_accuracy_by_k, plot_accuracy_by_time
+from ._experiments.results_frame import read_results
 
 __all__ = ["plot_accuracy_by_k", "plot_accuracy_by_time", "read_results"]

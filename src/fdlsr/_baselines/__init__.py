@@ -1,0 +1,9 @@
+"""The scikit-learn baselines of the experiments: scikit-learn's classifiers where
+they need a change (LDA that refuses one class, SVM and logistic regression on the
+span of the samples) and the batched search over LinearSVC's C."""
+
+from .estimators import LinearDiscriminantAnalysis, LinearSVC, LogisticRegression
+
+# The classes a model file of a baseline may hold (the allowlist of fdlsr.persistence):
+# those the experiments' registry builds.
+MODEL_FILE_CLASSES = (LinearDiscriminantAnalysis, LinearSVC, LogisticRegression)

@@ -1,0 +1,11 @@
+"""The FDLSR model: the estimator, its solvers (in memory, blocked, Dask, stacked for
+the grid search), its cross-validation and the paper's per-class split. Imports only
+:mod:`fdlsr._common`."""
+
+from ..model_selection._split import PerClassSplit
+from .cv import FDLSRCV
+from .estimator import FDLSR
+
+# What a model file of FDLSR may hold (the allowlist of fdlsr.persistence): the
+# estimators and the splitter FDLSRCV may keep as its cv.
+MODEL_FILE_CLASSES = (FDLSR, FDLSRCV, PerClassSplit)

@@ -1,0 +1,97 @@
+"""``fdlsr report``: tables rendered from results stores (Markdown, LaTeX, CSV, or
+a self-contained HTML page with the figures)."""
+
+import dataclasses
+import sys
+from dataclasses import dataclass
+
+from ..notes import commands_note, table_notes
+from ..outputs import REPORT_FILE, check_output
+from ..report import csv_rows, csv_text, render, summarise, tables_papers
+from ..result_tables import store_tables
+from .shared import command_line, emit
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    """What ``fdlsr report`` is asked for: the ``stores`` to render, the ``format``
+    (md, latex, csv, html), the paper's table (``--paper [TABLE]``), the file to
+    write (None: stdout), whether it may replace a file that is not a report
+    (``--force``) and the command line, named in the notes."""
+
+    stores: tuple
+    format: str = "md"
+    paper: str | None = None
+    output: str | None = None
+    command: str | None = None
+    force: bool = False
+
+
+def main(args):
+    """``fdlsr report``: one table per data set of each store."""
+    request = ReportRequest(
+        stores=tuple(args.results),
+        format=args.format,
+        paper=args.paper,
+        output=args.output,
+        command=command_line(args),
+        force=args.force,
+    )
+    report(request)
+    return 0
+
+
+def report(request):
+    """Render the tables of ``request``'s stores and write them out."""
+    if request.output:  # never over a store's files, into a store, or a user's file
+        check_output(
+            request.output,
+            inputs=request.stores,
+            kind=REPORT_FILE,
+            force=request.force,
+        )
+    notices, tables = [], []
+    for folder in request.stores:
+        found, said = store_tables(folder)
+        if len(request.stores) > 1:  # the same data set may be in several stores
+            found = [
+                dataclasses.replace(table, title=f"{table.title} ({folder})")
+                for table in found
+            ]
+        tables += found
+        notices += said
+    papers = tables_papers(request.paper, tables)
+    for table, (paper, forced) in zip(tables, papers, strict=True):
+        if not forced and request.paper and paper is None:
+            notices.append(
+                f"--paper: the store records no table of the paper for "
+                f"{table.dataset}; name one with --paper TABLE to show it"
+            )
+    if request.format == "html":
+        from ..html_report import html_report  # matplotlib: only for its figures
+
+        text = html_report(tables, papers, request.command)
+    elif request.format == "csv":  # one table: a column says which table a row is of
+        rows = []
+        for table, (paper, _) in zip(tables, papers, strict=True):
+            rows += csv_rows(summarise(table.rows), paper, table=table.title)
+        text = csv_text(rows)
+    else:
+        outputs = []
+        for table, (paper, forced) in zip(tables, papers, strict=True):
+            notes = table_notes(table.rows, table.info)
+            notes += [forced] if forced else []
+            outputs.append(
+                render(
+                    summarise(table.rows),
+                    request.format,
+                    paper=paper,
+                    title=table.title,
+                    notes=notes,
+                    sources=commands_note(table.info, request.command),
+                )
+            )
+        text = "\n".join(outputs)
+    for notice in notices:  # after every check: an error stays one line
+        print(f"fdlsr: {notice}", file=sys.stderr)
+    emit(text, request.output, "the report")

@@ -1,0 +1,459 @@
+"""Readers for CSV tables and folders of images."""
+
+import io
+import re
+import warnings
+from itertools import islice
+from pathlib import Path
+
+import numpy as np
+
+from .._common.files import open_input
+from ..errors import DatasetError, cut, quote, setting
+from ._dataset import as_samples, one_line
+from ._images import image_size, read_image
+from ._labels import class_labels
+from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
+from ._table import record_at, records, table_shape
+
+IMAGE_SUFFIXES = {
+    ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
+    ".gif", ".webp",
+}  # fmt: skip
+
+
+ENCODING = "utf-8-sig"  # UTF-8, without the byte-order mark some editors put first
+LABEL_NAMES = ("label", "labels", "class", "target", "y")
+LABEL_WORDS = LABEL_NAMES[:-1]  # "y" may as well be a class (letter data sets)
+INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
+ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
+
+
+def read_csv(path, *, label_column=None, budget=None):
+    """Samples, labels and how they were found in a CSV table, one sample per line.
+
+    The label column is, in this order: ``label_column`` (a header name, else an
+    index; negative counts from the end); the one header column named label,
+    labels, class, target or y (any case); else the first or the last column, when
+    exactly one of the two can hold labels (text, or whole numbers with at least two
+    samples per value on average) -- anything less clear-cut is refused with the fix,
+    never guessed. Every other column is a feature, except an unnamed first header
+    column with one value per line (a row index, as ``pandas.DataFrame.to_csv``
+    writes it), which is dropped; a headerless first column that numbers the lines
+    is refused. A first line is a header when it has text in two columns, or names a
+    label column (see ``_is_header``). The delimiter (comma, semicolon, tab or
+    spaces) is detected. Every line must have as many fields as the first
+    (``table_shape``). The memory the samples and the text columns will take is
+    charged to ``budget`` (a ``MemoryBudget``) before they are read. Returns
+    ``X, y, how, feature_names`` (the header's names of the feature columns, or None
+    without a header).
+    """
+    budget = MemoryBudget(path) if budget is None else budget
+    longest = run = 0  # the longest line, in characters
+    try:
+        with _open_text(path, ENCODING) as f:
+            sample = part = f.read(1 << 16)
+            while part:  # the whole file is text, without NUL (numpy drops them)
+                if "\0" in part:
+                    raise DatasetError(
+                        f"{path} holds NUL characters, which a text table does not; "
+                        "save it as UTF-8 CSV"
+                    )
+                *ended, run_on = re.split("[\r\n]", part)
+                if ended:
+                    longest = max(longest, run + len(ended[0]), *map(len, ended))
+                    run = 0
+                run += len(run_on)
+                part = f.read(1 << 16)  # a bigger block costs memory, not time
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(
+            f"cannot read {path} as a text table ({one_line(exc)}); "
+            "save it as UTF-8 CSV"
+        ) from None
+    longest = max(longest, run)
+    budget.charge((longest,), LINE_BYTES, "its longest line split into fields")
+    lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
+    if not lines:
+        raise DatasetError(f"{path} is empty; it needs one sample per line")
+    delimiter = _delimiter(sample, path)
+    table = table_shape(path, delimiter=delimiter, encoding=ENCODING)
+    n_columns = table.n_columns
+    if n_columns < 2:
+        raise DatasetError(
+            f"{path} has a single column; it needs features and a label on each line "
+            "(comma, semicolon, tab or space separated)"
+        )
+    first, second = table.first, table.second
+    by_name = _is_name(label_column)
+    header = first if by_name or _is_header(path, first, second) else None
+    names = [h.strip() for h in header] if header is not None else None
+    n_samples = table.n_records - (header is not None)
+    skip = table.first_end if header is not None else 0  # lines, blank ones too
+    options = dict(delimiter=delimiter, skiprows=skip, ndmin=1)
+    # "#" is text like any other (a comment would cut labels such as "a#1" short)
+    options.update(quotechar='"', comments=None, encoding=ENCODING)
+
+    read = {}
+
+    def column(index):
+        if index not in read:
+            budget.charge(
+                (n_samples,), text_column_bytes(table.longest),
+                f"column {index} as text",
+            )  # fmt: skip
+            try:
+                read[index] = _loadtxt(path, usecols=[index], dtype=str, **options)
+            except ValueError as exc:
+                raise _bad_rows(path, exc) from None
+        return read[index]
+
+    index_column = None
+    if label_column is not None:
+        label = _given_label(path, label_column, names, n_columns)
+    if (
+        names is not None
+        and names[0] in INDEX_NAMES
+        and (label_column is None or label)
+    ):
+        values = column(0)
+        if np.unique(values).size != values.size:
+            raise DatasetError(
+                f"column 0 of {path} has no name in the header and is not a row "
+                f"index (its values repeat); name it in the header, or {ASK}"
+            )
+        index_column = 0
+    if label_column is None:
+        label = _label_index(path, names, n_columns, column, index_column)
+    if index_column is None and names is None and label != 0:
+        _refuse_row_numbers(path, column(0))
+    features = [i for i in range(n_columns) if i not in (label, index_column)]
+    # numpy's parser grows its array by a quarter at a time
+    grown = (n_samples + n_samples // 4 + 1, len(features))
+    budget.charge(grown, 8, "the samples as read")
+    try:
+        X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
+    except ValueError as exc:
+        raise _not_a_number(path, exc, delimiter, names) from None
+    y = column(label)
+    if len(y) != n_samples or X.size != n_samples * len(features):
+        raise DatasetError(  # numpy split the lines otherwise than table_shape did
+            f"cannot read {path} unambiguously: {n_samples} samples were counted but "
+            f"{len(y)} read; save the table again with a CSV writer (quoting text)"
+        )
+    X = X.reshape(n_samples, len(features))
+    how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
+    if index_column is not None:
+        how += ", unnamed column 0 dropped as a row index"
+    feature_names = None if names is None else [names[i] for i in features]
+    X = as_samples(X, str(path), budget)
+    y = class_labels(y, f"{path} column {label}", budget=budget)
+    return X, y, how, feature_names
+
+
+def _loadtxt(path, *, encoding, **options):
+    """``numpy.loadtxt`` without its notes on blank lines (which it skips).
+
+    The file is opened without newline translation, so that a carriage return
+    inside a quoted label is kept (else CR and LF labels would merge); numpy itself
+    still ends lines at CR, LF or CR LF.
+    """
+    with _open_text(path, encoding) as f, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return np.loadtxt(f, **options)
+
+
+def _open_text(path, encoding):
+    """The table ``path`` opened as text without newline translation (a regular file
+    only: a pipe or a device is refused, ``open_input``)."""
+    return open_input(
+        path, "r", error=DatasetError, what="data file", encoding=encoding, newline=""
+    )
+
+
+def _bad_rows(path, exc):
+    return DatasetError(
+        f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
+        "line needs the same columns, with numbers in every feature column"
+    )
+
+
+def _not_a_number(path, exc, delimiter, names):
+    """numpy's refusal of a feature value (``could not convert string '' to float64
+    at row 6, column 3``: the record after the header, 0 first, and the column, 1
+    first) as the line of the file that holds it, and the value."""
+    found = re.search(r"at row (\d+), column (\d+)", str(exc))
+    if found is None:
+        return _bad_rows(path, exc)
+    index = int(found[1]) + (names is not None)  # the header is a record too
+    record = record_at(path, index, delimiter=delimiter, encoding=ENCODING)
+    column = int(found[2]) - 1
+    if record is None or column >= len(record[1]) or _is_number(record[1][column]):
+        return _bad_rows(path, exc)  # not where numpy said: its own words, then
+    line, fields = record
+    name = f" ({quote(names[column])})" if names is not None else ""
+    return DatasetError(
+        f"{path}:{line}: column {column}{name} holds {quote(fields[column])}, which is "
+        "not a number; every feature column needs a number on every line: fix the "
+        "line or remove it"
+    )
+
+
+def _is_name(label_column):
+    """A header name (not an index written as text)."""
+    return isinstance(label_column, str) and not _is_integer(label_column)
+
+
+def _is_integer(text):
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_header(path, first, second):
+    """Whether the first line names the columns.
+
+    A sample has numbers in every column but the label's, so a first line with text
+    in two columns is a header, and one with text in none is a sample. Text in one
+    column is a header when it is a label column's name beside the names 0, 1, 2,
+    ... that pandas gives unnamed columns (or 1, 2, ...), or a word such as ``label``
+    above a number; it is a sample when the next line has text there too; otherwise
+    (e.g. ``y``, also a class of letter data sets) it could be a column's name or a
+    sample's label, and the file is refused rather than lose a sample or read a name
+    as one.
+    """
+    text = [i for i, v in enumerate(first) if not _is_number(v)]
+    if len(text) != 1:
+        return len(text) > 1
+    (i,) = text
+    label = first[i].strip().lower() in LABEL_NAMES
+    others = [v.strip() for j, v in enumerate(first) if j != i]
+    numbered = [[str(j + start) for j in range(len(others))] for start in (0, 1)]
+    if label and others in numbered:
+        return True  # a label column's name beside pandas's (or R's) column numbers
+    if i >= len(second) or not _is_number(second[i]):
+        return False  # text in this column on both lines: a text label
+    if first[i].strip().lower() in LABEL_WORDS:
+        return True  # a word no class is named: the label column's name
+    # "y" above a number: a column's name, or a sample of class Y (letter data)?
+    raise DatasetError(
+        f"cannot tell whether the first line of {path} is a header or a sample: "
+        f"column {i} holds {quote(first[i])} there and the number "
+        f"{quote(second[i])} on the next line; start the file with a line that "
+        "names every column (e.g. label,f1,f2,...)"
+    )
+
+
+def _label_index(path, names, n_columns, column, index_column):
+    """The label column the file itself names or allows, else a refusal."""
+    if names is not None:
+        named = [i for i, h in enumerate(names) if h.lower() in LABEL_NAMES]
+        if len(named) == 1:
+            return named[0]
+        if named:
+            listed = " and ".join(f"{quote(names[i])} (column {i})" for i in named)
+            raise DatasetError(
+                f"{path} has several columns named like labels, {listed}; "
+                f"choose one: {ASK}"
+            )
+    ends = list(dict.fromkeys((0 if index_column is None else 1, n_columns - 1)))
+    kinds = {i: _label_kind(column(i)) for i in ends}
+    text = [i for i in ends if kinds[i] == "text"]
+    fits = text or [i for i in ends if kinds[i] == "classes"]
+    if len(fits) == 1:
+        return fits[0]
+    if fits:
+        why = (
+            "both the first and the last column hold text"
+            if text
+            else "both the first and the last column hold whole numbers that could "
+            "be classes"
+        )
+    else:
+        why = "neither the first nor the last column looks like class labels"
+    raise DatasetError(
+        f"cannot tell which column of {path} holds the labels: {why}; say which with "
+        f"--y {ends[0]} or --y -1 (first or last column; label_column= in Python)"
+        + (", or name it label in a header line" if names is None else "")
+    )
+
+
+def _label_kind(values):
+    """``"text"``, ``"classes"`` (whole numbers, repeated) or ``None``."""
+    try:
+        numbers = values.astype(np.float64)
+    except ValueError:
+        return "text"
+    if not np.all(np.isfinite(numbers)) or np.any(numbers != np.round(numbers)):
+        return None
+    distinct = np.unique(numbers).size
+    return "classes" if 2 <= distinct <= numbers.size / 2 else None
+
+
+def _refuse_row_numbers(path, values):
+    """A headerless first column 0, 1, 2, ... (or 1, 2, 3, ...) is a saved row index."""
+    try:
+        numbers = np.sort(values.astype(np.float64))
+    except ValueError:
+        return
+    n = numbers.size
+    for start in (0, 1):
+        if n > 2 and np.array_equal(numbers, np.arange(start, start + n)):
+            raise DatasetError(
+                f"column 0 of {path} numbers the lines {start}, {start + 1}, "
+                f"{start + 2}, ... (a saved row index, e.g. pandas's); save the "
+                "table without it (DataFrame.to_csv(index=False)) or with a header"
+            )
+
+
+def _given_label(path, label_column, names, n_columns):
+    text = label_column.strip() if isinstance(label_column, str) else None
+    if text is not None and names is not None and text in names and _is_integer(text):
+        named, index = names.index(text), int(text)
+        if -n_columns <= index < n_columns and index % n_columns != named:
+            raise DatasetError(
+                f"label column {quote(text)} of {path} is both the name of column {named} "
+                f"and the index of column {index % n_columns}; give the other "
+                "column's name or a negative index instead"
+            )
+        return named
+    if _is_name(label_column):
+        name = text
+        if names is None or name not in names:
+            raise DatasetError(
+                f"{path} has no column named {quote(name)} "
+                f"(columns: {cut(', '.join(names)) if names else 'no header line'}); "
+                "give a column name from the header or an index (0 is the first, "
+                "-1 the last)"
+            )
+        return names.index(name)
+    index = int(label_column)
+    if not -n_columns <= index < n_columns:
+        raise DatasetError(
+            f"label column {index} is out of range for {path}, which has "
+            f"{n_columns} columns; give an index from 0 to {n_columns - 1} (or -1)"
+        )
+    return index % n_columns
+
+
+def _delimiter(sample, path):
+    """The delimiter of the table that starts with the text ``sample``, else None
+    (runs of white space).
+
+    Of comma, semicolon and tab, the one that splits the first records alike into
+    more than one field, as numpy will split them (the most records, then the most
+    fields); without one, the one that splits the first record into the most. A
+    delimiter inside a quoted field does not split (a header's ``"width,
+    cm";"height, cm"`` is semicolon-separated), a quoted label may run over line
+    ends, and a quote that opens a field under a wrong delimiter runs on over the
+    records that follow.
+    """
+    counts = {}
+    for delimiter in (",", ";", "\t"):
+        found = records(io.StringIO(sample, newline=""), delimiter, path)
+        counts[delimiter] = [len(fields) for _, _, fields in islice(found, 8)]
+        if len(counts[delimiter]) > 1 and not sample.endswith(("\n", "\r")):
+            counts[delimiter].pop()  # cut short where the sample ends
+
+    def splits(delimiter):
+        found = counts[delimiter] or [0]
+        alike = len(set(found)) == 1 and found[0] > 1
+        return alike, len(found) if alike else 0, found[0]
+
+    best = max(counts, key=splits)  # the first of the best, on a tie
+    return best if splits(best)[2] > 1 else None
+
+
+def _is_number(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_image_folder(path, *, grey=True, resize=None, budget=None):
+    """Images as rows (C order), labelled by their sub-folder's name (as any text
+    label: ``class_labels``).
+
+    ``grey`` converts to one channel (Pillow's ``"L"``); ``resize=(h, w)`` resizes
+    every image (Pillow's default resampling). Pixels are on the 0..255 scale of
+    8-bit images; a 16-bit image keeps its finer levels (``_images.read_image``).
+    Every image's size is read from its header first: images of several sizes (and
+    no ``resize``) are refused, and the float64 matrix of all of them, at the size
+    they will have, is charged to ``budget`` (a ``MemoryBudget``) before any is
+    decoded. Returns ``X, y, image_shape``.
+    """
+    try:
+        from PIL import Image
+    except ImportError:
+        raise DatasetError(
+            f"reading the image folder {path} needs Pillow: pip install pillow (or "
+            'pip install ".[data]" in the fdlsr source folder)'
+        ) from None
+    path = Path(path)
+    budget = MemoryBudget(path) if budget is None else budget
+    classes = sorted(
+        p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")
+    )
+    files = [
+        (c.name, f)
+        for c in classes
+        for f in sorted(c.iterdir())
+        if f.suffix.lower() in IMAGE_SUFFIXES and not f.name.startswith(".")
+    ]
+    if not files:
+        loose = any(f.suffix.lower() in IMAGE_SUFFIXES for f in path.iterdir())
+        hint = (
+            "the images lie directly in it: move them into one sub-folder per class"
+            if loose
+            else "put the images of each class in a sub-folder named after the class"
+        )
+        raise DatasetError(f"no images found in class sub-folders of {path}; {hint}")
+    limit = Image.MAX_IMAGE_PIXELS
+    if resize is not None and limit and resize[0] * resize[1] > limit:
+        raise DatasetError(
+            f"{setting('resize', 'resize=(h, w)')} of {resize[0]}x{resize[1]} asks "
+            f"for {resize[0] * resize[1]} pixels per image, more than the {limit} "
+            "Pillow allows in one image (a decompression bomb's size); give a "
+            "smaller size"
+        )
+    sizes, deep = {}, False
+    for _, file in files:  # headers only: nothing is decoded yet
+        height, width, more_bits = image_size(file)
+        sizes.setdefault((height, width), file)
+        deep = deep or more_bits
+    if resize is None and len(sizes) > 1:
+        (s1, f1), (s2, f2) = list(sizes.items())[:2]
+        raise DatasetError(
+            f"the images in {path} differ in size ({f1.name} is {s1[1]}x{s1[0]}, "
+            f"{f2.name} is {s2[1]}x{s2[0]} pixels, width x height); "
+            f"pass {setting('resize', 'resize=(h, w)')} to bring them to one size"
+        )
+    shape = tuple(resize) if resize is not None else next(iter(sizes))
+    shape = shape if grey else (*shape, 3)
+    pixels = int(np.prod(shape))
+    fix = (
+        f"give a smaller {setting('resize', 'resize=(h, w)')}, or load the images on "
+        "a machine with more memory"
+    )
+    size = "x".join(map(str, shape[:2]))
+    what = f"{len(files)} images of {size} pixels as read"
+    budget.charge((len(files), pixels), 8, what, fix)
+    largest = max(h * w for h, w in sizes)
+    work = IMAGE_WORK_BYTES if deep else 4  # 8-bit: one copy, up to 3 channels
+    budget.charge((largest + pixels,), work, "one image being decoded", fix)
+    X = np.empty((len(files), pixels))
+    for row, (_, file) in enumerate(files):
+        image = read_image(file, grey=grey, resize=resize)
+        if image.shape != shape:  # the header said otherwise: a damaged file
+            raise DatasetError(
+                f"the image {file} decodes to {image.shape[1]}x{image.shape[0]} "
+                "pixels where its header says otherwise; replace or remove the file"
+            )
+        X[row] = image.reshape(-1)
+    y = class_labels(
+        [label for label, _ in files], f"the sub-folder names of {path}", budget=budget
+    )
+    return as_samples(X, str(path), budget), y, shape

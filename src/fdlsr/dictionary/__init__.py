@@ -1,0 +1,33 @@
+"""Dictionary-learning classifiers.
+
+* K-SVD with OMP codes and a linear classifier of the codes: LC-KSVD2, LCLE.
+* Projective dictionary pairs, class-wise residual: DPL, DRA-DPL.
+* Fisher-discrimination dictionaries, global-coding errors: FDDL, LRSDL (defaults
+  from Vu & Monga's DICTOL toolbox).
+
+See docs/methods-dictionary.md.
+"""
+
+from ._class_blocks import ClassBlocks
+from ._dpl import DPL
+from ._dradpl import DRADPL
+from ._fddl import FDDL
+from ._lcksvd import LCKSVD2
+from ._lcle import LCLE
+from ._lrsdl import LRSDL
+from ._padded_classes import PaddedClasses
+
+__all__ = ["DPL", "DRADPL", "FDDL", "LCKSVD2", "LCLE", "LRSDL"]
+
+# The classes a model file of this family may hold (the allowlist of
+# fdlsr.persistence): the estimators and the helper objects they keep.
+MODEL_FILE_CLASSES = (
+    DPL,
+    DRADPL,
+    FDDL,
+    LCKSVD2,
+    LCLE,
+    LRSDL,
+    ClassBlocks,
+    PaddedClasses,
+)
