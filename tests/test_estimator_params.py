@@ -18,7 +18,8 @@ import fdlsr
 def _estimator_classes():
     """The classes of fdlsr's library layers that define an estimator's ``__init__``."""
     found = {}
-    for package in ("fdlsr._common", "fdlsr._core", "fdlsr._experiments.methods"):
+    packages = ("fdlsr._common", "fdlsr._core", "fdlsr.relaxed", "fdlsr.representation")
+    for package in (*packages, "fdlsr.dictionary", "fdlsr._baselines"):
         root = importlib.import_module(package)
         names = [package] + [
             info.name for info in pkgutil.walk_packages(root.__path__, package + ".")

@@ -70,13 +70,13 @@ class LinearSVCSearch(BaseEstimator):
 
     Parameters
     ----------
-    Cs : list of float
+    Cs : list of float, default=(0.01, 0.1, 1.0, 10.0)
         The candidates, in the grid's order (ties go to the first).
-    cv : cross-validation splitter or int
+    cv : cross-validation splitter or int, default=5
         As ``GridSearchCV``'s (stratified for an int).
-    params : dict
+    params : dict, default=None
         LinearSVC's other parameters (``tol``, ``max_iter``, ``fit_intercept``,
-        ``intercept_scaling`` are used).
+        ``intercept_scaling`` are used); None: LinearSVC's defaults.
     refit : bool, default=False
         Only ``False``: the search reports its choice, it fits no final model.
 
@@ -94,7 +94,7 @@ class LinearSVCSearch(BaseEstimator):
     apply).
     """
 
-    def __init__(self, Cs, cv, params, refit=False):
+    def __init__(self, Cs=(0.01, 0.1, 1.0, 10.0), cv=5, params=None, refit=False):
         self.Cs = Cs
         self.cv = cv
         self.params = params
@@ -105,26 +105,27 @@ class LinearSVCSearch(BaseEstimator):
             raise ValueError("LinearSVCSearch chooses C only; use refit=False")
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y)
+        # LinearSVC's defaults under the given parameters
+        params = {**LinearSVC().get_params(), **(self.params or {})}
         if X.shape[0] >= X.shape[1]:
             search = GridSearchCV(
-                LinearSVC(**self.params), {"C": self.Cs}, cv=self.cv,
+                LinearSVC(**params), {"C": self.Cs}, cv=self.cv,
                 scoring="accuracy", refit=False,
             )  # fmt: skip
             self.best_params_ = search.fit(X, y).best_params_
             return self
-        p = self.params
-        scaling = p["intercept_scaling"] if p["fit_intercept"] else 0.0
+        scaling = params["intercept_scaling"] if params["fit_intercept"] else 0.0
         gram = X @ X.T
         splits = list(check_cv(self.cv, y, classifier=True).split(X, y))
         scores = np.empty((len(self.Cs), len(splits)))
         for f, (train, test) in enumerate(splits):
-            scores[:, f] = self._fold_accuracies(gram, scaling, y, train, test)
+            scores[:, f] = self._fold_accuracies(gram, scaling, y, train, test, params)
         self.cv_scores_ = scores
         means = scores.mean(axis=1)
         self.best_params_ = {"C": self.Cs[int(np.argmax(means))]}
         return self
 
-    def _fold_accuracies(self, gram, scaling, y, train, test):
+    def _fold_accuracies(self, gram, scaling, y, train, test, params):
         """Validation accuracy of every ``C`` on one fold."""
         classes = np.unique(y[train])
         # One problem per class (one in all for two classes: the second class +1).
@@ -136,10 +137,10 @@ class LinearSVCSearch(BaseEstimator):
             K,
             np.tile(signs, (len(self.Cs), 1)),
             np.repeat(np.asarray(self.Cs, dtype=np.float64), n_problems),
-            tol=self.params["tol"],
-            max_iter=self.params["max_iter"],
+            tol=params["tol"],
+            max_iter=params["max_iter"],
         )
-        if n_iter.max() >= self.params["max_iter"]:
+        if n_iter.max() >= params["max_iter"]:
             warnings.warn(  # scikit-learn's words for the same event
                 "Liblinear failed to converge, increase the number of iterations.",
                 ConvergenceWarning,
