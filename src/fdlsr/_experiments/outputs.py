@@ -30,7 +30,6 @@ leaves the old file or the new one, never half of one.
 """
 
 import contextlib
-import json
 import os
 import re
 import tempfile
@@ -39,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._common import strict_json
 from .._version import __version__
 from ..errors import ConfigError
 from ..persistence._archive import MANIFEST
@@ -135,7 +135,7 @@ def _is_figure(path):
         return b"/Creator (fdlsr " in _head(path, _LARGEST_MARKED)
     if suffix == ".json":
         try:
-            value = json.loads(_head(path, _LARGEST_MARKED).decode("utf-8"))
+            value = strict_json.loads(_head(path, _LARGEST_MARKED))
         except (ValueError, RecursionError):
             return False
         mark = value.get("written_by") if isinstance(value, dict) else None
