@@ -280,7 +280,9 @@ def expected(text):
         return None  # a scheme in capitals
     if text.startswith("local:"):
         n = text[len("local:") :]
-        ok = n != "" and all(c in "0123456789" for c in n) and 1 <= int(n) <= LIMIT
+        # at most 6 digits (the parser reads no longer numbers), 1 to LIMIT
+        digits = 1 <= len(n) <= 6 and all(c in "0123456789" for c in n)
+        ok = digits and 1 <= int(n) <= LIMIT
         return SchedulerAddress(workers=int(n)) if ok else None
     scheme, sep, rest = text.partition("://")
     if not sep:
@@ -482,6 +484,11 @@ def gone(sid, timeout=15):
     return not left
 
 
+def _default_signals():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 class Run:
     """``fdlsr run --scheduler local:2`` in a session of its own (Ctrl-C on a terminal
     reaches its whole process group), with a fresh ``$TMPDIR`` and working folder."""
@@ -503,7 +510,9 @@ class Run:
                 start_new_session=True,
                 # pytest-xdist workers may ignore SIGINT, and an ignored signal is
                 # inherited across exec: the run would then never see the Ctrl-C
-                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                # (and SIGHUP when the suite runs under nohup: fdlsr keeps an ignored
+                # SIGHUP ignored, as nohup asks)
+                preexec_fn=_default_signals,
             )
 
     def wait_for_a_worker(self, timeout=120):

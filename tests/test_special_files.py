@@ -18,7 +18,8 @@ import scipy.io
 
 import fdlsr
 from fdlsr._testing import cli
-from fdlsr.datasets import load_dataset, npy_samples
+from fdlsr.datasets import load_dataset
+from fdlsr.datasets._numpy import npy_samples
 from fdlsr.errors import DatasetError, FdlsrError, ModelFileError
 
 WAIT = 30  # seconds: far more than a refusal takes
