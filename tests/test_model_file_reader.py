@@ -476,3 +476,25 @@ def test_fdlsr_predict_with_any_damaged_model_runs_or_exits_2(
         lines = err.strip().splitlines()
         assert status == 2 and len(lines) == 1 and lines[0].startswith("fdlsr: error:")
         assert sorted(p.name for p in folder.iterdir()) == ["data.npz", "model.fdlsr"]
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    ["9" * 10_000, "f8, i4", "(2,)f8", "<f8 ", "O", "<V8", "<f\u0668"],
+    ids=[
+        "10,000 digits",
+        "comma list",
+        "sub-array",
+        "space",
+        "object",
+        "void",
+        "digit",
+    ],
+)
+def test_a_dtype_other_than_what_save_writes_is_one_line(model_file, tmp_path, dtype):
+    """NumPy's dtype parser reads comma lists through ``ast``: 10,000 digits were a
+    SyntaxError traceback. Only the ``dtype.str`` form save writes is read."""
+    manifest, arrays = parts(model_file)
+    state(manifest)["n_iter_"] = {"$scalar": dtype, "value": 1}
+    message = str(refused(pack(tmp_path / "m.fdlsr", manifest, arrays)))
+    assert "\n" not in message and len(message) < 800 + len(str(tmp_path))

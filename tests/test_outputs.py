@@ -455,3 +455,17 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
             assert f"{target.relative_to(sandbox)}" not in before, out
         if command == "fit" and f"{target.relative_to(sandbox)}" in before:
             assert target.name == "model.fdlsr"  # only a model replaced without --force
+
+
+def test_a_figure_json_whose_mark_is_named_twice_is_the_users(tmp_path):
+    """Read last-wins, the second ``written_by`` would make the user's file look like
+    fdlsr's, and it would be replaced: a key named twice is not fdlsr's mark."""
+    from fdlsr._experiments.outputs import FIGURE_FILE
+
+    path = tmp_path / "fig.json"
+    path.write_text('{"written_by": "me", "written_by": "fdlsr 0.1.0"}')
+    assert not FIGURE_FILE.test(path)
+    with pytest.raises(ConfigError, match="is not a figure written by"):
+        check_output(path, kind=FIGURE_FILE)
+    path.write_text('{"written_by": "fdlsr 0.1.0", "mean": NaN}')  # as fdlsr writes
+    assert FIGURE_FILE.test(path)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._common import strict_json
+from .._common.strict_json import JSONError
 from .._version import __version__
 from ..errors import ConfigError
 from ..persistence._archive import MANIFEST
@@ -135,8 +136,9 @@ def _is_figure(path):
         return b"/Creator (fdlsr " in _head(path, _LARGEST_MARKED)
     if suffix == ".json":
         try:
-            value = strict_json.loads(_head(path, _LARGEST_MARKED))
-        except (ValueError, RecursionError):
+            # NaN allowed: a figure's numbers are written as they are
+            value = strict_json.loads(_head(path, _LARGEST_MARKED), allow_nan=True)
+        except JSONError:  # a key named twice too: not told to be fdlsr's
             return False
         mark = value.get("written_by") if isinstance(value, dict) else None
         return isinstance(mark, str) and mark.startswith("fdlsr ")

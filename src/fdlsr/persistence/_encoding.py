@@ -24,6 +24,7 @@ a property, a class setting). Whether the objects make a usable model is
 """
 
 import math
+import re
 from functools import cache
 
 import numpy as np
@@ -348,6 +349,10 @@ def _refuse_cache(obj, start):
         )
 
 
+#: A dtype as ``dtype.str`` writes it: byte order, kind, size (ASCII digits only).
+_DTYPE_TEXT = re.compile(r"[<>|=][biufcU][0-9]{1,9}", re.ASCII)
+
+
 def _dtype_name(dtype, where):
     """``dtype.str`` for the dtypes a model file may hold: booleans, numbers, text."""
     if dtype.kind not in "biufcU" or dtype.fields is not None:
@@ -358,8 +363,14 @@ def _dtype_name(dtype, where):
 
 
 def _plain_dtype(text):
-    """Refuse dtype strings that are not plain booleans, numbers or text."""
-    if not isinstance(text, str) or np.dtype(text).kind not in "biufcU":
+    """Refuse dtype strings that are not plain booleans, numbers or text, in the form
+    :func:`_dtype_name` writes (``"<f8"``, ``"|b1"``, ``"<U12"``): NumPy's own parser
+    reads far more (comma lists through ``ast``, which a 10,000-digit text breaks)."""
+    if not (
+        isinstance(text, str)
+        and _DTYPE_TEXT.fullmatch(text)
+        and np.dtype(text).kind in "biufcU"
+    ):
         raise ValueError(f"unsupported dtype {quote(text)}")
     return text
 
