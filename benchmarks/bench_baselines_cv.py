@@ -25,7 +25,7 @@ from sklearn import linear_model, svm
 from sklearn.model_selection import GridSearchCV
 from threadpoolctl import threadpool_limits
 
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._experiments.samples import prepare
 from fdlsr._experiments.splits import inner_cv
 from fdlsr.datasets import load_dataset

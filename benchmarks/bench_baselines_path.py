@@ -32,7 +32,7 @@ from sklearn import linear_model
 from threadpoolctl import threadpool_limits
 
 from fdlsr._experiments.evaluation import tune
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._experiments.samples import prepare
 from fdlsr._experiments.splits import inner_cv
 from fdlsr.datasets import load_dataset

@@ -31,7 +31,7 @@ from sklearn.model_selection import GridSearchCV
 from threadpoolctl import threadpool_limits
 
 from fdlsr._experiments.evaluation import tune
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._experiments.samples import prepare
 from fdlsr._experiments.splits import inner_cv
 from fdlsr._experiments.store_folder import read_store

@@ -44,7 +44,7 @@ import threadpoolctl  # noqa: E402
 from sklearn.preprocessing import normalize  # noqa: E402
 
 from fdlsr._experiments.environment import environment  # noqa: E402
-from fdlsr._experiments.methods import get_method  # noqa: E402
+from fdlsr._experiments.registry import get_method  # noqa: E402
 
 # Table III of the FDLSR paper (FERET, k = 1..5 images per person for training):
 # mean accuracy (%) and training / test seconds.

@@ -32,7 +32,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from fdlsr._experiments.features import extract_features, load_backbone
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 
 
 def load():

@@ -28,7 +28,7 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._experiments.samples import prepare
 from fdlsr.datasets import load_dataset
 from fdlsr.model_selection._split import per_class_split

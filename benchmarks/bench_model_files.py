@@ -21,7 +21,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 import fdlsr
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr.datasets import load_dataset
 
 

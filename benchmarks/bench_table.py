@@ -143,7 +143,7 @@ def main():
     parser.add_argument("--store", help="results store to estimate the table from")
     parser.add_argument("--data-dir", default=os.environ.get("FDLSR_DATA_DIR"))
     args = parser.parse_args()
-    from fdlsr._experiments.methods import METHODS
+    from fdlsr._experiments.registry import METHODS
 
     names = args.methods or list(METHODS)
     print(

@@ -20,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 import fdlsr.dictionary._lrsdl_solver as solver
 from bench_fit import feret_training
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 
 
 def atoms_used(codes, columns):

@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 HERE = Path(__file__).resolve().parent
 from fdlsr._common.neighbors import NearestProjection  # noqa: E402
 from fdlsr._experiments.environment import environment  # noqa: E402
-from fdlsr._experiments.methods import METHODS  # noqa: E402
+from fdlsr._experiments.registry import METHODS  # noqa: E402
 from fdlsr._testing import load_shared  # noqa: E402
 from fdlsr.model_selection._split import per_class_split  # noqa: E402
 

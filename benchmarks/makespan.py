@@ -31,7 +31,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from fdlsr._experiments.config import load_config
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._experiments.scheduler import expected_costs, longest_first
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import normalize
 
 from fdlsr._experiments.environment import environment
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._testing import load_shared, timed_fit_predict
 from fdlsr.model_selection._split import per_class_split
 from fdlsr.representation import CRC, NRC

@@ -9,7 +9,7 @@ from sklearn.covariance import OAS
 
 from fdlsr._baselines import estimators as baselines
 from fdlsr._baselines.estimators import LinearDiscriminantAnalysis
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._testing import cli, relative_error
 
 

@@ -7,7 +7,7 @@ from sklearn import linear_model, svm
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
 from fdlsr._baselines.estimators import LinearSVC, LogisticRegression
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 
 
 def problem(n_per_class=8, n_classes=5, d=120, seed=0):

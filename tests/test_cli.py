@@ -297,7 +297,7 @@ def test_table_of_several_runs_names_each_command(tmp_path, capsys):
 def test_methods_all_selects_every_registered_method():
     from fdlsr._experiments.cli import build_parser
     from fdlsr._experiments.commands.run import run_request
-    from fdlsr._experiments.methods import METHODS
+    from fdlsr._experiments.registry import METHODS
 
     args = build_parser().parse_args(["run", "--config", "digits", "--methods", "ALL"])
     assert run_request(args).config.experiment.methods == list(METHODS)

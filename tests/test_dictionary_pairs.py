@@ -221,7 +221,7 @@ def test_lcle_warns_when_its_dictionary_has_more_atoms_than_features():
     mark; a smaller dictionary does not."""
     import warnings
 
-    from fdlsr._experiments.methods import get_method
+    from fdlsr._experiments.registry import get_method
     from fdlsr.errors import UnreliableResultWarning
 
     rng = np.random.default_rng(0)

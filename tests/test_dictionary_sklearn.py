@@ -11,7 +11,7 @@ from sklearn.datasets import make_blobs
 from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr.dictionary import DPL, DRADPL, LCKSVD2, LCLE
 
 # Light settings: the common checks fit each estimator dozens of times.

@@ -6,7 +6,7 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import normalize
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.registry import METHODS
 from fdlsr.dictionary import FDDL, LRSDL
 
 # Small budgets keep the checks fast; the algorithm is the same.

@@ -7,8 +7,8 @@ from sklearn.datasets import load_digits
 
 from fdlsr._experiments.config import Config
 from fdlsr._experiments.evaluation import warm_up
-from fdlsr._experiments.methods import get_method
 from fdlsr._experiments.planning import Experiment
+from fdlsr._experiments.registry import get_method
 from fdlsr._experiments.run import RunRequest, run
 from fdlsr._experiments.store_folder import read_rows
 from fdlsr._testing import rows_by_key

@@ -9,7 +9,7 @@ from sklearn.svm import LinearSVC as SklearnLinearSVC
 from fdlsr._baselines.estimators import LinearSVC
 from fdlsr._baselines.linear_svc_search import LinearSVCSearch, linear_svc_search
 from fdlsr._baselines.squared_hinge import fit_squared_hinge
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._testing import relative_error
 
 

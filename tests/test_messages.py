@@ -8,7 +8,7 @@ import pytest
 import scipy.io
 
 from fdlsr._experiments.cli import main
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import get_method
 from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
 from fdlsr.model_selection._split import per_class_split

@@ -3,8 +3,8 @@ run: a bad value, a negative one or an unknown name is exit 2 and nothing is sto
 
 import pytest
 
-from fdlsr._experiments.methods import METHODS
 from fdlsr._experiments.planning import Experiment
+from fdlsr._experiments.registry import METHODS
 from fdlsr._testing import cli_error
 from fdlsr.errors import ConfigError
 

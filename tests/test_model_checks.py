@@ -20,7 +20,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import LabelEncoder, StandardScaler
 
 import fdlsr
-from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.registry import METHODS
 from fdlsr._testing import cli_error
 from fdlsr.errors import ModelFileError
 from model_files import pack, parts, refused, state

@@ -41,7 +41,7 @@ import fdlsr.model_selection._split
 from fdlsr._common.classifiers import RULES
 from fdlsr._common.normalizer import UnitNormalizer
 from fdlsr._experiments.cli import main
-from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.samples import unit_rows
 from fdlsr._testing import cli_error
 from fdlsr.errors import FdlsrError, ModelFileError

@@ -161,7 +161,7 @@ def test_tuning_with_one_sample_per_class_falls_back_and_says_so(digits):
 
 
 def test_accuracy_matches_a_direct_fit(digits):
-    from fdlsr._experiments.methods import get_method
+    from fdlsr._experiments.registry import get_method
 
     X, y = digits
     train, test = per_class_split(y, 5, 0, 2)
@@ -190,7 +190,7 @@ def test_experiment_rejects_unknown_methods_and_parameters():
 
 
 def test_setting_key_distinguishes_fixed_tuned_and_raw():
-    from fdlsr._experiments.methods import get_method
+    from fdlsr._experiments.registry import get_method
 
     m = get_method("FDLSR")
     keys = {
@@ -243,7 +243,7 @@ def test_tuned_fdlsr_is_fitted_once_per_split(
     """--cv FDLSR reads the search's choice only: the chosen model is fitted once,
     by the run, not refitted inside the search too."""
     from fdlsr import FDLSR
-    from fdlsr._experiments.methods import get_method
+    from fdlsr._experiments.registry import get_method
 
     fits = []
     original = FDLSR.fit

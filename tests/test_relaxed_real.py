@@ -7,7 +7,7 @@ Small subsets keep these fast; the full 10-split protocol is
 import numpy as np
 import pytest
 
-from fdlsr._experiments.methods import METHODS as ALL_METHODS
+from fdlsr._experiments.registry import METHODS as ALL_METHODS
 from fdlsr._testing import relative_error
 from fdlsr.model_selection._split import per_class_split
 from fdlsr.relaxed import DLSR, LRDLSR

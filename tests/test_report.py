@@ -172,7 +172,7 @@ def test_paper_tables_are_complete():
 
 def test_every_registered_family_has_a_title_and_a_place():
     """A registered family missing from the paper's order would sort last, untitled."""
-    from fdlsr._experiments.methods import FAMILIES, METHODS
+    from fdlsr._experiments.registry import FAMILIES, METHODS
     from fdlsr._experiments.report import FAMILY_TITLES
 
     for name, method in METHODS.items():

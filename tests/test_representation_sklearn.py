@@ -6,8 +6,8 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fdlsr._experiments.methods import METHODS as ALL_METHODS
-from fdlsr._experiments.methods import get_method
+from fdlsr._experiments.registry import METHODS as ALL_METHODS
+from fdlsr._experiments.registry import get_method
 from fdlsr.representation import CRC, NRC, SRC, ProCRC
 
 LOW_DIMENSIONAL = (

@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import load_digits
 
 from fdlsr._experiments.cli import main
-from fdlsr._experiments.methods import METHODS, get_method
+from fdlsr._experiments.registry import METHODS, get_method
 from fdlsr._experiments.splits import run_random_state, seeded
 
 # What a run measures rather than computes: allowed to differ between runs.

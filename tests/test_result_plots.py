@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fdlsr._experiments.methods import METHODS
+from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.report import paper_results, summarise
 from fdlsr._experiments.result_plots import method_style, pareto_front
 from fdlsr._experiments.store_folder import read_store

@@ -11,8 +11,8 @@ from sklearn.datasets import load_digits
 
 from fdlsr._experiments.config import Config
 from fdlsr._experiments.evaluation import shared_data
-from fdlsr._experiments.methods import METHODS, get_method
 from fdlsr._experiments.planning import Experiment, experiment_runs
+from fdlsr._experiments.registry import METHODS, get_method
 from fdlsr._experiments.run import RunRequest, run
 from fdlsr._experiments.scheduler import Usage, expected_costs, longest_first
 from fdlsr._experiments.store import ResultStore

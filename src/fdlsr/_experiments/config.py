@@ -43,8 +43,8 @@ from .._common.files import open_input
 from ..datasets._dataset import one_line
 from ..errors import ConfigError, did_you_mean
 from ..model_selection._split import DEFAULT_SPLITS
-from .methods import METHODS
 from .planning import Experiment
+from .registry import METHODS
 from .report import PAPER_TABLES
 from .splits import DEFAULT_CV_FOLDS, FIXED
 

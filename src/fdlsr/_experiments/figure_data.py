@@ -20,7 +20,7 @@ from .._common.neighbors import NearestProjection
 from .._core.dense import fit_fdlsr
 from .._core.estimator import FDLSR
 from ..model_selection._split import per_class_split
-from .methods import get_method
+from .registry import get_method
 from .samples import prepare
 
 # The paper's sensitivity grid {1e-5, 5e-5, ..., 1e-1, 5e-1, 1} (Sec. IV-D).

@@ -21,8 +21,8 @@ import numpy as np  # noqa: E402
 from ..datasets._load import CSV, MAT, NPZ  # noqa: E402
 from ..errors import ConfigError, did_you_mean  # noqa: E402
 from . import figure_data  # noqa: E402
-from .methods import METHODS  # noqa: E402
 from .outputs import FIGURE_MARK, replaced_atomically, write_atomic  # noqa: E402
+from .registry import METHODS  # noqa: E402
 
 PAPER_TSNE_METHODS = ["DLSR", "ReLSR", "GReLSR"]
 # The file name of each figure, after the data set's name.

@@ -19,7 +19,7 @@ from ..datasets import dataset_info, load_dataset
 from ..datasets._labels import check_classes
 from ..errors import ConfigError, FdlsrError
 from ..model_selection._split import DEFAULT_SPLITS, check_k, check_seed
-from .methods import Method, get_method
+from .registry import Method, get_method
 from .rows import RunKey
 from .splits import DEFAULT_CV_FOLDS, FIXED
 

@@ -2,9 +2,10 @@
 
 :class:`Method` describes a classifier the experiments can run; :data:`METHODS` holds
 one per name, in the paper's row order: FDLSR, the comparison methods of the paper's
-tables in their three families (estimators in :mod:`.relaxed`,
-:mod:`.representation` and :mod:`.dictionary`) and the scikit-learn baselines
-(:mod:`.baselines`, whose notes say how their fixed values were chosen). An entry
+tables in their three families (estimators in :mod:`fdlsr.relaxed`,
+:mod:`fdlsr.representation` and :mod:`fdlsr.dictionary`) and the scikit-learn
+baselines (``fdlsr._baselines``, whose notes say how their fixed values were chosen);
+:func:`get_method` finds one by name. An entry
 gives in ``params`` only what differs from the estimator's defaults, saying why;
 ``grid`` lists the values cross-validation may try. docs/methods-*.md explain the
 choices.
@@ -445,3 +446,20 @@ _ENTRIES = [
 ]
 
 METHODS = {m.name: m for m in _ENTRIES}
+
+
+def get_method(name):
+    """The :class:`Method` called ``name`` (case-insensitive)."""
+    by_lower = {key.lower(): m for key, m in METHODS.items()}
+    try:
+        return by_lower[name.lower()]
+    except KeyError:
+        raise ConfigError(
+            f"unknown method {name!r}; choose from: {', '.join(METHODS)}."
+            + did_you_mean(name, METHODS)
+        ) from None
+
+
+def family_rank(family):
+    """Position of a family in the paper's row order (unknown families last)."""
+    return FAMILIES.index(family) if family in FAMILIES else len(FAMILIES)

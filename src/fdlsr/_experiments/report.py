@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import ConfigError, UnreliableResultWarning
 from .cv_choices import choices_of, choices_text, per_split
 from .escape import MARK, MARK_TEX, latex, markdown, note, prose
-from .methods import METHODS, family_rank
+from .registry import METHODS, family_rank
 from .variants import (
     best_cells,
     fairness_note,

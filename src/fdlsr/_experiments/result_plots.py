@@ -28,7 +28,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 from ..errors import ConfigError, did_you_mean  # noqa: E402
 from .escape import one_line  # noqa: E402
 from .figures import file_stem, output_files, save_figure  # noqa: E402
-from .methods import METHODS, family_rank  # noqa: E402
+from .registry import METHODS, family_rank  # noqa: E402
 from .report import FAMILY_TITLES, paper_results, summarise, table_rows  # noqa: E402
 from .result_tables import pooled_tables  # noqa: E402
 from .variants import times_k  # noqa: E402

@@ -1,6 +1,6 @@
 """``fdlsr methods``: every method with its settings and grid."""
 
-from ..methods import METHODS
+from ..registry import METHODS
 
 
 def main(args):

@@ -8,9 +8,9 @@ from pathlib import Path
 from ...errors import ConfigError
 from .. import progress
 from ..config import Config, resolve_config
-from ..methods import get_method
 from ..outputs import FIGURE_FILE, check_output
 from ..planning import DataOptions, load_data
+from ..registry import get_method
 from ..report import tables_papers
 from ..samples import data_warnings, warn
 from .shared import data_options, method_refusals, reason
