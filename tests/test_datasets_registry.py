@@ -10,7 +10,7 @@ import pytest
 import scipy.io
 
 from fdlsr._testing import DATA_DIR, load_shared
-from fdlsr.datasets import _checksum, dataset_info, list_datasets, load_dataset
+from fdlsr.datasets import _registry, dataset_info, list_datasets, load_dataset
 from fdlsr.errors import DatasetError
 
 MANIFEST_PATH = DATA_DIR / "MANIFEST.json"
@@ -27,7 +27,7 @@ needs_data = pytest.mark.skipif(
 def private_cache(tmp_path, monkeypatch):
     """Each test hashes into its own cache, so no test sees another's digests."""
     monkeypatch.setenv("FDLSR_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(_checksum, "_MEMORY", {})
+    monkeypatch.setattr(_registry, "_MEMORY", {})
 
 
 def message(excinfo):
@@ -199,14 +199,14 @@ def test_checksum_is_cached_by_size_and_mtime(tmp_path, monkeypatch):
     copy = tmp_path / "yale" / "Yale_32x32.mat"
     shutil.copyfile(src, copy)
     calls = []
-    real = _checksum.sha256_file
-    monkeypatch.setattr(_checksum, "sha256_file", lambda p: calls.append(p) or real(p))
+    real = _registry.sha256_file
+    monkeypatch.setattr(_registry, "sha256_file", lambda p: calls.append(p) or real(p))
     load_dataset("yale", data_dir=tmp_path)
     load_dataset("yale", data_dir=tmp_path)
     assert len(calls) == 1
-    monkeypatch.setattr(_checksum, "_MEMORY", {})  # a new process: the JSON cache
+    monkeypatch.setattr(_registry, "_MEMORY", {})  # a new process: the JSON cache
     load_dataset("yale", data_dir=tmp_path)
-    assert len(calls) == 1 and _checksum.cache_file().exists()
+    assert len(calls) == 1 and _registry.cache_file().exists()
     # A changed file (same size, new bytes and mtime) is hashed again and refused.
     data = bytearray(copy.read_bytes())
     data[-1] ^= 0xFF
@@ -254,7 +254,7 @@ def test_embedded_faces_load_verified_without_a_data_folder(tmp_path, monkeypatc
     info = dataset_info("faces")
     assert info["present"] is True and info["verified"] is True
     entry = next(e for e in list_datasets() if e["name"] == "faces")
-    assert _checksum.sha256_file(info["path"]) == entry["sha256"]
+    assert _registry.sha256_file(info["path"]) == entry["sha256"]
     notice = Path(info["path"]).with_name("README.md").read_text()
     assert entry["sha256"] in notice and "AT&T Laboratories Cambridge" in notice
 

@@ -12,8 +12,7 @@ from sklearn.utils import check_random_state
 
 from fdlsr.dictionary import DPL
 from fdlsr.dictionary._dpl import fit_dpl
-from fdlsr.dictionary._dradpl import fit_dradpl
-from fdlsr.dictionary._dradpl_steps import code_step
+from fdlsr.dictionary._dradpl import code_step, fit_dradpl
 from fdlsr.dictionary._padded_classes import PaddedClasses
 
 EPS = np.finfo(float).eps

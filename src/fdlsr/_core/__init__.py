@@ -1,6 +1,6 @@
 """The FDLSR model: the estimator, its solvers (in memory, blocked, Dask, stacked for
-the grid search), its cross-validation and the paper's per-class split. Imports only
-:mod:`fdlsr._common`."""
+the grid search) and its cross-validation. Imports only :mod:`fdlsr._common` and
+the splitters of :mod:`fdlsr.model_selection`."""
 
 from ..model_selection._split import PerClassSplit
 from .cv import FDLSRCV

@@ -7,17 +7,27 @@ where it is known, its relation to the paper, and how to obtain it. The entries
 for the files in ``../shared/data`` copy that folder's ``MANIFEST.json``; entries
 for files we do not have record only what their public distributions document
 (no checksum is invented).
+
+A file's sha256 is checked each time it is loaded. Hashing a few megabytes costs
+little, but experiments load the same file once per run and per worker, so the digest
+is remembered by path, size and modification time, in memory and in a small JSON
+file in the user's cache folder (``FDLSR_CACHE_DIR``, else
+``$XDG_CACHE_HOME/fdlsr``, else ``~/.cache/fdlsr``); the data folder itself may be
+read-only, so nothing is written there.
 """
 
+import hashlib
+import json
 import os
+import tempfile
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from .._common import strict_json
+from .._common.files import open_input
 from ..errors import DatasetError, did_you_mean, setting
-from ._checksum import cached_sha256
 
 DEFAULT_DATA_DIR = "data"
 
@@ -102,6 +112,69 @@ def verify_checksum(entry, path):
             f"(--dataset {path}; verify=False in Python) to skip the registry's checks"
         )
     return True
+
+
+# The digests known to this process: {path: ([size, mtime_ns], sha256)}.
+_MEMORY = {}
+
+
+def cache_file():
+    """The JSON file that remembers digests across processes."""
+    root = os.environ.get("FDLSR_CACHE_DIR")
+    if not root:
+        xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        root = Path(xdg) / "fdlsr"
+    return Path(root) / "sha256.json"
+
+
+def sha256_file(path, chunk=1 << 20):
+    """The hexadecimal SHA-256 digest of a file's bytes."""
+    digest = hashlib.sha256()
+    with open_input(path, error=DatasetError, what="data file") as f:
+        while block := f.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def cached_sha256(path):
+    """``sha256_file(path)``, reused while the file's size and mtime are unchanged."""
+    path = Path(path).resolve()
+    stat = path.stat()
+    key, stamp = str(path), [stat.st_size, stat.st_mtime_ns]
+    if _MEMORY.get(key, (None,))[0] == stamp:
+        return _MEMORY[key][1]
+    store = _read_store()
+    entry = store.get(key)
+    if entry and entry.get("stamp") == stamp:
+        digest = entry["sha256"]
+    else:
+        digest = sha256_file(path)
+        store[key] = {"stamp": stamp, "sha256": digest}
+        _write_store(store)
+    _MEMORY[key] = (stamp, digest)
+    return digest
+
+
+def _read_store():
+    try:
+        store = strict_json.loads(cache_file().read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return store if isinstance(store, dict) else {}
+
+
+def _write_store(store):
+    # Written to a temporary file and renamed, so that parallel test workers and
+    # runs never see half a file; a cache that cannot be written is only slower.
+    target = cache_file()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(store, f)
+        os.replace(tmp, target)
+    except OSError:
+        pass
 
 
 def verify_contents(entry, X, y):

@@ -1,4 +1,5 @@
-"""The alternating scheme shared by DLSR, ReLSR and GReLSR.
+"""The alternating scheme shared by DLSR, ReLSR and GReLSR, and the epsilon-dragged
+target update that DLSR shares with DRR and RLR.
 
 Each of these models minimises ``||Q X^T + b 1^T - T||^2 + lam ||Q||^2`` over the
 projection ``Q``, an unregularised intercept ``b`` and targets ``T`` restricted to a
@@ -19,7 +20,26 @@ import numpy as np
 from .._common.class_means import one_hot
 from .._common.docstrings import core_doc
 from .._common.linalg import CenteredRidge, make_ridge
-from ._targets import sq_dist
+
+
+def dragged_targets(fitted, y):
+    """The epsilon-dragged targets ``H + B.M`` of DLSR, DRR and RLR, with the optimal
+    ``M = max(B.(fitted - H), 0)`` (Xiang et al., 2012, Eq. 10).
+
+    With ``H`` the one-hot labels and ``B = 2H - 1``, that target is ``max(F, 1)`` on
+    the true class and ``min(F, 0)`` elsewhere, so no matrix ``B`` is formed.
+    ``fitted`` is n_classes x n_samples; ``y`` holds the integer class codes.
+    """
+    target = np.minimum(fitted, 0)
+    cols = np.arange(fitted.shape[1])
+    target[y, cols] = np.maximum(fitted[y, cols], 1)
+    return target
+
+
+def sq_dist(a, b):
+    """``||a - b||_F^2``."""
+    diff = a - b
+    return float(np.vdot(diff, diff))
 
 
 @dataclass

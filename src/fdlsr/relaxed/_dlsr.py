@@ -1,12 +1,11 @@
 """Discriminative least squares regression (Xiang et al., 2012)."""
 
-from ._alternating import fit_alternating
+from ._alternating import dragged_targets, fit_alternating
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
     RelaxedRegressionClassifier,
     relaxed_doc,
 )
-from ._targets import dragged_targets
 
 
 def fit_dlsr(X, y, n_classes, *, lam, max_iter, tol, fit_intercept, solver):

@@ -7,9 +7,9 @@ import numpy as np
 from .._common.class_means import ClassMeans, one_hot
 from .._common.docstrings import core_doc
 from .._common.linalg import make_ridge
+from ._alternating import dragged_targets, sq_dist
 from ._classifier import RelaxedRegressionClassifier, relaxed_doc
 from ._rlr import GRAPH_CONSTRAINTS, graph_doc
-from ._targets import dragged_targets, sq_dist
 
 
 @dataclass

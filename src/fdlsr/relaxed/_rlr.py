@@ -8,13 +8,13 @@ from .._common.class_means import ClassMeans, one_hot
 from .._common.docstrings import core_doc, fill_doc
 from .._common.linalg import make_ridge
 from .._common.validation import NON_NEGATIVE
+from ._alternating import dragged_targets, sq_dist
 from ._classifier import (
     ALTERNATING_CONSTRAINTS,
     LINEAR_RULE_DOC,
     RelaxedRegressionClassifier,
     relaxed_doc,
 )
-from ._targets import dragged_targets, sq_dist
 
 
 def class_rescale(M, means, factors):
