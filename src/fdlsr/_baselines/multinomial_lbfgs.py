@@ -60,25 +60,26 @@ def fit_multinomial_lbfgs(triangle, codes, n_classes, *, C, tol, max_iter):
     """
     p, n = triangle.shape
     R = np.asfortranarray(triangle, dtype=np.float64)
-    onehot = np.zeros((n, n_classes))
-    onehot[np.arange(n), codes] = 1.0
+    samples = np.arange(n)
     penalty = 1.0 / (C * n)
 
     def loss_gradient(x):
         # x holds W^T (p x K) then b, the order scikit-learn ravels its coef in
         V = x.reshape(p + 1, n_classes)
-        raw = blas.dtrmm(1.0, R, V[:p].T, side=1).T + V[p]  # X W^T + b, n x K
+        raw = blas.dtrmm(1.0, R, V[:p].T, side=1).T  # X W^T, n x K
+        raw += V[p]
         largest = raw.max(axis=1)
-        residual = np.exp(raw - largest[:, None])
+        residual = np.subtract(raw, largest[:, None])
+        np.exp(residual, out=residual)
         sums = residual.sum(axis=1)
-        loss = (np.sum(largest + np.log(sums)) - np.vdot(onehot, raw)) / n
+        loss = (np.sum(largest + np.log(sums)) - raw[samples, codes].sum()) / n
+        loss += 0.5 * penalty * np.vdot(V[:p], V[:p])
         residual /= sums[:, None]
-        residual -= onehot  # softmax - onehot
+        residual[samples, codes] -= 1.0  # softmax - onehot
         gradient = np.empty_like(V)
         gradient[:p] = blas.dtrmm(1.0 / n, R, residual.T, side=1, trans_a=1).T
-        gradient[p] = residual.sum(axis=0) / n
         gradient[:p] += penalty * V[:p]
-        loss += 0.5 * penalty * np.vdot(V[:p], V[:p])
+        gradient[p] = residual.sum(axis=0) / n
         return loss, gradient.ravel()
 
     x = np.zeros((p + 1) * n_classes)
