@@ -19,6 +19,8 @@ from fdlsr._experiments.splits import inner_cv
 from fdlsr._testing import relative_error
 from fdlsr.model_selection._split import per_class_split
 
+pytestmark = pytest.mark.usefixtures("one_blas_thread_per_module")
+
 GRID = [10.0, 100.0, 1e3, 1e4]  # the registered grid
 
 
@@ -96,25 +98,29 @@ def test_ties_go_to_the_first_c_of_the_grid():
         assert search.best_params_ == {"C": grid[0]}
 
 
-def test_feret_choices_are_grid_search_cvs(feret):
-    """The protocol's inner folds on two FERET k = 2 runs (400 training images)."""
+@pytest.mark.parametrize("split", [0, 5])
+def test_feret_choices_are_grid_search_cvs(feret, split):
+    """The protocol's inner folds of FERET k = 2 runs (400 training images, two
+    folds of one image per class): fold accuracies within one validation image of
+    GridSearchCV's for C = 10 to 1e3, and the same choice (C = 100, ahead of the
+    others by 2.5 images or more on the mean)."""
     X, y = feret
     method = get_method("LogisticRegression")
-    for split in (0, 1):
-        train, _ = per_class_split(y, 2, 0, split)
-        cv = inner_cv(2, split, 3)
-        search = method.cv_factory(grid=dict(method.grid), cv=cv, **method.params)
-        search.fit(X[train], y[train])
-        grid = GridSearchCV(
-            method.build(), method.grid, cv=cv, scoring="accuracy", refit=False
-        ).fit(X[train], y[train])
-        folds = np.column_stack(
-            [grid.cv_results_[f"split{f}_test_score"] for f in range(cv.n_splits)]
-        )
-        # C = 1e4 stops where rounding puts it (see the module's notes): the
-        # smaller Cs score alike, and the choice agrees
-        np.testing.assert_array_equal(search.cv_scores_[:3], folds[:3])
-        assert search.best_params_ == grid.best_params_
+    train, _ = per_class_split(y, 2, 0, split)
+    cv = inner_cv(2, split, 3)
+    search = method.cv_factory(grid=dict(method.grid), cv=cv, **method.params)
+    search.fit(X[train], y[train])
+    grid = GridSearchCV(
+        method.build(), method.grid, cv=cv, scoring="accuracy", refit=False
+    ).fit(X[train], y[train])
+    folds = np.column_stack(
+        [grid.cv_results_[f"split{f}_test_score"] for f in range(cv.n_splits)]
+    )
+    # A validation image whose two best classes nearly tie may change its label
+    # with rounding; at C = 1e4, tol = 1e-4 stops where rounding puts it (see the
+    # module's notes), so its scores are not compared.
+    assert np.abs(search.cv_scores_[:3] - folds[:3]).max() <= 1 / 200 + 1e-12
+    assert search.best_params_ == grid.best_params_ == {"C": 100.0}
 
 
 def test_registered_logistic_regression_is_tuned_by_the_search():
