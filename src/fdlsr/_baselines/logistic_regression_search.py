@@ -61,7 +61,9 @@ def logistic_regression_search(*, grid, cv, **fixed):
     )
     unknown = set(fixed) - set(_DEFAULTS) - _FREE - {"C"}
     if not simple or unknown:
-        return GridSearchCV(LogisticRegression(**fixed), grid, cv=cv, scoring="accuracy")
+        return GridSearchCV(
+            LogisticRegression(**fixed), grid, cv=cv, scoring="accuracy"
+        )
     return LogisticRegressionSearch(Cs=list(grid["C"]), cv=cv, params=params)
 
 

@@ -126,7 +126,7 @@ def _two_loop(g, pairs):
         alphas.append(alpha)
     s, y, sy = pairs[-1]
     q *= sy / np.dot(y, y)
-    for (s, y, sy), alpha in zip(pairs, reversed(alphas)):
+    for (s, y, sy), alpha in zip(pairs, reversed(alphas), strict=True):
         beta = np.dot(y, q) / sy
         blas.daxpy(s, q, a=alpha - beta)
     return q
