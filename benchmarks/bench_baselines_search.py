@@ -9,16 +9,18 @@ twice, alternating which goes first:
 * grid: ``GridSearchCV`` of the registered estimator (every C of every fold fitted
   from scratch), as ``evaluation.tune`` did before the method had a ``cv_factory``;
 * search: ``evaluation.tune`` as it runs now (LinearSVC: every C of a fold in one
-  batch, ``fdlsr._baselines.linear_svc_search``).
+  batch, ``fdlsr._baselines.linear_svc_search``; LogisticRegression: each fold's span
+  once and scikit-learn's L-BFGS steps without the bounds' bookkeeping,
+  ``fdlsr._baselines.logistic_regression_search``).
 
 When the two choices differ, the registered estimator is refitted with each on the
-whole training split and both test accuracies are printed, with the mean validation
-accuracies of both searches. Per k: how many runs chose the same C, the mean
+whole training split and both test accuracies are printed, with GridSearchCV's mean
+validation accuracies. Per k: how many runs chose the same C, the mean
 test-accuracy difference (search - grid), the CPU seconds of each and their ratio.
 ``--stored STORE`` also counts agreement with the C of a results store's rows.
 
-    python benchmarks/bench_baselines_search.py [--method LinearSVC] [--k 2 3 4 5]
-        [--splits 10] [--stored docs/results/feret]
+    python benchmarks/bench_baselines_search.py [--method LinearSVC | LogisticRegression]
+        [--k 2 3 4 5] [--splits 10] [--stored docs/results/feret]
 """
 
 import argparse
