@@ -9,16 +9,22 @@ twice, alternating which goes first:
 * grid: ``GridSearchCV`` of the registered estimator (every C of every fold fitted
   from scratch), as ``evaluation.tune`` did before the method had a ``cv_factory``;
 * search: ``evaluation.tune`` as it runs now (LinearSVC: every C of a fold in one
-  batch, ``fdlsr._baselines.linear_svc_search``).
+  batch, ``fdlsr._baselines.linear_svc_search``; LogisticRegression: each fold's span
+  once and scikit-learn's L-BFGS steps without the bounds' bookkeeping,
+  ``fdlsr._baselines.logistic_regression_search``).
 
 When the two choices differ, the registered estimator is refitted with each on the
-whole training split and both test accuracies are printed, with the mean validation
-accuracies of both searches. Per k: how many runs chose the same C, the mean
+whole training split and both test accuracies are printed, with GridSearchCV's mean
+validation accuracies. Per k: how many runs chose the same C, the mean
 test-accuracy difference (search - grid), the CPU seconds of each and their ratio.
 ``--stored STORE`` also counts agreement with the C of a results store's rows.
+``--explain`` prints, for a run whose choices differ, the search's mean fold
+accuracies and GridSearchCV's again on the training samples times ``1 + 1e-15``
+(what rounding alone moves); ``--first-split S`` starts at split S.
 
-    python benchmarks/bench_baselines_search.py [--method LinearSVC] [--k 2 3 4 5]
-        [--splits 10] [--stored docs/results/feret]
+    python benchmarks/bench_baselines_search.py [--method LinearSVC | LogisticRegression]
+        [--k 2 3 4 5] [--splits 10] [--first-split 0] [--stored docs/results/feret]
+        [--explain]
 """
 
 import argparse
@@ -49,6 +55,17 @@ def test_accuracy(method, C, X, y, train, test):
     return method.build(C=C).fit(X[train], y[train]).score(X[test], y[test])
 
 
+def explain(method, X, y, cv):
+    """The search's mean fold accuracies, and GridSearchCV's on ``X (1 + 1e-15)``."""
+    search = method.cv_factory(grid=dict(method.grid), cv=cv, **method.params)
+    search.set_params(refit=False).fit(X, y)
+    text = ""
+    if hasattr(search, "cv_scores_"):
+        text += f"\n    search's means {np.round(search.cv_scores_.mean(axis=1), 4)}"
+    choice, means = grid_choice(method, X * (1 + 1e-15), y, cv)
+    return text + f"\n    grid's on X (1 + 1e-15): {np.round(means, 4)}, C {choice:g}"
+
+
 def stored_choices(store, name):
     return {
         (row["k"], row["split"]): row["params"]["C"]
@@ -62,6 +79,8 @@ def main():
     parser.add_argument("--method", default="LinearSVC")
     parser.add_argument("--k", type=int, nargs="+", default=[2, 3, 4, 5])
     parser.add_argument("--splits", type=int, default=10)
+    parser.add_argument("--first-split", type=int, default=0)
+    parser.add_argument("--explain", action="store_true")
     parser.add_argument("--stored", help="a results store whose choices to compare")
     parser.add_argument("--data-dir", default=os.environ.get("FDLSR_DATA_DIR"))
     args = parser.parse_args()
@@ -78,7 +97,7 @@ def main():
     with threadpool_limits(1):
         for k in args.k:
             same, same_stored, cpu, diffs = 0, 0, {"grid": 0.0, "search": 0.0}, []
-            for split in range(args.splits):
+            for split in range(args.first_split, args.first_split + args.splits):
                 train, test = per_class_split(y, k, 0, split)
                 cv = inner_cv(k, 0 + split, 3)
                 Xt, yt = X[train], y[train]
@@ -102,6 +121,8 @@ def main():
                         f"  grid's mean fold accuracies {np.round(grid_means, 4)}; "
                         f"test accuracy {100 * a:.2f}% -> {100 * b:.2f}%"
                     )
+                if chosen != grid and args.explain:
+                    line += explain(method, Xt, yt, cv)
                 if (k, split) in stored:
                     same_stored += chosen == stored[k, split]
                     line += f"  stored {stored[k, split]:g}"

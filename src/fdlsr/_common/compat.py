@@ -1,5 +1,6 @@
-"""The private scikit-learn names the project relies on, imported in one place."""
+"""The private scikit-learn and SciPy names the project relies on, imported in one place."""
 
+from scipy.optimize._dcsrch import DCSRCH  # MINPACK-2's line search, as L-BFGS-B's
 from sklearn.base import _fit_context
 from sklearn.utils._array_api import (
     _convert_to_numpy,
@@ -21,6 +22,7 @@ except ImportError:  # pragma: no cover - older scikit-learn has no such check
 from sklearn.utils._param_validation import Interval, StrOptions
 
 __all__ = [
+    "DCSRCH",
     "Interval",
     "StrOptions",
     "_convert_to_numpy",
