@@ -164,3 +164,15 @@ def test_refit_is_refused():
     X, y = few_samples_many_features(8)
     with pytest.raises(ValueError, match="refit=False"):
         LogisticRegressionSearch(refit=True).fit(X, y)
+
+
+def test_a_scipy_without_the_line_search_falls_back_to_grid_search(monkeypatch):
+    # SciPy's private DCSRCH may be missing (older or newer SciPy): the search is then
+    # scikit-learn's own, never an ImportError.
+    from sklearn.model_selection import GridSearchCV
+
+    from fdlsr._baselines import logistic_regression_search as module
+
+    monkeypatch.setattr(module, "DCSRCH", None)
+    search = module.logistic_regression_search(grid={"C": [10.0, 100.0]}, cv=3)
+    assert isinstance(search, GridSearchCV)

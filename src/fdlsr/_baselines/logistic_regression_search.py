@@ -32,6 +32,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, check_cv
 
+from .._common.compat import DCSRCH
 from .estimators import LogisticRegression
 from .multinomial_lbfgs import fit_multinomial_lbfgs
 
@@ -55,13 +56,14 @@ def logistic_regression_search(*, grid, cv, **fixed):
     """The search behind ``fdlsr run --cv LogisticRegression`` (a registry
     ``cv_factory``): :class:`LogisticRegressionSearch` when it reproduces
     ``GridSearchCV`` for these settings (only ``C`` searched; multinomial L2-penalised
-    ``lbfgs`` with an intercept), else ``GridSearchCV``."""
+    ``lbfgs`` with an intercept, and a SciPy with the line search it takes), else
+    ``GridSearchCV``."""
     params = LogisticRegression(**fixed).get_params()
     simple = set(grid) == {"C"} and all(
         params.get(key, values[0]) in values for key, values in _DEFAULTS.items()
     )
     unknown = set(fixed) - set(_DEFAULTS) - _FREE - {"C"}
-    if not simple or unknown:
+    if not simple or unknown or DCSRCH is None:
         return GridSearchCV(
             LogisticRegression(**fixed), grid, cv=cv, scoring="accuracy"
         )

@@ -1,6 +1,9 @@
 """The private scikit-learn and SciPy names the project relies on, imported in one place."""
 
-from scipy.optimize._dcsrch import DCSRCH  # MINPACK-2's line search, as L-BFGS-B's
+try:  # MINPACK-2's line search, as L-BFGS-B's (SciPy's Python port of it)
+    from scipy.optimize._dcsrch import DCSRCH
+except ImportError:  # pragma: no cover - an older SciPy: the search uses GridSearchCV
+    DCSRCH = None
 from sklearn.base import _fit_context
 from sklearn.utils._array_api import (
     _convert_to_numpy,
