@@ -263,19 +263,19 @@ def _pursuit_problem(n, K, d, seed):
 @pytest.mark.parametrize(
     "n, K, d, T", [(50, 40, 30, 6), (30, 60, 25, 25), (9, 12, 40, 12)]
 )
-@pytest.mark.parametrize("threads, block_bytes", [(1, None), (3, 4096)])
-def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, block_bytes):
+@pytest.mark.parametrize("threads, chunk", [(1, None), (1, 4), (3, None), (3, 4)])
+def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, chunk):
     from fdlsr.dictionary import _batch_omp
 
     D, Y = _pursuit_problem(n, K, d, seed=K)
     gram, Xy = D @ D.T, Y @ D.T
     expected = _batch_omp_gram_schmidt(gram, Xy, T)
-    saved = _batch_omp._BLOCK_BYTES
-    _batch_omp._BLOCK_BYTES = block_bytes or saved
+    saved = _batch_omp._CHUNK
+    _batch_omp._CHUNK = chunk or saved
     try:
         support, coefs = _batch_omp.batch_omp(gram, Xy, T, n_threads=threads)
     finally:
-        _batch_omp._BLOCK_BYTES = saved
+        _batch_omp._CHUNK = saved
     np.testing.assert_array_equal(support, expected[0])
     np.testing.assert_allclose(coefs, expected[1], rtol=1e-10, atol=1e-12)
 
