@@ -79,7 +79,8 @@ def batch_omp(gram, Xy, n_nonzero_coefs, *, n_threads=1):
     n_threads = max(1, int(n_threads))
     n_shares = max(n_threads, -(-n_signals // _CHUNK))
     bounds = np.linspace(0, n_signals, n_shares + 1).round().astype(int)
-    shares = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    edges = zip(bounds[:-1], bounds[1:], strict=True)
+    shares = [slice(a, b) for a, b in edges if b > a]
 
     def code(share):
         _omp_lockstep(gram, Xy[share], T, support[share], coefs[share])
