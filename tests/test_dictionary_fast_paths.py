@@ -307,7 +307,9 @@ def _update_atoms_as_before(Y, D, codes):
     return E
 
 
-def test_atom_sweep_is_the_sweep_as_before_bit_for_bit():
+def test_atom_sweep_is_the_sweep_as_before():
+    """The residual is formed by one product added into a copy of Y (the sums of a
+    row in another order): the same atoms, coefficients and residual to rounding."""
     from fdlsr.dictionary._ksvd import omp_codes, update_atoms
 
     D, Y = _pursuit_problem(80, 30, 20, seed=9)
@@ -320,9 +322,10 @@ def test_atom_sweep_is_the_sweep_as_before_bit_for_bit():
     )
     E = update_atoms(Y, D, codes)
     E_before = _update_atoms_as_before(Y, before_D, before_codes)
-    np.testing.assert_array_equal(D, before_D)
-    np.testing.assert_array_equal(codes.coefs, before_codes.coefs)
-    np.testing.assert_array_equal(E, E_before)
+    for now, before in [(D, before_D), (codes.coefs, before_codes.coefs)]:
+        assert np.linalg.norm(now - before) <= 1e-13 * np.linalg.norm(before)
+    # The residual is small beside Y: its rounding is relative to Y's size.
+    assert np.linalg.norm(E - E_before) <= 1e-13 * np.linalg.norm(Y)
 
 
 def _faces(n_classes=8, per_class=5, dim=60, seed=10):

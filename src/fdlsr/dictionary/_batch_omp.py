@@ -82,8 +82,10 @@ def batch_omp(gram, Xy, n_nonzero_coefs, *, n_threads=1):
     edges = zip(bounds[:-1], bounds[1:], strict=True)
     shares = [slice(a, b) for a, b in edges if b > a]
 
+    gram32 = gram.astype(np.float32)
+
     def code(share):
-        _omp_lockstep(gram, Xy[share], T, support[share], coefs[share])
+        _omp_lockstep(gram, gram32, Xy[share], T, support[share], coefs[share])
 
     if n_threads == 1 or len(shares) == 1:
         for share in shares:
@@ -94,30 +96,43 @@ def batch_omp(gram, Xy, n_nonzero_coefs, *, n_threads=1):
     return support, coefs
 
 
-def _omp_lockstep(gram, Xy, T, support, coefs):
+def _omp_lockstep(gram, gram32, Xy, T, support, coefs):
     """Code the signals ``Xy`` into ``support`` and ``coefs`` (views of the caller's
-    rows), all signals one step at a time."""
+    rows), all signals one step at a time. ``gram32`` is ``gram`` in float32."""
     m, n_atoms = Xy.shape
     eps = np.finfo(np.float64).eps
     diag = gram.diagonal()
     flat_gram = gram.reshape(-1)
-    alpha = np.array(Xy, order="C")  # correlations of the residuals
-    alpha_flat = alpha.reshape(-1)
+    Xy = np.ascontiguousarray(Xy)
+    Xy_flat = Xy.reshape(-1)
     row_starts = np.arange(m) * n_atoms
+    # The float32 screen (see _screen): its correlations, their magnitudes, and
+    # what bounds its error, the largest |x^T d| of each signal and |G|.
+    Xy32 = Xy.astype(np.float32)
+    alpha32 = np.empty_like(Xy32)
+    xy_size = np.maximum(Xy.max(axis=1), -Xy.min(axis=1))
+    gram_size = float(diag.max(initial=0.0))  # |G[s, k]| <= max_k G[k, k]
     # The atoms each signal selected; an ended signal repeats a harmless atom with a
-    # zero coefficient change, so that every signal has t + 1 entries at step t.
+    # zero coefficient, so that every signal has t entries at step t.
     atoms = np.zeros((m, T), dtype=np.intp)
     L_inv = np.zeros((m, T, T))  # inverse Cholesky factor of each G[S, S]
     live = None  # all signals live until one ends
     for t in range(T):
         # Array methods and ufuncs, not their NumPy-function wrappers: a step makes
-        # about twenty calls, the per-call overhead counts.
-        j, a_j = _largest_magnitude(alpha_flat, alpha, row_starts)
-        pivot = diag.take(j)
-        if t:
+        # about thirty calls, the per-call overhead counts.
+        if t == 0:
+            j, a_j = _largest_magnitude(Xy_flat, Xy, row_starts)
+            pivot = diag.take(j)
+        else:
+            j = _screen(
+                gram, gram32, Xy, Xy32, alpha32, atoms[:, :t],
+                coefs[:, :t], xy_size, gram_size, row_starts,
+            )  # fmt: skip
             g = flat_gram.take(atoms[:, :t] * n_atoms + j[:, None])  # G[S, j]
+            # alpha[j] = x^T d_j - G[j, S] gamma, exact (float64) at the one atom.
+            a_j = Xy_flat.take(row_starts + j) - np.add.reduce(g * coefs[:, :t], 1)
             w = np.matmul(L_inv[:, :t, :t], g[:, :, None])[:, :, 0]
-            pivot -= np.add.reduce(w * w, axis=1)
+            pivot = diag.take(j) - np.add.reduce(w * w, axis=1)
         # scikit-learn's stops: zero residual correlation, or a dependent atom.
         a_sq = a_j * a_j
         if live is None and a_sq.min() >= eps and pivot.min() > eps:
@@ -139,13 +154,53 @@ def _omp_lockstep(gram, Xy, T, support, coefs):
             np.matmul(w[:, None, :], L_inv[:, :t, :t], out=row[:, None, :t])
             row[:, :t] /= -lkk[:, None]
         row[:, t] = 1.0 / lkk
-        delta = row * z[:, None]
-        coefs[:, : t + 1] += delta
-        if t + 1 < T:  # alpha is needed for the next step only
-            n = t + 1
-            indptr = np.arange(0, m * n + 1, n)
-            np.negative(delta, out=delta)
-            csr_add_product(indptr, atoms[:, :n].copy(), delta, gram, alpha)
+        coefs[:, : t + 1] += row * z[:, None]
+
+
+# Unit roundoff of float32, and the screen's margin over its error bound.
+_U32 = float(np.finfo(np.float32).eps) / 2
+_MARGIN = 2.0
+
+
+def _screen(
+    gram, gram32, Xy, Xy32, alpha32, atoms, gamma, xy_size, gram_size,
+    row_starts,
+):  # fmt: skip
+    """``argmax_k |alpha[k]|`` of every signal, ``alpha = Xy - gamma G[atoms]``, as
+    the float64 correlations would give it (the first index on exact ties).
+
+    The correlations are formed in float32 (half the memory traffic of the step's
+    bulk, the rows of ``G``), with the rounding-error bound of a sum of ``t + 1``
+    products (Higham, Accuracy and Stability, 3.1), ``|alpha32 - alpha| <= e`` with
+    ``e = (t + 4) u (max |Xy| + |G|max ||gamma||_1)``, taken twice over. Where the
+    largest float32 magnitude beats the second by more than ``2 e`` it belongs to
+    the largest exact one; the few other signals are formed in float64.
+    """
+    m, t = atoms.shape
+    n_atoms = gram.shape[0]
+    indptr = np.arange(0, m * t + 1, t)
+    columns = atoms.copy().reshape(-1)
+    np.copyto(alpha32, Xy32)
+    weights = np.negative(gamma, dtype=np.float32)
+    csr_add_product(indptr, columns, weights.reshape(-1), gram32, alpha32)
+    flat = alpha32.reshape(-1)
+    j, top = _largest_magnitude(flat, alpha32, row_starts)
+    top = np.abs(top, dtype=np.float64)
+    flat.put(row_starts + j, 0.0)  # alpha32 is formed afresh at the next step
+    second = np.maximum(alpha32.max(axis=1), -alpha32.min(axis=1), dtype=np.float64)
+    error = _MARGIN * (t + 4) * _U32 * (xy_size + gram_size * np.abs(gamma).sum(1))
+    unsure = np.flatnonzero(top - second <= 2.0 * error)
+    if unsure.size:
+        n = unsure.size
+        exact = Xy[unsure]  # a copy, C-ordered
+        indptr = np.arange(0, n * t + 1, t)
+        csr_add_product(
+            indptr, atoms[unsure].reshape(-1), -gamma[unsure].reshape(-1), gram, exact
+        )
+        j[unsure] = _largest_magnitude(
+            exact.reshape(-1), exact, np.arange(n) * n_atoms
+        )[0]
+    return j
 
 
 def _largest_magnitude(flat, alpha, row_starts):

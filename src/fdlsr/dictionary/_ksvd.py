@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
-
+from .._common.compat import csr_add_product
 from .._common.linalg import limited_blas, normalize_rows, single_threaded_lapack
 from ._batch_omp import batch_omp
 
@@ -62,6 +62,17 @@ class SparseCodes:
         """``Gamma D``; the sparse product touches only the nonzero codes."""
         return np.asarray(self.sparse() @ D)
 
+    def residual(self, Y, D):
+        """``Y - Gamma D`` in one fresh array: a copy of ``Y`` and one sparse product
+        added into it (unused slots add ``0 * D[0]``)."""
+        n, T = self.support.shape
+        E = np.array(Y, dtype=np.float64, order="C")
+        indptr = np.arange(0, n * T + 1, T)
+        atoms = np.maximum(self.support, 0).reshape(-1)
+        D = np.ascontiguousarray(D, dtype=np.float64)
+        csr_add_product(indptr, atoms, -self.coefs.reshape(-1), D, E)
+        return E
+
 
 def omp_codes(D, Y, n_nonzero_coefs, n_threads=1):
     """OMP codes of the rows of ``Y`` over the unit-norm rows of ``D``.
@@ -98,7 +109,7 @@ def update_atoms(Y, D, codes, exact=False, unused=None, replaced=None):
     small products, and it mixes NumPy's and SciPy's BLAS.
     """
     n, T = codes.support.shape
-    E = Y - codes.reconstruct(D)
+    E = codes.residual(Y, D)
     flat_support = codes.support.ravel()
     order = np.argsort(flat_support, kind="stable")
     bounds = np.searchsorted(flat_support[order], np.arange(-1, D.shape[0] + 1))
