@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
+
 from .._common.compat import csr_add_product
 from .._common.linalg import limited_blas, normalize_rows, single_threaded_lapack
 from ._batch_omp import batch_omp
