@@ -373,3 +373,22 @@ def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch)
         before_scores
     )
     np.testing.assert_array_equal(now.predict(test), before.predict(test))
+
+
+def test_stacked_correlations_are_the_product_with_the_stacked_signals():
+    """LC-KSVD2's correlations gather the label blocks' share (one nonzero per row)
+    instead of multiplying by them: the product with the stacked signals."""
+    from fdlsr.dictionary._lcksvd import _stacked_correlations
+
+    rng = np.random.default_rng(12)
+    n, dim, n_classes, n_atoms = 30, 20, 4, 25
+    Y, y = rng.standard_normal((n, dim)), rng.integers(0, n_classes, n)
+    label_weights, sb = 0.03 * np.sqrt(rng.integers(1, 5, n_classes)), 0.1
+    H = (y[:, None] == np.arange(n_classes)).astype(float)
+    signals = np.hstack([Y, H * label_weights, sb * H])
+    D = rng.standard_normal((n_atoms, signals.shape[1]))
+    expected = signals @ D.T
+    got = _stacked_correlations(Y, y, label_weights, sb)(D)
+    np.testing.assert_allclose(
+        got, expected, rtol=0, atol=1e-13 * np.abs(expected).max()
+    )

@@ -75,18 +75,20 @@ class SparseCodes:
         return E
 
 
-def omp_codes(D, Y, n_nonzero_coefs, n_threads=1):
+def omp_codes(D, Y, n_nonzero_coefs, n_threads=1, correlate=None):
     """OMP codes of the rows of ``Y`` over the unit-norm rows of ``D``.
 
     The Gram matrix and the correlations are products on ``n_threads`` BLAS
-    threads; the pursuit runs blocks of signals on ``n_threads`` threads, BLAS on
-    one (:func:`.batch_omp`). The codes do not depend on ``n_threads``; the products
-    may round differently.
+    threads; the pursuit runs shares of the signals on ``n_threads`` threads, BLAS
+    on one (:func:`.batch_omp`). The codes do not depend on ``n_threads``; the
+    products may round differently. ``correlate(D)``, if given, returns ``Y @ D.T``
+    (for signals with a structure that makes it cheaper).
     """
     n_atoms = D.shape[0]
     T = min(int(n_nonzero_coefs), n_atoms)
     with limited_blas(n_threads):
-        gram, Xy = D @ D.T, Y @ D.T
+        gram = D @ D.T
+        Xy = Y @ D.T if correlate is None else correlate(D)
     with single_threaded_lapack():
         support, coefs = batch_omp(gram, Xy, T, n_threads=n_threads)
     return SparseCodes(support, coefs, n_atoms)
@@ -238,7 +240,15 @@ def _rank_one(Er, g, d, exact):
 
 
 def ksvd(
-    Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False, n_threads=1
+    Y,
+    D,
+    n_nonzero_coefs,
+    n_iter,
+    exact=False,
+    tol=1e-12,
+    clear=False,
+    n_threads=1,
+    correlate=None,
 ):
     """K-SVD from the initial unit-norm atoms ``D`` (rows); ``D`` is not modified.
 
@@ -249,7 +259,8 @@ def ksvd(
     unit-norm atoms): each iteration is a function of D alone, so the remaining ones
     would only repeat it. ``clear=True`` ends every iteration with KSVD-Box's
     ``cleardict`` (:func:`clear_atoms`). ``n_threads``: threads of the coding step
-    (:func:`omp_codes`); the atom sweep is sequential.
+    (:func:`omp_codes`); the atom sweep is sequential. ``correlate``: as in
+    :func:`omp_codes`.
     """
     D = normalize_rows(np.array(D, dtype=np.float64))
     errors = np.zeros(n_iter)
@@ -257,7 +268,7 @@ def ksvd(
     with single_threaded_lapack():
         for it in range(n_iter):
             previous = D.copy()
-            codes = omp_codes(D, Y, n_nonzero_coefs, n_threads)
+            codes = omp_codes(D, Y, n_nonzero_coefs, n_threads, correlate)
             unused = np.ones(Y.shape[0], dtype=bool)
             replaced = np.zeros(D.shape[0], dtype=bool)
             E = update_atoms(Y, D, codes, exact, unused, replaced)

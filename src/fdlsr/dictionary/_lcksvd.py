@@ -98,7 +98,8 @@ def fit_lcksvd2(
         Y, D0 = Y @ basis, D0 @ basis
     members = (atom_labels[None, :] == np.arange(n_classes)[:, None]).astype(float)
     members /= np.sqrt(members.sum(axis=1, keepdims=True))
-    signals = np.hstack([Y, sa * H * np.sqrt(atoms_per_class), sb * H])
+    label_weights = sa * np.sqrt(atoms_per_class)
+    signals = np.hstack([Y, H * label_weights, sb * H])
     atoms = normalize_rows(np.hstack([D0, sa * A0 @ members.T, sb * W0]))
     atoms, _, errors = ksvd(
         signals,
@@ -108,6 +109,7 @@ def fit_lcksvd2(
         exact,
         clear=clear_dictionary,
         n_threads=n_threads,
+        correlate=_stacked_correlations(Y, y, label_weights, sb),
     )
     D, A, W = np.split(atoms, [D0.shape[1], D0.shape[1] + n_classes], axis=1)
     if basis is not None:
@@ -122,6 +124,26 @@ def fit_lcksvd2(
         objective=errors,
         n_iter=max_iter,
     )
+
+
+def _stacked_correlations(Y, y, label_weights, sb):
+    """``signals @ D.T`` for the stacked signals ``[Y, H * label_weights, sb H]``.
+
+    The two label blocks have one nonzero per row, at the sample's class: their
+    share of the product is a gather of one combination of two columns of D per
+    class, not a product over ``2 n_classes`` columns (a third of the stacked
+    width on FERET).
+    """
+    n_data, n_classes = Y.shape[1], label_weights.size
+
+    def correlate(D):
+        Xy = Y @ D[:, :n_data].T
+        consistency = D[:, n_data : n_data + n_classes]
+        per_class = consistency * label_weights + sb * D[:, n_data + n_classes :]
+        Xy += per_class.T[y]
+        return Xy
+
+    return correlate
 
 
 def lcksvd_scores(X, dictionary, classifier, n_nonzero_coefs):
