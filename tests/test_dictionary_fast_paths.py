@@ -250,10 +250,12 @@ def _batch_omp_gram_schmidt(gram, Xy, T):
 
 def _pursuit_problem(n, K, d, seed):
     """Unit atoms and signals, with signals that are atoms or combinations of two
-    (they end early) and a repeated atom (a dependent one)."""
+    (they end early), a repeated atom (a dependent one) and an atom 1e-7 away from
+    another (a tie in float32, not in float64: the pursuit's screen must defer)."""
     rng = np.random.default_rng(seed)
     D = rng.random((K, d)) + 0.3 * rng.standard_normal((K, d))
     D[1] = D[0]
+    D[2] = D[5] + 1e-7 * rng.standard_normal(d)
     D /= np.linalg.norm(D, axis=1, keepdims=True)
     Y = rng.random((n, d))
     Y[0], Y[1] = D[3], 0.5 * D[4] - 2 * D[7]
@@ -338,10 +340,12 @@ def _faces(n_classes=8, per_class=5, dim=60, seed=10):
 
 @pytest.mark.parametrize("name", ["LCKSVD2", "LCLE"])
 def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch):
-    """The whole fit with the pursuit as it was (and one thread) against the fit as
-    it is (on three threads): dictionary, classifier and scores to 1e-10."""
+    """The whole fit with the pursuit, the residual and the correlations as they
+    were (Gram-Schmidt pursuit, ``Y - Gamma D``, the dense product with the stacked
+    signals) on one thread, against the fit as it is on three threads: dictionary,
+    classifier, transform and scores to 1e-10, the same predictions."""
     from fdlsr import dictionary
-    from fdlsr.dictionary import _ksvd
+    from fdlsr.dictionary import _ksvd, _lcksvd
 
     X, y = _faces()
     test, _ = _faces(seed=11)
@@ -362,6 +366,12 @@ def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch)
             "batch_omp",
             lambda gram, Xy, T, n_threads: _batch_omp_gram_schmidt(gram, Xy, T),
         )
+        patch.setattr(
+            _ksvd.SparseCodes,
+            "residual",
+            lambda codes, Y, D: Y - codes.sparse() @ D,
+        )
+        patch.setattr(_lcksvd, "_stacked_correlations", lambda *args: None)
         with threadpool_limits(1):
             before = Estimator(**kwargs).fit(X, y)
             before_scores = before.decision_function(test)
