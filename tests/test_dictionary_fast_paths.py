@@ -371,7 +371,8 @@ def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch)
             "residual",
             lambda codes, Y, D: Y - codes.sparse() @ D,
         )
-        patch.setattr(_lcksvd, "_stacked_correlations", lambda *args: None)
+        patch.setattr(_lcksvd, "_stacked_correlations", lambda *args, **kw: None)
+        patch.setattr(_lcksvd, "_samples_in_basis", lambda Y, basis: Y @ basis)
         with threadpool_limits(1):
             before = Estimator(**kwargs).fit(X, y)
             before_scores = before.decision_function(test)
@@ -402,3 +403,26 @@ def test_stacked_correlations_are_the_product_with_the_stacked_signals():
     np.testing.assert_allclose(
         got, expected, rtol=0, atol=1e-13 * np.abs(expected).max()
     )
+    # A lower-triangular data block (the samples in the basis of their QR factor).
+    Y = np.tril(rng.standard_normal((n, n)))
+    signals = np.hstack([Y, H * label_weights, sb * H])
+    D = rng.standard_normal((n_atoms, signals.shape[1]))
+    expected = signals @ D.T
+    got = _stacked_correlations(Y, y, label_weights, sb, lower=True)(D)
+    assert got.flags.c_contiguous
+    np.testing.assert_allclose(
+        got, expected, rtol=0, atol=1e-13 * np.abs(expected).max()
+    )
+
+
+def test_samples_in_basis_are_the_product_with_the_basis():
+    """Y Q is R^T: what tril drops above the diagonal is rounding noise."""
+    from fdlsr.dictionary._ksvd import row_space_basis
+    from fdlsr.dictionary._lcksvd import _samples_in_basis
+
+    Y = np.random.default_rng(13).random((30, 50))
+    basis = row_space_basis(Y)
+    plain = Y @ basis
+    assert np.linalg.norm(
+        _samples_in_basis(Y, basis) - plain
+    ) <= 1e-14 * np.linalg.norm(plain)
