@@ -103,14 +103,15 @@ def _omp_lockstep(gram, gram32, Xy, T, support, coefs):
     eps = np.finfo(np.float64).eps
     diag = gram.diagonal()
     flat_gram = gram.reshape(-1)
-    Xy = np.ascontiguousarray(Xy)
-    Xy_flat = Xy.reshape(-1)
-    row_starts = np.arange(m) * n_atoms
-    # The float32 screen (see _screen): its correlations, their magnitudes, and
-    # what bounds its error, the largest |x^T d| of each signal and |G|.
-    Xy32 = Xy.astype(np.float32)
+    rows = np.arange(m)
+    row_starts = rows * n_atoms
+    # The float32 screen (see _screen): its correlations, and what bounds its
+    # error, the largest |x^T d| of each signal (from Xy32, rounded up) and |G|.
+    # Xy may be in either memory order (a product's result as it comes).
+    Xy32 = Xy.astype(np.float32, order="C")
     alpha32 = np.empty_like(Xy32)
-    xy_size = np.maximum(Xy.max(axis=1), -Xy.min(axis=1))
+    xy_size = np.maximum(Xy32.max(axis=1), -Xy32.min(axis=1), dtype=np.float64)
+    xy_size *= 1.0 + 4.0 * _U32
     gram_size = float(diag.max(initial=0.0))  # |G[s, k]| <= max_k G[k, k]
     # The atoms each signal selected; an ended signal repeats a harmless atom with a
     # zero coefficient, so that every signal has t entries at step t.
@@ -120,17 +121,17 @@ def _omp_lockstep(gram, gram32, Xy, T, support, coefs):
     for t in range(T):
         # Array methods and ufuncs, not their NumPy-function wrappers: a step makes
         # about thirty calls, the per-call overhead counts.
+        j = _screen(
+            gram, gram32, Xy, Xy32, alpha32, atoms[:, :t],
+            coefs[:, :t], xy_size, gram_size, row_starts,
+        )  # fmt: skip
+        a_j = Xy[rows, j]
         if t == 0:
-            j, a_j = _largest_magnitude(Xy_flat, Xy, row_starts)
             pivot = diag.take(j)
         else:
-            j = _screen(
-                gram, gram32, Xy, Xy32, alpha32, atoms[:, :t],
-                coefs[:, :t], xy_size, gram_size, row_starts,
-            )  # fmt: skip
             g = flat_gram.take(atoms[:, :t] * n_atoms + j[:, None])  # G[S, j]
             # alpha[j] = x^T d_j - G[j, S] gamma, exact (float64) at the one atom.
-            a_j = Xy_flat.take(row_starts + j) - np.add.reduce(g * coefs[:, :t], 1)
+            a_j -= np.add.reduce(g * coefs[:, :t], 1)
             w = np.matmul(L_inv[:, :t, :t], g[:, :, None])[:, :, 0]
             pivot = diag.take(j) - np.add.reduce(w * w, axis=1)
         # scikit-learn's stops: zero residual correlation, or a dependent atom.
@@ -178,7 +179,7 @@ def _screen(
     """
     m, t = atoms.shape
     n_atoms = gram.shape[0]
-    indptr = np.arange(0, m * t + 1, t)
+    indptr = np.arange(m + 1) * t
     columns = atoms.copy().reshape(-1)
     np.copyto(alpha32, Xy32)
     weights = np.negative(gamma, dtype=np.float32)
@@ -192,8 +193,8 @@ def _screen(
     unsure = np.flatnonzero(top - second <= 2.0 * error)
     if unsure.size:
         n = unsure.size
-        exact = Xy[unsure]  # a copy, C-ordered
-        indptr = np.arange(0, n * t + 1, t)
+        exact = np.array(Xy[unsure], order="C")
+        indptr = np.arange(n + 1) * t
         csr_add_product(
             indptr, atoms[unsure].reshape(-1), -gamma[unsure].reshape(-1), gram, exact
         )

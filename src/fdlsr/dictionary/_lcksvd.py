@@ -153,14 +153,18 @@ def _stacked_correlations(Y, y, label_weights, sb, *, lower=False):
 
     def correlate(D):
         if lower:
-            # (D_data Y^T) in Fortran order is Y D_data^T in C order.
-            block = np.asfortranarray(D[:, :n_data])
-            Xy = dtrmm(1.0, Y_fortran, block, side=1, lower=1, trans_a=1).T
+            # D_data^T in Fortran order is D_data in C order (no transposing copy);
+            # the product comes in Fortran order, which the pursuit takes as is.
+            block = np.ascontiguousarray(D[:, :n_data]).T
+            Xy = dtrmm(1.0, Y_fortran, block, lower=1, overwrite_b=1)
         else:
             Xy = Y @ D[:, :n_data].T
         consistency = D[:, n_data : n_data + n_classes]
         per_class = consistency * label_weights + sb * D[:, n_data + n_classes :]
-        Xy += per_class.T[y]
+        if Xy.flags.f_contiguous:
+            Xy.T[...] += per_class[:, y]
+        else:
+            Xy += per_class.T[y]
         return Xy
 
     return correlate
