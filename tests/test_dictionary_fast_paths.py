@@ -282,6 +282,22 @@ def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, chunk):
     np.testing.assert_allclose(coefs, expected[1], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("scale", [1e-5, 1e40])
+def test_batch_omp_at_any_scale_of_the_signals(scale):
+    """The float32 screen works on scaled correlations: signals far outside
+    float32's range (1e40 overflowed it) code as the float64 pursuit does. (Generic
+    signals: one that an atom represents exactly goes on, at 1e40, choosing among
+    rounding noise, since the stopping rule's epsilon is absolute.)"""
+    from fdlsr.dictionary._batch_omp import batch_omp
+
+    D, Y = _pursuit_problem(40, 30, 20, seed=14)
+    gram, Xy = D @ D.T, scale * (Y[2:] @ D.T)
+    expected = _batch_omp_gram_schmidt(gram, Xy, 8)
+    support, coefs = batch_omp(gram, Xy, 8)
+    np.testing.assert_array_equal(support, expected[0])
+    np.testing.assert_allclose(coefs, expected[1], rtol=1e-10, atol=1e-12 * scale)
+
+
 def _update_atoms_as_before(Y, D, codes):
     """The K-SVD sweep as it was written before (per-atom gathers and temporaries)."""
     from scipy.linalg.blas import dgemm

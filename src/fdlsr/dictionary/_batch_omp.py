@@ -18,21 +18,24 @@ grows the inverse ``L^-1`` of the Cholesky factor of ``G[S, S]`` by one row,
     w = L^-1 G[S, j],   l^2 = G[j, j] - ||w||^2,   new row [-w^T L^-1 / l, 1 / l],
 
 and with ``z = alpha[j] / l`` (the residual's component along the new orthonormal
-direction) the coefficients grow by ``delta = z * (new row)``, and the correlations
-by ``-G[:, S + j] delta``. It selects the same atoms as scikit-learn's routine, with
-the same stopping rules (a selected correlation or a Cholesky pivot below machine
-epsilon ends a signal early).
+direction) the coefficients grow by ``z * (new row)``. It selects the same atoms as
+scikit-learn's routine, with the same stopping rules (a selected correlation or a
+Cholesky pivot below machine epsilon ends a signal early).
 
-Speed: the update of ``alpha`` is the bulk of the work (at step t, t + 1 rows of
-``G`` per signal: ``T^2 / 2`` rows of K numbers over a pursuit). It is one sparse
-times dense product per step, ``alpha -= Delta G`` with ``Delta`` the signals'
-coefficient changes as a CSR matrix, which reads the rows of ``G`` in place (``G``
+Speed: forming ``alpha`` over all K atoms is the bulk of the work (at step t, t rows
+of ``G`` per signal: ``T^2 / 2`` rows of K numbers over a pursuit). It is one sparse
+times dense product per step, ``alpha = alpha0 - Gamma G`` with ``Gamma`` the
+signals' coefficients as a CSR matrix, which reads the rows of ``G`` in place (``G``
 stays in the last-level cache; signals of a class, adjacent in K-SVD's canonical
-order, share atoms) and adds into ``alpha`` without a temporary. The small
-per-signal steps (argmax, Cholesky row) are one call each over all the signals, so
-the Python overhead does not grow with their number. With ``n_threads > 1``, threads
-code contiguous shares of the signals (SciPy's and NumPy's kernels release the GIL).
-A signal's arithmetic does not depend on its share or thread.
+order, share atoms) and adds into ``alpha`` without a temporary. Only the argmax
+needs all of ``alpha``, so that product runs in float32 (half the bytes) with a
+rounding-error bound that says where its argmax is the float64 one; the other
+signals are formed in float64 (:func:`_screen`). ``alpha[j]``, the Cholesky step and
+the coefficients are float64. The small per-signal steps are one call each over all
+the signals, so the Python overhead does not grow with their number. With
+``n_threads > 1``, threads code contiguous shares of the signals (SciPy's and
+NumPy's kernels release the GIL). A signal's arithmetic does not depend on its share
+or thread.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -105,13 +108,13 @@ def _omp_lockstep(gram, gram32, Xy, T, support, coefs):
     flat_gram = gram.reshape(-1)
     rows = np.arange(m)
     row_starts = rows * n_atoms
-    # The float32 screen (see _screen): its correlations, and what bounds its
-    # error, the largest |x^T d| of each signal (from Xy32, rounded up) and |G|.
-    # Xy may be in either memory order (a product's result as it comes).
-    Xy32 = Xy.astype(np.float32, order="C")
+    # The float32 screen (see _screen) works on each signal scaled by a power of two
+    # that brings its largest |x^T d| into [0.5, 1): exact in float64, the same
+    # argmax, and float32's range holds it whatever the data's scale.
+    _, exponent = np.frexp(np.abs(Xy).max(axis=1, initial=0.0))
+    scale = np.ldexp(1.0, -np.clip(exponent, -1000, 1000))
+    Xy32 = (Xy * scale[:, None]).astype(np.float32, order="C")
     alpha32 = np.empty_like(Xy32)
-    xy_size = np.maximum(Xy32.max(axis=1), -Xy32.min(axis=1), dtype=np.float64)
-    xy_size *= 1.0 + 4.0 * _U32
     gram_size = float(diag.max(initial=0.0))  # |G[s, k]| <= max_k G[k, k]
     # The atoms each signal selected; an ended signal repeats a harmless atom with a
     # zero coefficient, so that every signal has t entries at step t.
@@ -123,7 +126,7 @@ def _omp_lockstep(gram, gram32, Xy, T, support, coefs):
         # about thirty calls, the per-call overhead counts.
         j = _screen(
             gram, gram32, Xy, Xy32, alpha32, atoms[:, :t],
-            coefs[:, :t], xy_size, gram_size, row_starts,
+            coefs[:, :t], scale, gram_size, row_starts,
         )  # fmt: skip
         a_j = Xy[rows, j]
         if t == 0:
@@ -164,15 +167,16 @@ _MARGIN = 2.0
 
 
 def _screen(
-    gram, gram32, Xy, Xy32, alpha32, atoms, gamma, xy_size, gram_size,
+    gram, gram32, Xy, Xy32, alpha32, atoms, gamma, scale, gram_size,
     row_starts,
 ):  # fmt: skip
     """``argmax_k |alpha[k]|`` of every signal, ``alpha = Xy - gamma G[atoms]``, as
     the float64 correlations would give it (the first index on exact ties).
 
-    The correlations are formed in float32 (half the memory traffic of the step's
-    bulk, the rows of ``G``), with the rounding-error bound of a sum of ``t + 1``
-    products (Higham, Accuracy and Stability, 3.1), ``|alpha32 - alpha| <= e`` with
+    The correlations, each signal scaled by ``scale`` (``Xy32`` holds the scaled
+    ``Xy``), are formed in float32 (half the memory traffic of the step's bulk, the
+    rows of ``G``), with the rounding-error bound of a sum of ``t + 1`` products
+    (Higham, Accuracy and Stability, 3.1), ``|alpha32 - alpha| <= e`` with
     ``e = (t + 4) u (max |Xy| + |G|max ||gamma||_1)``, taken twice over. Where the
     largest float32 magnitude beats the second by more than ``2 e`` it belongs to
     the largest exact one; the few other signals are formed in float64.
@@ -182,14 +186,16 @@ def _screen(
     indptr = np.arange(m + 1) * t
     columns = atoms.copy().reshape(-1)
     np.copyto(alpha32, Xy32)
-    weights = np.negative(gamma, dtype=np.float32)
+    scaled_gamma = gamma * -scale[:, None]
+    weights = scaled_gamma.astype(np.float32)
     csr_add_product(indptr, columns, weights.reshape(-1), gram32, alpha32)
     flat = alpha32.reshape(-1)
     j, top = _largest_magnitude(flat, alpha32, row_starts)
     top = np.abs(top, dtype=np.float64)
     flat.put(row_starts + j, 0.0)  # alpha32 is formed afresh at the next step
     second = np.maximum(alpha32.max(axis=1), -alpha32.min(axis=1), dtype=np.float64)
-    error = _MARGIN * (t + 4) * _U32 * (xy_size + gram_size * np.abs(gamma).sum(1))
+    size = 1.0 + gram_size * np.abs(scaled_gamma).sum(axis=1)  # |scaled Xy| < 1
+    error = _MARGIN * (t + 4) * _U32 * size
     unsure = np.flatnonzero(top - second <= 2.0 * error)
     if unsure.size:
         n = unsure.size
