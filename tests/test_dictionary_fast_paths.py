@@ -250,10 +250,12 @@ def _batch_omp_gram_schmidt(gram, Xy, T):
 
 def _pursuit_problem(n, K, d, seed):
     """Unit atoms and signals, with signals that are atoms or combinations of two
-    (they end early) and a repeated atom (a dependent one)."""
+    (they end early), a repeated atom (a dependent one) and an atom 1e-7 away from
+    another (a tie in float32, not in float64: the pursuit's screen must defer)."""
     rng = np.random.default_rng(seed)
     D = rng.random((K, d)) + 0.3 * rng.standard_normal((K, d))
     D[1] = D[0]
+    D[2] = D[5] + 1e-7 * rng.standard_normal(d)
     D /= np.linalg.norm(D, axis=1, keepdims=True)
     Y = rng.random((n, d))
     Y[0], Y[1] = D[3], 0.5 * D[4] - 2 * D[7]
@@ -263,21 +265,37 @@ def _pursuit_problem(n, K, d, seed):
 @pytest.mark.parametrize(
     "n, K, d, T", [(50, 40, 30, 6), (30, 60, 25, 25), (9, 12, 40, 12)]
 )
-@pytest.mark.parametrize("threads, block_bytes", [(1, None), (3, 4096)])
-def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, block_bytes):
+@pytest.mark.parametrize("threads, chunk", [(1, None), (1, 4), (3, None), (3, 4)])
+def test_batch_omp_is_the_gram_schmidt_pursuit(n, K, d, T, threads, chunk):
     from fdlsr.dictionary import _batch_omp
 
     D, Y = _pursuit_problem(n, K, d, seed=K)
     gram, Xy = D @ D.T, Y @ D.T
     expected = _batch_omp_gram_schmidt(gram, Xy, T)
-    saved = _batch_omp._BLOCK_BYTES
-    _batch_omp._BLOCK_BYTES = block_bytes or saved
+    saved = _batch_omp._CHUNK
+    _batch_omp._CHUNK = chunk or saved
     try:
         support, coefs = _batch_omp.batch_omp(gram, Xy, T, n_threads=threads)
     finally:
-        _batch_omp._BLOCK_BYTES = saved
+        _batch_omp._CHUNK = saved
     np.testing.assert_array_equal(support, expected[0])
     np.testing.assert_allclose(coefs, expected[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-5, 1e40])
+def test_batch_omp_at_any_scale_of_the_signals(scale):
+    """The float32 screen works on scaled correlations: signals far outside
+    float32's range (1e40 overflowed it) code as the float64 pursuit does. (Generic
+    signals: one that an atom represents exactly goes on, at 1e40, choosing among
+    rounding noise, since the stopping rule's epsilon is absolute.)"""
+    from fdlsr.dictionary._batch_omp import batch_omp
+
+    D, Y = _pursuit_problem(40, 30, 20, seed=14)
+    gram, Xy = D @ D.T, scale * (Y[2:] @ D.T)
+    expected = _batch_omp_gram_schmidt(gram, Xy, 8)
+    support, coefs = batch_omp(gram, Xy, 8)
+    np.testing.assert_array_equal(support, expected[0])
+    np.testing.assert_allclose(coefs, expected[1], rtol=1e-10, atol=1e-12 * scale)
 
 
 def _update_atoms_as_before(Y, D, codes):
@@ -307,7 +325,9 @@ def _update_atoms_as_before(Y, D, codes):
     return E
 
 
-def test_atom_sweep_is_the_sweep_as_before_bit_for_bit():
+def test_atom_sweep_is_the_sweep_as_before():
+    """The residual is formed by one product added into a copy of Y (the sums of a
+    row in another order): the same atoms, coefficients and residual to rounding."""
     from fdlsr.dictionary._ksvd import omp_codes, update_atoms
 
     D, Y = _pursuit_problem(80, 30, 20, seed=9)
@@ -320,9 +340,10 @@ def test_atom_sweep_is_the_sweep_as_before_bit_for_bit():
     )
     E = update_atoms(Y, D, codes)
     E_before = _update_atoms_as_before(Y, before_D, before_codes)
-    np.testing.assert_array_equal(D, before_D)
-    np.testing.assert_array_equal(codes.coefs, before_codes.coefs)
-    np.testing.assert_array_equal(E, E_before)
+    for now, before in [(D, before_D), (codes.coefs, before_codes.coefs)]:
+        assert np.linalg.norm(now - before) <= 1e-13 * np.linalg.norm(before)
+    # The residual is small beside Y: its rounding is relative to Y's size.
+    assert np.linalg.norm(E - E_before) <= 1e-13 * np.linalg.norm(Y)
 
 
 def _faces(n_classes=8, per_class=5, dim=60, seed=10):
@@ -335,10 +356,12 @@ def _faces(n_classes=8, per_class=5, dim=60, seed=10):
 
 @pytest.mark.parametrize("name", ["LCKSVD2", "LCLE"])
 def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch):
-    """The whole fit with the pursuit as it was (and one thread) against the fit as
-    it is (on three threads): dictionary, classifier and scores to 1e-10."""
+    """The whole fit with the pursuit, the residual and the correlations as they
+    were (Gram-Schmidt pursuit, ``Y - Gamma D``, the dense product with the stacked
+    signals) on one thread, against the fit as it is on three threads: dictionary,
+    classifier, transform and scores to 1e-10, the same predictions."""
     from fdlsr import dictionary
-    from fdlsr.dictionary import _ksvd
+    from fdlsr.dictionary import _ksvd, _lcksvd
 
     X, y = _faces()
     test, _ = _faces(seed=11)
@@ -359,6 +382,13 @@ def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch)
             "batch_omp",
             lambda gram, Xy, T, n_threads: _batch_omp_gram_schmidt(gram, Xy, T),
         )
+        patch.setattr(
+            _ksvd.SparseCodes,
+            "residual",
+            lambda codes, Y, D: Y - codes.sparse() @ D,
+        )
+        patch.setattr(_lcksvd, "_stacked_correlations", lambda *args, **kw: None)
+        patch.setattr(_lcksvd, "_samples_in_basis", lambda Y, basis: Y @ basis)
         with threadpool_limits(1):
             before = Estimator(**kwargs).fit(X, y)
             before_scores = before.decision_function(test)
@@ -370,3 +400,44 @@ def test_lcksvd2_and_lcle_are_unchanged_by_the_faster_pursuit(name, monkeypatch)
         before_scores
     )
     np.testing.assert_array_equal(now.predict(test), before.predict(test))
+
+
+def test_stacked_correlations_are_the_product_with_the_stacked_signals():
+    """LC-KSVD2's correlations gather the label blocks' share (one nonzero per row)
+    instead of multiplying by them: the product with the stacked signals."""
+    from fdlsr.dictionary._lcksvd import _stacked_correlations
+
+    rng = np.random.default_rng(12)
+    n, dim, n_classes, n_atoms = 30, 20, 4, 25
+    Y, y = rng.standard_normal((n, dim)), rng.integers(0, n_classes, n)
+    label_weights, sb = 0.03 * np.sqrt(rng.integers(1, 5, n_classes)), 0.1
+    H = (y[:, None] == np.arange(n_classes)).astype(float)
+    signals = np.hstack([Y, H * label_weights, sb * H])
+    D = rng.standard_normal((n_atoms, signals.shape[1]))
+    expected = signals @ D.T
+    got = _stacked_correlations(Y, y, label_weights, sb)(D)
+    np.testing.assert_allclose(
+        got, expected, rtol=0, atol=1e-13 * np.abs(expected).max()
+    )
+    # A lower-triangular data block (the samples in the basis of their QR factor).
+    Y = np.tril(rng.standard_normal((n, n)))
+    signals = np.hstack([Y, H * label_weights, sb * H])
+    D = rng.standard_normal((n_atoms, signals.shape[1]))
+    expected = signals @ D.T
+    got = _stacked_correlations(Y, y, label_weights, sb, lower=True)(D)
+    np.testing.assert_allclose(
+        got, expected, rtol=0, atol=1e-13 * np.abs(expected).max()
+    )
+
+
+def test_samples_in_basis_are_the_product_with_the_basis():
+    """Y Q is R^T: what tril drops above the diagonal is rounding noise."""
+    from fdlsr.dictionary._ksvd import row_space_basis
+    from fdlsr.dictionary._lcksvd import _samples_in_basis
+
+    Y = np.random.default_rng(13).random((30, 50))
+    basis = row_space_basis(Y)
+    plain = Y @ basis
+    assert np.linalg.norm(
+        _samples_in_basis(Y, basis) - plain
+    ) <= 1e-14 * np.linalg.norm(plain)

@@ -23,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
 
+from .._common.compat import csr_add_product
 from .._common.linalg import limited_blas, normalize_rows, single_threaded_lapack
 from ._batch_omp import batch_omp
 
@@ -62,19 +63,32 @@ class SparseCodes:
         """``Gamma D``; the sparse product touches only the nonzero codes."""
         return np.asarray(self.sparse() @ D)
 
+    def residual(self, Y, D):
+        """``Y - Gamma D`` in one fresh array: a copy of ``Y`` and one sparse product
+        added into it (unused slots add ``0 * D[0]``)."""
+        n, T = self.support.shape
+        E = np.array(Y, dtype=np.float64, order="C")
+        indptr = np.arange(0, n * T + 1, T)
+        atoms = np.maximum(self.support, 0).reshape(-1)
+        D = np.ascontiguousarray(D, dtype=np.float64)
+        csr_add_product(indptr, atoms, -self.coefs.reshape(-1), D, E)
+        return E
 
-def omp_codes(D, Y, n_nonzero_coefs, n_threads=1):
+
+def omp_codes(D, Y, n_nonzero_coefs, n_threads=1, correlate=None):
     """OMP codes of the rows of ``Y`` over the unit-norm rows of ``D``.
 
     The Gram matrix and the correlations are products on ``n_threads`` BLAS
-    threads; the pursuit runs blocks of signals on ``n_threads`` threads, BLAS on
-    one (:func:`.batch_omp`). The codes do not depend on ``n_threads``; the products
-    may round differently.
+    threads; the pursuit runs shares of the signals on ``n_threads`` threads, BLAS
+    on one (:func:`.batch_omp`). The codes do not depend on ``n_threads``; the
+    products may round differently. ``correlate(D)``, if given, returns ``Y @ D.T``
+    (for signals with a structure that makes it cheaper).
     """
     n_atoms = D.shape[0]
     T = min(int(n_nonzero_coefs), n_atoms)
     with limited_blas(n_threads):
-        gram, Xy = D @ D.T, Y @ D.T
+        gram = D @ D.T
+        Xy = Y @ D.T if correlate is None else correlate(D)
     with single_threaded_lapack():
         support, coefs = batch_omp(gram, Xy, T, n_threads=n_threads)
     return SparseCodes(support, coefs, n_atoms)
@@ -98,7 +112,7 @@ def update_atoms(Y, D, codes, exact=False, unused=None, replaced=None):
     small products, and it mixes NumPy's and SciPy's BLAS.
     """
     n, T = codes.support.shape
-    E = Y - codes.reconstruct(D)
+    E = codes.residual(Y, D)
     flat_support = codes.support.ravel()
     order = np.argsort(flat_support, kind="stable")
     bounds = np.searchsorted(flat_support[order], np.arange(-1, D.shape[0] + 1))
@@ -226,7 +240,15 @@ def _rank_one(Er, g, d, exact):
 
 
 def ksvd(
-    Y, D, n_nonzero_coefs, n_iter, exact=False, tol=1e-12, clear=False, n_threads=1
+    Y,
+    D,
+    n_nonzero_coefs,
+    n_iter,
+    exact=False,
+    tol=1e-12,
+    clear=False,
+    n_threads=1,
+    correlate=None,
 ):
     """K-SVD from the initial unit-norm atoms ``D`` (rows); ``D`` is not modified.
 
@@ -237,7 +259,8 @@ def ksvd(
     unit-norm atoms): each iteration is a function of D alone, so the remaining ones
     would only repeat it. ``clear=True`` ends every iteration with KSVD-Box's
     ``cleardict`` (:func:`clear_atoms`). ``n_threads``: threads of the coding step
-    (:func:`omp_codes`); the atom sweep is sequential.
+    (:func:`omp_codes`); the atom sweep is sequential. ``correlate``: as in
+    :func:`omp_codes`.
     """
     D = normalize_rows(np.array(D, dtype=np.float64))
     errors = np.zeros(n_iter)
@@ -245,7 +268,7 @@ def ksvd(
     with single_threaded_lapack():
         for it in range(n_iter):
             previous = D.copy()
-            codes = omp_codes(D, Y, n_nonzero_coefs, n_threads)
+            codes = omp_codes(D, Y, n_nonzero_coefs, n_threads, correlate)
             unused = np.ones(Y.shape[0], dtype=bool)
             replaced = np.zeros(D.shape[0], dtype=bool)
             E = update_atoms(Y, D, codes, exact, unused, replaced)
