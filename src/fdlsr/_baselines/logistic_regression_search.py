@@ -33,6 +33,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, check_cv
 
 from .._common.compat import DCSRCH
+from .._common.linalg import single_threaded_lapack
 from .estimators import LogisticRegression
 from .multinomial_lbfgs import fit_multinomial_lbfgs
 
@@ -142,10 +143,14 @@ class LogisticRegressionSearch(BaseEstimator):
         basis, triangle = np.linalg.qr(X[train].T)  # as LogisticRegression's fit
         accuracies = []
         for C in self.Cs:
-            weights, intercepts, n_iter = fit_multinomial_lbfgs(
-                triangle, codes, classes.size,
-                C=C, tol=params["tol"], max_iter=params["max_iter"],
-            )  # fmt: skip
+            # Hundreds of small products per fit: on more BLAS threads than free
+            # cores their waiting costs 10-100x the work (FERET k = 2, 2 threads on a
+            # busy 2-core machine), and a run's other threads are better used elsewhere.
+            with single_threaded_lapack():
+                weights, intercepts, n_iter = fit_multinomial_lbfgs(
+                    triangle, codes, classes.size,
+                    C=C, tol=params["tol"], max_iter=params["max_iter"],
+                )  # fmt: skip
             if n_iter >= params["max_iter"]:
                 warnings.warn(  # scikit-learn's words for the same event
                     f"lbfgs failed to converge after {n_iter} iteration(s) (status=1):",
