@@ -683,10 +683,17 @@ def test_a_scheduler_that_stops_answering_ends_the_run_in_one_line(tmp_path, dat
         lines = log.read_text().strip().splitlines()
         assert code == 2, lines
         assert all(line.startswith("fdlsr: ") for line in lines), lines
-        assert lines[-1].startswith(
+        # Which deadline fires first depends on the machine's load: the wait for a
+        # reply, or (a reply came just before the stop) the wait for a result.
+        stopped = (
             f"fdlsr: error: the dask scheduler at {address} stopped answering (no "
             f"reply within {DEADLINE} s); finished rows are kept"
-        ), lines
+        )
+        lost = (
+            f"fdlsr: error: lost the dask scheduler at {address} (a result did not "
+            "come in time); finished rows are kept"
+        )
+        assert lines[-1].startswith((stopped, lost)), lines
         assert 1 <= len(read_rows(out)) < TOTAL
     finally:
         for process in (run, worker, scheduler):
