@@ -23,21 +23,21 @@ or win. The benchmark counts how often the choice differs from ``GridSearchCV``'
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GridSearchCV, check_cv
+from sklearn.model_selection import GridSearchCV
 
+from .c_search import CSearch, reproduces_grid_search
 from .estimators import LinearSVC
 from .squared_hinge import fit_squared_hinge
 
 # LinearSVC's settings the batched solver reproduces; anything else is searched by
 # GridSearchCV.
 _DEFAULTS = dict(
-    penalty="l2",
-    loss="squared_hinge",
-    dual=False,
-    multi_class="ovr",
-    class_weight=None,
+    penalty=("l2",),
+    loss=("squared_hinge",),
+    dual=(False,),
+    multi_class=("ovr",),
+    class_weight=(None,),
 )
 _FREE = {
     "tol",
@@ -54,17 +54,13 @@ def linear_svc_search(*, grid, cv, **fixed):
     :class:`LinearSVCSearch` when it reproduces ``GridSearchCV`` for these settings
     (only ``C`` searched, the primal squared-hinge one-vs-rest problem), else
     ``GridSearchCV``."""
-    params = LinearSVC(**fixed).get_params()
-    simple = set(grid) == {"C"} and all(
-        params[key] == value for key, value in _DEFAULTS.items()
-    )
-    unknown = set(fixed) - set(_DEFAULTS) - _FREE - {"C"}
-    if not simple or unknown:
+    if not reproduces_grid_search(LinearSVC, grid, fixed, _DEFAULTS, _FREE):
         return GridSearchCV(LinearSVC(**fixed), grid, cv=cv, scoring="accuracy")
+    params = LinearSVC(**fixed).get_params()
     return LinearSVCSearch(Cs=list(grid["C"]), cv=cv, params=params)
 
 
-class LinearSVCSearch(BaseEstimator):
+class LinearSVCSearch(CSearch):
     """Choose ``C`` of :class:`~fdlsr._baselines.estimators.LinearSVC` by cross-validated
     accuracy, every ``C`` of a fold solved in one batch (see the module's notes).
 
@@ -100,33 +96,17 @@ class LinearSVCSearch(BaseEstimator):
         self.params = params
         self.refit = refit
 
-    def fit(self, X, y):
-        if self.refit:
-            raise ValueError("LinearSVCSearch chooses C only; use refit=False")
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y)
-        # LinearSVC's defaults under the given parameters
-        params = {**LinearSVC().get_params(), **(self.params or {})}
-        if X.shape[0] >= X.shape[1]:
-            search = GridSearchCV(
-                LinearSVC(**params), {"C": self.Cs}, cv=self.cv,
-                scoring="accuracy", refit=False,
-            )  # fmt: skip
-            self.best_params_ = search.fit(X, y).best_params_
-            return self
-        scaling = params["intercept_scaling"] if params["fit_intercept"] else 0.0
-        gram = X @ X.T
-        splits = list(check_cv(self.cv, y, classifier=True).split(X, y))
-        scores = np.empty((len(self.Cs), len(splits)))
-        for f, (train, test) in enumerate(splits):
-            scores[:, f] = self._fold_accuracies(gram, scaling, y, train, test, params)
-        self.cv_scores_ = scores
-        means = scores.mean(axis=1)
-        self.best_params_ = {"C": self.Cs[int(np.argmax(means))]}
-        return self
+    estimator_class = LinearSVC
 
-    def _fold_accuracies(self, gram, scaling, y, train, test, params):
+    def _fold_data(self, X, params):
+        """The Gram matrix of the training split (computed once for all folds) and
+        the intercept's scaling."""
+        scaling = params["intercept_scaling"] if params["fit_intercept"] else 0.0
+        return X @ X.T, scaling
+
+    def _fold_accuracies(self, data, y, train, test, params):
         """Validation accuracy of every ``C`` on one fold."""
+        gram, scaling = data
         classes = np.unique(y[train])
         # One problem per class (one in all for two classes: the second class +1).
         positive = classes[1:] if classes.size == 2 else classes

@@ -28,12 +28,12 @@ FERET runs (``benchmarks/bench_baselines_path.py``).
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GridSearchCV, check_cv
+from sklearn.model_selection import GridSearchCV
 
 from .._common.compat import DCSRCH
 from .._common.linalg import single_threaded_lapack
+from .c_search import CSearch, reproduces_grid_search
 from .estimators import LogisticRegression
 from .multinomial_lbfgs import fit_multinomial_lbfgs
 
@@ -59,19 +59,18 @@ def logistic_regression_search(*, grid, cv, **fixed):
     ``GridSearchCV`` for these settings (only ``C`` searched; multinomial L2-penalised
     ``lbfgs`` with an intercept, and a SciPy with the line search it takes), else
     ``GridSearchCV``."""
-    params = LogisticRegression(**fixed).get_params()
-    simple = set(grid) == {"C"} and all(
-        params.get(key, values[0]) in values for key, values in _DEFAULTS.items()
+    reproduced = reproduces_grid_search(
+        LogisticRegression, grid, fixed, _DEFAULTS, _FREE
     )
-    unknown = set(fixed) - set(_DEFAULTS) - _FREE - {"C"}
-    if not simple or unknown or DCSRCH is None:
+    if not reproduced or DCSRCH is None:
         return GridSearchCV(
             LogisticRegression(**fixed), grid, cv=cv, scoring="accuracy"
         )
+    params = LogisticRegression(**fixed).get_params()
     return LogisticRegressionSearch(Cs=list(grid["C"]), cv=cv, params=params)
 
 
-class LogisticRegressionSearch(BaseEstimator):
+class LogisticRegressionSearch(CSearch):
     """Choose ``C`` of :class:`~fdlsr._baselines.estimators.LogisticRegression` by
     cross-validated accuracy, as ``GridSearchCV`` does, at less cost (see the module's
     notes).
@@ -108,27 +107,7 @@ class LogisticRegressionSearch(BaseEstimator):
         self.params = params
         self.refit = refit
 
-    def fit(self, X, y):
-        if self.refit:
-            raise ValueError("LogisticRegressionSearch chooses C only; use refit=False")
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y)
-        params = {**LogisticRegression().get_params(), **(self.params or {})}
-        if X.shape[0] >= X.shape[1]:
-            search = GridSearchCV(
-                LogisticRegression(**params), {"C": self.Cs}, cv=self.cv,
-                scoring="accuracy", refit=False,
-            )  # fmt: skip
-            self.best_params_ = search.fit(X, y).best_params_
-            return self
-        splits = list(check_cv(self.cv, y, classifier=True).split(X, y))
-        scores = np.empty((len(self.Cs), len(splits)))
-        for f, (train, test) in enumerate(splits):
-            scores[:, f] = self._fold_accuracies(X, y, train, test, params)
-        self.cv_scores_ = scores
-        means = scores.mean(axis=1)
-        self.best_params_ = {"C": self.Cs[int(np.argmax(means))]}
-        return self
+    estimator_class = LogisticRegression
 
     def _fold_accuracies(self, X, y, train, test, params):
         """Validation accuracy of every ``C`` on one fold."""
