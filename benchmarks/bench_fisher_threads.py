@@ -1,5 +1,8 @@
 """FDDL and LRSDL with 1, 2, 4, 8 BLAS threads: do they use the cores they have?
 
+Any registered dictionary method can be named with ``--methods`` (LC-KSVD2, LCLE: their
+atoms are ``dictionary_`` where FDDL's and LRSDL's are ``components_``).
+
 On FERET (k = 5 by default, the protocol's split and unit normalisation, the
 registry's parameters), each method is fitted and predicted with BLAS limited to each
 ``--threads`` count in turn (threadpoolctl), ``--repeats`` times. Prints the best wall
@@ -36,6 +39,13 @@ from fdlsr.model_selection._split import per_class_split
 
 def relative(a, b):
     return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300))
+
+
+def atoms(model):
+    """The learned dictionary, whichever name the method gives it."""
+    if hasattr(model, "components_"):
+        return model.components_
+    return model.dictionary_
 
 
 def run(name, X, y, train, test, threads, repeats, parts):
@@ -92,7 +102,7 @@ def main():
                 base = (best, model, decision)
             b, m, dec = base
             diff = (
-                relative(model.components_, m.components_),
+                relative(atoms(model), atoms(m)),
                 relative(decision, dec),
             )
             note = "  (more threads than cores)" if threads > cores else ""

@@ -48,6 +48,13 @@ from .._common.compat import csr_add_product
 # about 8 (n_atoms + T^2) bytes per signal) when many signals are coded at once.
 _CHUNK = 2048
 
+# Fewest signals a thread codes. Each lock-step step is a dozen NumPy calls per
+# share, and only their array work runs outside the GIL: with small shares the
+# threads queue for it. FERET k = 5 (1000 signals) on a 16-core machine, LC-KSVD2's
+# fit against one thread: 1.13x with shares of 500, 1.29x with 250, 0.96x with 125
+# and 0.69x with 62 (benchmarks/bench_fisher_threads.py --methods LC-KSVD2).
+_MIN_SHARE = 250
+
 
 def batch_omp(gram, Xy, n_nonzero_coefs, *, n_threads=1):
     """Sparse codes of many signals with at most ``n_nonzero_coefs`` atoms each.
@@ -61,8 +68,9 @@ def batch_omp(gram, Xy, n_nonzero_coefs, *, n_threads=1):
     n_nonzero_coefs : int
         Largest number of atoms per signal; must not exceed ``n_atoms``.
     n_threads : int, default=1
-        Threads that code shares of the signals side by side; the codes do not
-        depend on it. Call with BLAS on one thread: each product is small.
+        Most threads that code shares of the signals side by side (each share
+        holds at least ``_MIN_SHARE`` signals); the codes do not depend on it. Call
+        with BLAS on one thread: each product is small.
 
     Returns
     -------
@@ -79,7 +87,7 @@ def batch_omp(gram, Xy, n_nonzero_coefs, *, n_threads=1):
         raise ValueError(f"n_nonzero_coefs={T} must be in [1, n_atoms={n_atoms}].")
     support = np.full((n_signals, T), -1, dtype=np.intp)
     coefs = np.zeros((n_signals, T))
-    n_threads = max(1, int(n_threads))
+    n_threads = max(1, min(int(n_threads), n_signals // _MIN_SHARE))
     n_shares = max(n_threads, -(-n_signals // _CHUNK))
     bounds = np.linspace(0, n_signals, n_shares + 1).round().astype(int)
     edges = zip(bounds[:-1], bounds[1:], strict=True)
