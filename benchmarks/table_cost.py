@@ -7,8 +7,10 @@ them now; rows of other settings are left out) are summed per method: tuning + f
 predict seconds, as each row measured them (one run's own time, not the wall time
 of the whole command). With two stores the sums are printed side by side, with the
 ratio before / after of each method and of the whole table, and each method's share
-of the first store's total. Runs the config plans that a store lacks, and rows that
-record an error (no times), are counted per method: a sum over fewer runs is not a
+of the first store's total, then in how many runs both stores hold the two accuracies
+are equal (and, per method, where not): a speed-up that changes results shows there.
+Runs the config plans that a store lacks, and rows that record an error (no times),
+are counted per method: a sum over fewer runs is not a
 comparison, and the lines say so. ``--workers W ...`` adds, per store, the makespan
 of its runs on W workers scheduled longest first (as ``fdlsr run`` orders a fresh
 store's runs by their expected cost, here by their measured times), against the
@@ -91,6 +93,25 @@ def method_costs(store, plan):
         if key not in found:
             costs[method]["missing"] += 1
     return dict(costs)
+
+
+def accuracy_agreement(before, after, plan):
+    """Per method: how many runs both stores hold with an accuracy, and how many of
+    those have the same accuracy; a change of speed should not change results."""
+    accuracies = [
+        {
+            row_key(row): row.get("accuracy")
+            for row in read_store(store).rows
+            if row_key(row) in plan and not row.get("error")
+        }
+        for store in (before, after)
+    ]
+    agreement = defaultdict(lambda: [0, 0])
+    for key in accuracies[0].keys() & accuracies[1].keys():
+        counts = agreement[plan[key]]
+        counts[0] += 1
+        counts[1] += accuracies[0][key] == accuracies[1][key]
+    return dict(agreement)
 
 
 def parse_speedups(specs):
@@ -181,6 +202,17 @@ def main():
     if len(costs) == 2:
         line += f" | {total[0] / total[1]:11.2f}x  (after = {100 * total[1] / total[0]:.0f}% of before)"
     print(line)
+    if len(args.stores) == 2 and not args.speedup:
+        agreement = accuracy_agreement(*args.stores, plan)
+        both = sum(n for n, _ in agreement.values())
+        same = sum(k for _, k in agreement.values())
+        differ = ", ".join(
+            f"{m} {n - k} of {n}" for m, (n, k) in sorted(agreement.items()) if k < n
+        )
+        print(
+            f"same accuracy in {same} of the {both} runs both stores hold"
+            + (f"; differing: {differ}" if differ else "")
+        )
     for store in args.stores[:1] if args.speedup else args.stores:
         seconds = run_seconds(store, plan)
         for w in args.workers:
