@@ -135,6 +135,24 @@ def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
         )
 
 
+def test_predict_replaces_only_predictions_unless_force(tmp_path, assets, capsys):
+    """``fdlsr predict -o notes.csv`` replaced the user's CSV (found by the attack of
+    this round): a file that does not open with predict's header is the user's."""
+    root = make_tree(tmp_path, assets)
+    mine = root / "mine.csv"
+    mine.write_text("my,own\n1,2\n")
+    with inside(root):
+        argv = ["predict", "model.fdlsr", "d.npz", "-o", "mine.csv"]
+        assert "is not a predictions CSV" in cli_error(capsys, argv)
+        assert mine.read_text() == "my,own\n1,2\n"
+        assert cli([*argv, "--force"])[0] == 0  # the user said so
+        assert mine.read_text().startswith("index,prediction,label\n")
+        assert cli(argv)[0] == 0  # predictions now: replaced without --force
+        assert "is the input" in cli_error(
+            capsys, [*argv[:3], "-o", "d.npz", "--force"]
+        )
+
+
 def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
     from fdlsr._experiments.outputs import write_atomic
 
@@ -452,6 +470,8 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
         assert written == {target}, (command, out)
         assert target.parent not in stores, (command, out)
         if command == "report":  # no file of the user's replaced by a report
+            assert f"{target.relative_to(sandbox)}" not in before, out
+        if command == "predict":  # no file of the user's replaced by predictions
             assert f"{target.relative_to(sandbox)}" not in before, out
         if command == "fit" and f"{target.relative_to(sandbox)}" in before:
             assert target.name == "model.fdlsr"  # only a model replaced without --force

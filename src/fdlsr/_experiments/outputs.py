@@ -119,6 +119,11 @@ def _is_report(path):
     return any(line.search(head) for line in _REPORT_LINES)
 
 
+def _is_predictions(path):
+    """A CSV written by ``fdlsr predict``: its header row, as that command writes it."""
+    return re.match(rb"index,prediction(,label)?\r?\n", _head(path, 64)) is not None
+
+
 def _is_figure(path):
     """A figure file written by fdlsr (PNG, PDF) or its numbers (JSON), by the mark
     :func:`.figures.save_figure` puts in it (:data:`FIGURE_MARK`)."""
@@ -153,6 +158,9 @@ FEATURES_FILE = FileKind(
 )
 REPORT_FILE = FileKind("a report written by `fdlsr report`", _is_report)
 FIGURE_FILE = FileKind("a figure written by `fdlsr plot`", _is_figure)
+PREDICTIONS_FILE = FileKind(
+    "a predictions CSV (written by `fdlsr predict`)", _is_predictions
+)
 
 
 def _real(path):

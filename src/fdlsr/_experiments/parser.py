@@ -484,6 +484,12 @@ def _model_parsers(sub):
         type=_path,
         help="write the CSV to this file instead of the screen",
     )
+    predict.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the -o file even if it is not a predictions CSV fdlsr wrote "
+        "(never an input)",
+    )
     predict.add_argument("--data-dir", type=_path, help=DATA_DIR_HELP)
     predict.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
     predict.add_argument("--y", dest="y_var", metavar="NAME|INDEX", help=Y_HELP)

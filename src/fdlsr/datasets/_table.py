@@ -200,9 +200,13 @@ def _ragged(path, line, fields, first_line, first, delimiter):
     elif delimiter in (",", ";"):
         why = (
             f"a value holding the delimiter {delimiter!r}, such as the number "
-            f"1{delimiter}234.5, is split in two unless it is quoted"
+            f"1{delimiter}234.5, is split in two"
         )
-        fix = f'quote such values ("1{delimiter}234.5") or remove the extra fields'
+        # quoted, "1,234.5" is one field but still not a number
+        fix = (
+            f"write numbers without a thousands separator (1234.5), quote text that "
+            f"holds {delimiter!r}, or remove the extra fields"
+        )
     else:
         why = "an extra value, or a value holding the delimiter"
         fix = "quote such values or remove the extra fields"

@@ -16,7 +16,7 @@ from ...datasets._numpy import npy_samples
 from ...errors import DatasetError
 from ...persistence import read_model_file
 from ...persistence._contract import label_kind
-from ..outputs import check_output
+from ..outputs import PREDICTIONS_FILE, check_output
 from ..planning import DataOptions, dataset_file
 from .shared import data_options, emit
 
@@ -40,13 +40,15 @@ class _Samples:
 class PredictRequest:
     """What ``fdlsr predict`` is asked for: the ``model`` file, the ``data`` to label
     (a dataset name, a file or folder, a ``.npy`` file), read with ``options``
-    (registry names in ``data_dir``), and the CSV file to write (None: stdout)."""
+    (registry names in ``data_dir``), and the CSV file to write (None: stdout),
+    which replaces an existing file only if it is a predictions CSV or ``force``."""
 
     model: str
     data: str
     options: DataOptions = DataOptions()
     data_dir: str | None = None
     output: str | None = None
+    force: bool = False
 
 
 def main(args):
@@ -57,6 +59,7 @@ def main(args):
         options=data_options(args),
         data_dir=args.data_dir,
         output=args.output,
+        force=args.force,
     )
     predict(request)
     return 0
@@ -66,7 +69,12 @@ def predict(request):
     """Label the samples of ``request.data`` with its model; write the CSV."""
     if request.output:
         source = dataset_file(request.data, request.data_dir)
-        check_output(request.output, inputs=[request.model, source])
+        check_output(
+            request.output,
+            inputs=[request.model, source],
+            kind=PREDICTIONS_FILE,
+            force=request.force,
+        )
     saved = read_model_file(request.model)
     model, contract = saved.model, saved.input
     samples = _prediction_data(request, contract)
