@@ -913,3 +913,20 @@ def test_a_closed_terminal_sighup_is_ctrl_c(tmp_path, data, runner):
         os.killpg(run.process.pid, signal.SIGHUP)
     assert interrupted_cleanly(run, "SIGHUP") == 130, run.lines()
     rows_by_key(run.out)  # each run stored once
+
+
+@pytest.mark.parametrize("sigint_blocked", [False, True])
+def test_an_event_loop_that_does_not_start_is_one_line(monkeypatch, sigint_blocked):
+    """dask asserts that its loop's thread ran within 10 s; on a loaded machine a
+    Ctrl-C test of local:2 once ended in that AssertionError's traceback."""
+    pytest.importorskip("distributed")
+    from distributed.utils import LoopRunner
+
+    from fdlsr._experiments import cluster
+
+    def late(self):
+        raise AssertionError
+
+    monkeypatch.setattr(LoopRunner, "start", late)
+    with pytest.raises(ConfigError, match=r"event loop did not start \(its thread"):
+        cluster._event_loop(workers_ignore_sigint=sigint_blocked)

@@ -174,3 +174,14 @@ def test_cv_rules_with_a_fixed_rule_is_refused(capsys):
     line = cli_error(capsys, argv)
     assert "--cv-rules" in line and "FDLSR.decision_rule=knn" in line
     assert "drop one of the two" in line
+
+
+def test_cv_naming_a_method_with_nothing_to_choose_is_refused(tmp_path, capsys):
+    """``--cv 1-NN`` was ignored (the rows said 'fixed'): an option that does not
+    apply is refused; ``--cv`` alone still tunes only the methods with a grid."""
+    out = tmp_path / "res"
+    base = ["run", "--dataset", "faces", "-k", "2", "--splits", "1", "--out", str(out)]
+    line = cli_error(capsys, [*base, "--methods", "1-NN", "LSR", "--cv", "1-NN"])
+    assert "--cv 1-NN: 1-NN has no parameters for cross-validation" in line
+    assert not out.exists()
+    assert cli([*base, "--methods", "1-NN", "--cv"])[0] == 0

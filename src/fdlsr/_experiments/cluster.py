@@ -536,7 +536,7 @@ def _event_loop(workers_ignore_sigint=False):
 
     runner = LoopRunner(asynchronous=False)
     if not (workers_ignore_sigint and hasattr(signal, "pthread_sigmask")):
-        runner.start()
+        _start_loop(runner)
         return runner
     from multiprocessing import resource_tracker
 
@@ -545,10 +545,26 @@ def _event_loop(workers_ignore_sigint=False):
         resource_tracker.ensure_running()
         # which unblocks SIGINT and SIGTERM in this thread when it starts one
         signal.pthread_sigmask(signal.SIG_BLOCK, _GROUP_SIGNALS)
-        runner.start()
+        _start_loop(runner)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     return runner
+
+
+def _start_loop(runner):
+    """``runner.start()``, whose failure is one line: dask asserts that its loop's
+    thread ran within 10 s, which a loaded machine can miss (seen once, an
+    AssertionError traceback during a Ctrl-C test of ``local:2``)."""
+    try:
+        runner.start()
+    except Exception as error:  # noqa: BLE001 - dask's, of any kind
+        reason = _reason(error)
+        if isinstance(error, AssertionError):
+            reason = "its thread did not start within dask's 10 s"
+        raise ConfigError(
+            f"--scheduler: dask's event loop did not start ({reason}); run the "
+            "command again, or use --jobs N instead of --scheduler"
+        ) from None
 
 
 @contextlib.contextmanager

@@ -390,6 +390,7 @@ def resolve_config(
     overridden = _split_params(params, ex.methods)
     changed = {method.lower() for method in overridden}
     if cv is not None:
+        _check_cv_names(cv, cv_rules or ex.cv_rules)
         ex.cv = list(cv) if cv else list(ex.methods)
         # A method the command line tunes is searched over its whole grid: the
         # config's fixed values of it no longer apply (only --params fixes a
@@ -408,6 +409,23 @@ def resolve_config(
     if standardize:
         ex.standardize = True
     return resolved
+
+
+def _check_cv_names(names, rules):
+    """``--cv NAME``: a method named to be tuned must have something to choose (a
+    grid, or decision rules with ``--cv-rules``), else the option would be ignored.
+    ``--cv`` alone tunes whichever of the methods have a grid."""
+    registered = {m.name.lower(): m for m in METHODS.values()}
+    for name in names:
+        method = registered.get(name.lower())
+        if method is None:  # named wrong: said, with a guess, where methods resolve
+            continue
+        if not method.grid and not (rules and method.rules):
+            raise ConfigError(
+                f"--cv {name}: {method.name} has no parameters for cross-validation "
+                "to choose (its grid is empty, see `fdlsr methods`); leave it out "
+                "of --cv"
+            )
 
 
 def _split_params(pairs, methods):

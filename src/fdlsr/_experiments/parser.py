@@ -230,7 +230,8 @@ def build_parser():
         nargs="*",
         metavar="NAME",
         help="choose parameters by cross-validation on each training split (over the "
-        "method's grid) for these methods; no names: every method with a grid. "
+        "method's grid) for these methods (a method without a grid is refused); "
+        "no names: every method with a grid. "
         "FDLSR's grid is the paper's, with its 1-NN rule",
     )
     group.add_argument(
