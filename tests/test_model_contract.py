@@ -161,6 +161,22 @@ def test_samples_without_names_are_taken_in_the_models_order(
     assert status == 0 and "does not name its columns" in err, err
 
 
+def test_named_columns_given_to_a_model_without_names_are_said_to_be_by_position(
+    table, tmp_path
+):
+    """A model fitted on an .npz knows no column names; a CSV that names its columns
+    is taken by position, with a note (scikit-learn warns likewise), not silently."""
+    X, y = table
+    np.savez(tmp_path / "train.npz", X=X, y=y)
+    model = tmp_path / "m.fdlsr"
+    fit = ["fit", "--dataset", str(tmp_path / "train.npz"), "--method", "LSR"]
+    assert cli([*fit, "-o", str(model)])[0] == 0
+    data = write_csv(tmp_path / "named.csv", X, y, NAMES)
+    status, _, err = cli(["predict", str(model), str(data)])
+    assert status == 0 and "fitted on data without names" in err, err
+    assert "taken by position" in err
+
+
 def save_images(folder, images, labels):
     from PIL import Image
 

@@ -284,6 +284,13 @@ class InputContract:
                 f"{where} does not name its columns: they are taken to be the "
                 f"model's {_some(self.feature_names)}, in that order"
             )
+        elif feature_names is not None and X.shape[1] == self.n_features:
+            # as scikit-learn warns of data with names given to a model without
+            notes.append(
+                f"{where} names its columns ({_some(tuple(feature_names))}), and "
+                f"{model_name} was fitted on data without names: they are taken "
+                "by position"
+            )
         if self.image_shape is not None and image_shape is not None:
             image_shape = tuple(int(n) for n in image_shape)
             if image_shape != self.image_shape:
