@@ -660,3 +660,27 @@ def test_a_search_setting_that_cannot_be_saved_names_a_fix_that_saves(data, tmp_
         loaded = fdlsr.load(tmp_path / "fixed.fdlsr")
         np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
         (tmp_path / "fixed.fdlsr").unlink()
+
+
+def test_save_replaces_a_model_file_but_not_a_file_of_the_users(tmp_path):
+    """``fdlsr.save(model, "notes.txt")`` replaced the user's notes (an attack's
+    note): the CLI's guard had no Python counterpart. A model file or an empty file
+    is replaced; any other only with overwrite=True."""
+    from sklearn.datasets import make_classification
+
+    import fdlsr
+    from fdlsr.errors import ModelFileError
+
+    X, y = make_classification(40, 8, n_informative=5, n_classes=2, random_state=0)
+    model = fdlsr.FDLSR().fit(X, y)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    with pytest.raises(ModelFileError, match="is not a model file.*overwrite=True"):
+        fdlsr.save(model, notes)
+    assert notes.read_text() == "my notes\n"
+    fdlsr.save(model, notes, overwrite=True)
+    assert fdlsr.load(notes).predict(X).tolist() == model.predict(X).tolist()
+    fdlsr.save(model, notes)  # a model file now: replaced
+    empty = tmp_path / "empty.fdlsr"
+    empty.touch()
+    fdlsr.save(model, empty)

@@ -80,7 +80,18 @@ class ModelFile:
     input: InputContract
 
 
-def save(model, path, *, input_contract=None):
+def _is_model_file(path):
+    """An empty file, or a zip archive holding a model manifest: one of ours."""
+    try:
+        if path.stat().st_size == 0:
+            return True
+        with zipfile.ZipFile(path) as archive:
+            return MANIFEST in archive.namelist()
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+
+
+def save(model, path, *, input_contract=None, overwrite=False):
     """Write the fitted ``model`` to the model file ``path``.
 
     ``model`` is an estimator of this package (any method of ``fdlsr methods``,
@@ -94,7 +105,9 @@ def save(model, path, *, input_contract=None):
     The file is written whole or not at all, and read back as :func:`load` reads
     it before it takes the place of ``path``: what ``load`` would refuse is
     refused here, with the reason. A symbolic link is written through: the file it
-    points to is replaced, the link kept.
+    points to is replaced, the link kept. An existing file is replaced if it is a
+    model file (or empty); any other only with ``overwrite=True``, so that a slip of
+    the path does not cost the user a file of their own.
 
     Raises :class:`~fdlsr.errors.ModelFileError` for a model that is not a fitted
     classifier (or a ``Pipeline`` of transformers ending in one), one that could not
@@ -111,6 +124,8 @@ def save(model, path, *, input_contract=None):
     input_contract : InputContract, optional
         What the samples the model was fitted on were (column names, image size,
         resizing), for ``fdlsr predict`` to apply; ``fdlsr fit`` gives it.
+    overwrite : bool, default=False
+        Replace ``path`` even if it is not a model file (``fdlsr fit --force``).
 
     Returns
     -------
@@ -124,6 +139,11 @@ def save(model, path, *, input_contract=None):
         # never over a device or folder
         raise ModelFileError(
             f"{path} exists and is not a regular file; give the path of a model file"
+        )
+    if not overwrite and target.is_file() and not _is_model_file(target):
+        raise ModelFileError(
+            f"{path} exists and is not a model file; nothing was written: give "
+            "another path, or overwrite=True to replace it"
         )
     if not target.parent.is_dir():
         raise ModelFileError(

@@ -90,7 +90,12 @@ def fit(request):
     with method_refusals(f"{method.name} cannot be fitted on {dataset.name}"):
         model.fit(dataset.X, dataset.y)
     elapsed = time.perf_counter() - started
-    save(model, out, input_contract=_input_contract(dataset, request.data.resize))
+    save(
+        model,
+        out,
+        input_contract=_input_contract(dataset, request.data.resize),
+        overwrite=request.force,
+    )
     settings = estimator.get_params(deep=False)
     shown = ", ".join(f"{k}={settings[k]}" for k in {**method.params, **params})
     print(
