@@ -134,6 +134,9 @@ class RunRequest:
                 "give --jobs N or --scheduler, not both: with --scheduler the cluster's "
                 "workers compute the runs"
             )
+        # method names, parameters and --cv, before any data is looked for: a
+        # misspelled method is said as such, not as data missing
+        self.config.experiment.resolved()
 
 
 @dataclass(frozen=True)
