@@ -248,20 +248,30 @@ def check_settings(raw, source):
         _check(source, f"figures.{key}", value, FIGURES_SCHEMA[key])
 
 
+def _registered(name):
+    """The registered method called ``name`` (case-insensitive), or None."""
+    return next((m for m in METHODS.values() if m.name.lower() == name.lower()), None)
+
+
+def _chosen_by_cv(method, rules):
+    """The parameters cross-validation chooses for ``method``: its grid, and its
+    decision rule where ``rules`` (``--cv-rules``) and it has rules to choose among."""
+    chosen = set(method.grid)
+    if rules and method.rules:
+        chosen.add("decision_rule")
+    return chosen
+
+
 def _check_tuned_params(raw, source):
     """A method named in ``cv`` is searched over its whole grid (as ``--cv`` does):
     a value of ``[params.METHOD]`` that its search would choose is a contradiction,
     refused rather than ignored or silently taken out of the grid."""
     tuned = {name.lower() for name in raw.get("cv", [])}
     for method, values in raw.get("params", {}).items():
-        registered = next(
-            (m for m in METHODS.values() if m.name.lower() == method.lower()), None
-        )
+        registered = _registered(method)
         if method.lower() not in tuned or registered is None:
             continue
-        grid = set(registered.grid)
-        if raw.get("cv_rules") and registered.rules:
-            grid.add("decision_rule")
+        grid = _chosen_by_cv(registered, raw.get("cv_rules"))
         fixed = [name for name in values if name in grid]
         if fixed:
             raise ConfigError(
@@ -415,12 +425,11 @@ def _check_cv_names(names, rules):
     """``--cv NAME``: a method named to be tuned must have something to choose (a
     grid, or decision rules with ``--cv-rules``), else the option would be ignored.
     ``--cv`` alone tunes whichever of the methods have a grid."""
-    registered = {m.name.lower(): m for m in METHODS.values()}
     for name in names:
-        method = registered.get(name.lower())
+        method = _registered(name)
         if method is None:  # named wrong: said, with a guess, where methods resolve
             continue
-        if not method.grid and not (rules and method.rules):
+        if not _chosen_by_cv(method, rules):
             raise ConfigError(
                 f"--cv {name}: {method.name} has no parameters for cross-validation "
                 "to choose (its grid is empty, see `fdlsr methods`); leave it out "

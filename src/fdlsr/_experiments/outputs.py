@@ -42,7 +42,7 @@ from .._common import strict_json
 from .._common.strict_json import JSONError
 from .._version import __version__
 from ..errors import ConfigError
-from ..persistence._archive import MANIFEST
+from ..persistence._archive import is_model_file
 from .store_folder import is_store
 
 # What fdlsr writes in a figure file (and its JSON) to know it again as its own.
@@ -59,14 +59,6 @@ class FileKind:
 
     name: str
     test: Callable[[Path], bool]
-
-
-def _is_model_file(path):
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return MANIFEST in archive.namelist()
-    except (OSError, zipfile.BadZipFile, ValueError):
-        return False
 
 
 def _is_features_file(path):
@@ -151,7 +143,7 @@ def _is_figure(path):
 
 
 MODEL_FILE = FileKind(
-    "a model file (written by `fdlsr fit` or fdlsr.save)", _is_model_file
+    "a model file (written by `fdlsr fit` or fdlsr.save)", is_model_file
 )
 FEATURES_FILE = FileKind(
     "a features file (written by `fdlsr features`)", _is_features_file

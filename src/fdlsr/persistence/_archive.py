@@ -80,11 +80,11 @@ class ModelFile:
     input: InputContract
 
 
-def _is_model_file(path):
-    """An empty file, or a zip archive holding a model manifest: one of ours."""
+def is_model_file(path):
+    """Whether ``path`` is a model file (a zip archive holding :data:`MANIFEST`), read
+    from the archive's index only; the one test of it for :func:`save` and the
+    command line's output guard."""
     try:
-        if path.stat().st_size == 0:
-            return True
         with zipfile.ZipFile(path) as archive:
             return MANIFEST in archive.namelist()
     except (OSError, zipfile.BadZipFile, ValueError):
@@ -140,7 +140,9 @@ def save(model, path, *, input_contract=None, overwrite=False):
         raise ModelFileError(
             f"{path} exists and is not a regular file; give the path of a model file"
         )
-    if not overwrite and target.is_file() and not _is_model_file(target):
+    # an empty file holds nothing to lose (as for the command line's -o)
+    holds_data = target.is_file() and target.stat().st_size > 0
+    if not overwrite and holds_data and not is_model_file(target):
         raise ModelFileError(
             f"{path} exists and is not a model file; nothing was written: give "
             "another path, or overwrite=True to replace it"
