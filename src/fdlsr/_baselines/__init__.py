@@ -7,4 +7,4 @@ from .estimators import LinearDiscriminantAnalysis, LinearSVC, LogisticRegressio
 
 # The classes a model file of a baseline may hold (the allowlist of fdlsr.persistence):
 # those the experiments' registry builds.
-MODEL_FILE_CLASSES = (LinearDiscriminantAnalysis, LinearSVC, LogisticRegression)
+_MODEL_FILE_CLASSES = (LinearDiscriminantAnalysis, LinearSVC, LogisticRegression)

@@ -6,8 +6,8 @@ import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 
-from ..errors import quote
 from .compat import Interval
+from .messages import quote
 
 NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")

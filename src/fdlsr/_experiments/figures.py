@@ -18,8 +18,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from .._common.messages import did_you_mean  # noqa: E402
 from ..datasets._load import CSV, MAT, NPZ  # noqa: E402
-from ..errors import ConfigError, did_you_mean  # noqa: E402
+from ..errors import ConfigError  # noqa: E402
 from . import figure_data  # noqa: E402
 from .outputs import FIGURE_MARK, replaced_atomically, write_atomic  # noqa: E402
 from .registry import METHODS  # noqa: E402

@@ -10,8 +10,8 @@ import ast
 import contextlib
 import re
 
+from .._common.messages import did_you_mean, printable
 from .._version import __version__
-from ..errors import did_you_mean, printable
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is

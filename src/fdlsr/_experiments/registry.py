@@ -29,11 +29,12 @@ from .._baselines.estimators import (
 from .._baselines.linear_svc_search import linear_svc_search
 from .._baselines.logistic_regression_search import logistic_regression_search
 from .._common.classifiers import RULES
+from .._common.messages import did_you_mean
 from .._core import cv
 from .._core.cv import FDLSRCV
 from .._core.estimator import FDLSR
 from ..dictionary import DPL, DRADPL, FDDL, LCKSVD2, LCLE, LRSDL
-from ..errors import ConfigError, did_you_mean
+from ..errors import ConfigError
 from ..relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 from ..representation import CRC, NRC, SRC, ProCRC
 

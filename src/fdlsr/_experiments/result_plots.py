@@ -25,7 +25,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
-from ..errors import ConfigError, did_you_mean  # noqa: E402
+from .._common.messages import did_you_mean  # noqa: E402
+from ..errors import ConfigError  # noqa: E402
 from .escape import one_line  # noqa: E402
 from .figures import file_stem, output_files, save_figure  # noqa: E402
 from .registry import METHODS, family_rank  # noqa: E402

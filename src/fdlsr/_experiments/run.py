@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, quote
+from .._common.messages import quote
+from ..errors import ConfigError
 from .cluster import Cluster
 from .config import Config
 from .fingerprints import stored_runs

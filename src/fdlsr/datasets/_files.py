@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from .._common.files import open_input
-from ..errors import DatasetError, cut, quote, setting
+from .._common.messages import cut, quote, setting
+from ..errors import DatasetError
 from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels

@@ -32,9 +32,10 @@ import numpy as np
 
 from .._common import strict_json
 from .._common.files import open_input
+from .._common.messages import cut, one_line, quote
 from .._common.strict_json import JSONError, RepeatedKeyError
 from .._version import __version__
-from ..errors import ModelFileError, cut, one_line, quote
+from ..errors import ModelFileError
 from ._checks import InconsistentModel, check_model, check_savable
 from ._contract import InputContract, contract_for
 from ._encoding import Decoder, Encoder
@@ -423,7 +424,7 @@ def _read_manifest(archive, path):
 
 def _check_version(manifest, path, current):
     """Refuse a format version other than this one; warn of another fdlsr version.
-    Every value quoted from the file is cut short (:func:`~fdlsr.errors.quote`)."""
+    Every value quoted from the file is cut short (:func:`~fdlsr._common.messages.quote`)."""
     version = manifest.get("format_version")
     if version != FORMAT_VERSION or type(version) is not int:
         saved = manifest.get("fdlsr_version")

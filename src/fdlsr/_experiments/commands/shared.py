@@ -13,7 +13,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ...errors import ConfigError, FdlsrError, one_line
+from ..._common.messages import one_line
+from ...errors import ConfigError, FdlsrError
 from ..outputs import write_atomic
 from ..planning import DataOptions
 
