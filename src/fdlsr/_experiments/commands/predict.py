@@ -16,7 +16,7 @@ from ...datasets._numpy import npy_samples
 from ...errors import DatasetError
 from ...persistence import read_model_file
 from ...persistence._contract import label_kind
-from ..outputs import PREDICTIONS_FILE, check_output
+from ..outputs import check_output
 from ..planning import DataOptions, dataset_file
 from .shared import data_options, emit
 
@@ -72,7 +72,6 @@ def predict(request):
         check_output(
             request.output,
             inputs=[request.model, source],
-            kind=PREDICTIONS_FILE,
             force=request.force,
         )
     saved = read_model_file(request.model)

@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass
 
 from ..notes import commands_note, table_notes
-from ..outputs import REPORT_FILE, check_output
+from ..outputs import check_output
 from ..report import csv_rows, csv_text, render, summarise, tables_papers
 from ..result_tables import store_tables
 from .shared import command_line, emit
@@ -16,8 +16,8 @@ from .shared import command_line, emit
 class ReportRequest:
     """What ``fdlsr report`` is asked for: the ``stores`` to render, the ``format``
     (md, latex, csv, html), the paper's table (``--paper [TABLE]``), the file to
-    write (None: stdout), whether it may replace a file that is not a report
-    (``--force``) and the command line, named in the notes."""
+    write (None: stdout), whether it may replace a file that fdlsr did not
+    write (``--force``) and the command line, named in the notes."""
 
     stores: tuple
     format: str = "md"
@@ -47,7 +47,6 @@ def report(request):
         check_output(
             request.output,
             inputs=request.stores,
-            kind=REPORT_FILE,
             force=request.force,
         )
     notices, tables = [], []
