@@ -318,8 +318,8 @@ def build_parser():
     report.add_argument(
         "--force",
         action="store_true",
-        help="replace the -o file even if it is not a report fdlsr wrote (never an "
-        "input)",
+        help="replace the -o file even if fdlsr did not write it or it was changed "
+        "since (never an input)",
     )
 
     plot = sub.add_parser(
@@ -381,7 +381,7 @@ def build_parser():
         "--force",
         action="store_true",
         help="replace files of the figures' names in --out even if fdlsr did not "
-        "write them (never an input)",
+        "write them or they were changed since (never an input)",
     )
 
     data = sub.add_parser(
@@ -460,7 +460,8 @@ def _model_parsers(sub):
     group.add_argument(
         "--force",
         action="store_true",
-        help="replace MODEL even if it is not a model file (never an input)",
+        help="replace MODEL even if fdlsr did not write it or it was changed since "
+        "(never an input)",
     )
 
     predict = sub.add_parser(
@@ -488,8 +489,8 @@ def _model_parsers(sub):
     predict.add_argument(
         "--force",
         action="store_true",
-        help="replace the -o file even if it is not a predictions CSV fdlsr wrote "
-        "(never an input)",
+        help="replace the -o file even if fdlsr did not write it or it was changed "
+        "since (never an input)",
     )
     predict.add_argument("--data-dir", type=_path, help=DATA_DIR_HELP)
     predict.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
@@ -540,7 +541,8 @@ def _features_parser(sub):
     features.add_argument(
         "--force",
         action="store_true",
-        help="replace OUTPUT even if it is not a features file (never an input)",
+        help="replace OUTPUT even if fdlsr did not write it or it was changed since "
+        "(never an input)",
     )
     features.add_argument(
         "--layout",
