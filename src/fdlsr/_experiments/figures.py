@@ -164,8 +164,9 @@ def draw_tsne(panels, y_train, y_test, title, seed=0, progress=None):
             [(panels[name][0], y_train, "training"), (panels[name][1], y_test, "test")]
         ):
             perplexity = max(2.0, min(30.0, (Z.shape[0] - 1) / 3))
-            # one OpenMP thread: t-SNE's Barnes-Hut gradient on a few hundred points
-            # was 15x slower with threads spinning on a busy 2-core machine
+            # one OpenMP thread: on a few hundred points t-SNE's Barnes-Hut gradient
+            # gains nothing from threads and loses much when they spin on a busy
+            # machine (docs/performance.md)
             with threadpool_limits(limits=1, user_api="openmp"):
                 E = TSNE(
                     n_components=2, perplexity=perplexity, init="pca", random_state=seed

@@ -19,7 +19,7 @@ compared with, evaluated as in the paper: k random training samples per class, t
 rest for testing, 10 random splits, accuracy as mean +- std.
 
 Run with no arguments to try it: FDLSR and seven fast comparison methods on the
-AT&T (ORL) faces shipped inside the package (under a minute on 2 cores), with a table
+AT&T (ORL) faces shipped inside the package (a quick run), with a table
 at the end; the results are kept in fdlsr-results/faces/."""
 
 EXAMPLES = """\
@@ -193,9 +193,9 @@ def build_parser():
         "run is saved at once in OUT/results.jsonl (default fdlsr-results/DATASET); "
         "running the same command again skips what is done, so an interrupted "
         "experiment resumes where it stopped. A paper config with every method takes "
-        "long (FERET: 31 minutes on 2 cores with --jobs 2, which runs two at once); away from a "
-        "terminal a line is printed "
-        "on stderr for each method finished at each k.",
+        "long (docs/performance.md gives the times; --jobs N runs N at once); away "
+        "from a terminal a line is printed on stderr for each method finished at "
+        "each k.",
         epilog="shipped configs: " + ", ".join(shipped_configs()),
     )
     _dataset_args(run)

@@ -175,9 +175,9 @@ def save(model, path, *, input_contract=None, overwrite=False):
     os.close(fd)
     try:
         # Stored, not compressed: saving and loading cost what pickle's do (DEFLATE
-        # made them 20 to 100 times slower for a third off the size at most, see
-        # benchmarks/README.md), and every size a member declares is then bytes
-        # really in the file, which bounds what loading allocates.
+        # costs far more time than it saves space: benchmarks/README.md), and every
+        # size a member declares is then bytes really in the file, which bounds what
+        # loading allocates.
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
             archive.writestr(MANIFEST, text)
             for name, array in writer.arrays.items():

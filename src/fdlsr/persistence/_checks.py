@@ -30,7 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._common.messages import cut, one_line
 from ..errors import ModelFileError
 
-PROBE_SAMPLES = 1  # predicting costs: SRC codes a sample in some 40 ms
+PROBE_SAMPLES = 1  # predicting costs: SRC solves a lasso for each sample
 
 
 class InconsistentModel(ValueError):
