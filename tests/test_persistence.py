@@ -40,6 +40,7 @@ import fdlsr
 import fdlsr.model_selection._split
 from fdlsr._common.classifiers import RULES
 from fdlsr._common.normalizer import UnitNormalizer
+from fdlsr._common.ownership import MANIFEST
 from fdlsr._experiments.cli import main
 from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.samples import unit_rows
@@ -611,7 +612,8 @@ def test_save_writes_through_a_symbolic_link(data, tmp_path):
     assert fdlsr.save(other, tmp_path / "link.fdlsr") == tmp_path / "link.fdlsr"
     assert (tmp_path / "link.fdlsr").is_symlink()
     assert fdlsr.load(tmp_path / "target.fdlsr").alpha == 0.5
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.fdlsr", "target.fdlsr"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [".fdlsr-outputs.json", "link.fdlsr", "target.fdlsr"]
 
 
 def test_fit_o_a_link_to_a_model_file_writes_through_it(dataset_file, tmp_path):
@@ -654,7 +656,8 @@ def test_a_search_setting_that_cannot_be_saved_names_a_fix_that_saves(data, tmp_
         model = fdlsr.FDLSRCV(**grid, **setting).fit(X, y)
         with pytest.raises(ModelFileError, match=said) as refused:
             fdlsr.save(model, tmp_path / "refused.fdlsr")
-        assert "\n" not in str(refused.value) and not any(tmp_path.iterdir())
+        assert "\n" not in str(refused.value)
+        assert [p.name for p in tmp_path.iterdir()] in ([], [MANIFEST])
         model = fdlsr.FDLSRCV(**grid, **fixed).fit(X, y)
         fdlsr.save(model, tmp_path / "fixed.fdlsr")
         loaded = fdlsr.load(tmp_path / "fixed.fdlsr")

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._common.ownership import MANIFEST
 from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.report import paper_results, summarise
 from fdlsr._experiments.result_plots import method_style, pareto_front
@@ -37,9 +38,12 @@ def feret_figures(tmp_path_factory):
 def test_both_figures_are_written_with_their_numbers(feret_figures):
     names = sorted(p.name for p in feret_figures.iterdir())
     assert names == [
-        f"feret_accuracy_by_{kind}.{ext}"
-        for kind in ("k", "time")
-        for ext in ("json", "pdf", "png")
+        MANIFEST,  # the record of what fdlsr wrote there
+        *(
+            f"feret_accuracy_by_{kind}.{ext}"
+            for kind in ("k", "time")
+            for ext in ("json", "pdf", "png")
+        ),
     ]
     by_k = json.loads((feret_figures / "feret_accuracy_by_k.json").read_text())
     summary = {
@@ -175,9 +179,8 @@ def test_figure_names_from_a_store_stay_in_the_folder_and_apart(tmp_path, capsys
     ]
     assert len(written) == len(set(written)) == 6 * len(names)
     assert {Path(path).parent for path in written} == {out}
-    assert sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(
-        Path(path).name for path in written
-    )
+    files = (p for p in out.iterdir() if p.is_file() and p.name != MANIFEST)
+    assert sorted(p.name for p in files) == sorted(Path(path).name for path in written)
     assert not list((out / "a").iterdir()) and not list(tmp_path.glob("*up*"))
     assert not any(Path(path).name.startswith(".") for path in written)
     assert max(len(Path(path).name) for path in written) < 120
