@@ -69,6 +69,8 @@ def read_csv(path, *, label_column=None, budget=None):
             f"{path} has a single column; it needs features and a label on each line "
             "(comma, semicolon, tab or space separated)"
         )
+    if rest and len(second) != n_columns:  # numpy would skip the header unchecked
+        raise _ragged(path, rest[0][0], second, first_line, first, delimiter)
     by_name = _is_name(label_column)
     header = first if by_name or _is_header(path, first, second) else None
     names = [h.strip() for h in header] if header is not None else None
@@ -127,9 +129,6 @@ def read_csv(path, *, label_column=None, budget=None):
         table = _loadtxt(path, dtype=np.float64, converters=text, ndmin=2, **options)
     except ValueError as exc:
         raise refusal(exc) from None
-    if table.shape[1] != n_columns:  # numpy read past the header: its lines agree
-        line, _, fields = rest[0]
-        raise _ragged(path, line, fields, first_line, first, delimiter)
     X = table[:, features]
     del table
     y = column(label)
