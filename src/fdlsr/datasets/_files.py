@@ -148,10 +148,9 @@ def _zero(text):
 
 def _scan(path):
     """``(sample, longest, n_lines)`` of the text table ``path``: its first 64 kB,
-    its longest line in characters and its number of lines (at least; a CR LF split
-    between two blocks counts twice), refusing a file that is not text."""
+    its longest line in characters and its number of lines (one more where a CR LF
+    falls across two blocks read), refusing a file that is not text."""
     longest = run = n_lines = 0
-    sample = None
     try:
         with _open_text(path, ENCODING) as f:
             part = f.read(1 << 16)
