@@ -70,17 +70,29 @@ def one_line(text, limit=4 * QUOTE_LIMIT):
 
 
 def printable(text):
-    """``text`` with its control characters and line separators escaped as Python
-    writes them (a newline as ``\\n``, ESC as ``\\x1b``, U+2028 as ``\\u2028``), so
-    that a message quoting a file name stays one line and cannot move the cursor
-    (a file may be named ``a\\nb.png``)."""
+    """``text`` with every character that could move the cursor, end a line or
+    reorder the text around it shown as its Python escape: control characters
+    (a newline as ``\\n``, ESC as ``\\x1b``, CSI as ``\\x9b``), line and paragraph
+    separators (``\\u2028``) and bidirectional controls (``\\u202e``). Any other
+    character, of any script, is kept. A message quoting a file name or a method
+    name then stays one line and cannot drive the terminal (a file may be named
+    ``a\\nb.png``); every output channel applies the same rule
+    (:mod:`fdlsr._experiments.escape`)."""
     return "".join(
-        repr(c)[1:-1] if unicodedata.category(c) in _UNPRINTABLE else c for c in text
+        repr(c)[1:-1]
+        if c in _BIDI_CONTROLS or unicodedata.category(c) in _UNPRINTABLE
+        else c
+        for c in str(text)
     )
 
 
 # Control characters, line and paragraph separators.
 _UNPRINTABLE = {"Cc", "Zl", "Zp"}
+# The explicit bidirectional formatting characters (marks, embeddings, overrides,
+# isolates): each can reorder the rest of a line as it is displayed.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 
 def did_you_mean(name, choices):

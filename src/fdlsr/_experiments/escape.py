@@ -17,7 +17,8 @@ A note under a table is a string, or a tuple of pieces: plain text and :class:`C
 
 import html as _html
 import re
-import unicodedata
+
+from .._common.messages import printable
 
 MARK = "†"  # a cell whose runs warned that their result is unreliable
 MARK_TEX = r"$^\dagger$"
@@ -58,25 +59,11 @@ def prose(text):
     return tuple(Code(p) if i % 2 else p for i, p in enumerate(parts) if p)
 
 
-# Control characters (C0, DEL, C1 with CSI), line and paragraph separators.
-_INVISIBLE_CATEGORIES = {"Cc", "Zl", "Zp"}
-# The explicit bidirectional formatting characters (embeddings, overrides, isolates,
-# marks): each can reorder the rest of a line as it is displayed.
-_BIDI_CONTROLS = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                     "\u2066\u2067\u2068\u2069")
-
-
 def visible(text):
     """``text`` with every character that could move the cursor, end a line or
-    reorder the text around it shown as its Python escape (``\\x1b``, ``\\u202e``):
-    control characters, line and paragraph separators and bidirectional controls.
-    Every other character, any script or symbol, is kept as it is."""
-    return "".join(
-        repr(c)[1:-1]
-        if c in _BIDI_CONTROLS or unicodedata.category(c) in _INVISIBLE_CATEGORIES
-        else c
-        for c in str(text)
-    )
+    reorder the text around it shown as its Python escape (``\\x1b``, ``\\u202e``);
+    the rule of every message too (:func:`fdlsr._common.messages.printable`)."""
+    return printable(text)
 
 
 def one_line(text):
