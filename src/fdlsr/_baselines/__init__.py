@@ -1,7 +1,6 @@
 """The scikit-learn baselines of the experiments: scikit-learn's classifiers where
-they need a change (LDA that refuses one class, SVM and logistic regression on the
-span of the samples) and the tuned searches over LinearSVC's C (in one batch) and
-LogisticRegression's C (each fold's span once, a lean L-BFGS)."""
+they need a change (LDA that refuses one class, SVM and logistic regression, and
+LogisticRegressionCV's search over C, on the span of the samples)."""
 
 from .estimators import LinearDiscriminantAnalysis, LinearSVC, LogisticRegression
 

@@ -31,8 +31,7 @@ from .splits import NO_INNER_CV, inner_cv, run_random_state, seeded, split_indic
 def tune(method, X, y, cv, fixed):
     """Parameters chosen by ``cv`` over ``method.grid`` (keys in ``fixed`` stay fixed).
 
-    Only the choice is read: the search fits no model with it (``refit=False``); the
-    caller fits the chosen model once.
+    Only the choice is read (``best_params_``); the caller fits the chosen model once.
     """
     grid = {
         key: list(values) for key, values in method.grid.items() if key not in fixed
@@ -42,8 +41,9 @@ def tune(method, X, y, cv, fixed):
     if method.cv_factory is not None:
         search = method.cv_factory(grid=grid, cv=cv, **{**method.params, **fixed})
     else:
-        search = GridSearchCV(method.build(**fixed), grid, cv=cv, scoring="accuracy")
-    search.set_params(refit=False)
+        search = GridSearchCV(
+            method.build(**fixed), grid, cv=cv, scoring="accuracy", refit=False
+        )
     search.fit(X, y)
     return {**fixed, **{key: _plain(v) for key, v in search.best_params_.items()}}
 

@@ -168,6 +168,8 @@ def setting_key(method, params, tuned, cv_folds, normalize, standardize=False):
             "folds": cv_folds,
             "grid": {k: method.grid[k] for k in sorted(method.grid) if k not in params},
         }
+        if method.search:
+            spec["cv"]["search"] = method.search
     if not normalize:
         spec["normalise"] = False  # the stored key's spelling: old stores resume
     if standardize:
