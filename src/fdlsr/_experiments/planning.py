@@ -67,6 +67,7 @@ class Experiment:
                 "no methods selected; name at least one, e.g. --methods FDLSR"
             )
         methods = [get_method(name) for name in self.methods]
+        _check_named_once(methods, self.methods)
         names = {m.name.lower(): m for m in methods}
         for name in list(self.params) + list(self.cv):
             if name.lower() not in names:
@@ -147,6 +148,22 @@ def dataset_file(name, data_dir=None):
     except FdlsrError:
         return None
     return Path(found) if found else None
+
+
+def _check_named_once(methods, given):
+    """A request names each method once: a method's runs share their keys, so a
+    repeated name would ask for every run of it twice (a run is stored once,
+    :meth:`.store.ResultStore.append`)."""
+    seen = {}
+    for method, name in zip(methods, given, strict=True):
+        if method.name in seen:
+            first = seen[method.name]
+            spelled = f" ({first!r} and {name!r})" if first != name else ""
+            raise ConfigError(
+                f"the methods name {method.name} twice{spelled}; name each method "
+                "once (--methods, or methods = [...] in a config)"
+            )
+        seen[method.name] = name
 
 
 def _check_rules_searched(methods, cv):
