@@ -19,6 +19,7 @@ from ..datasets import dataset_info, load_dataset
 from ..datasets._labels import check_classes
 from ..errors import ConfigError, FdlsrError
 from ..model_selection._split import DEFAULT_SPLITS, check_k, check_seed
+from .plan_size import check_plan_size
 from .registry import Method, get_method
 from .rows import RunKey
 from .splits import DEFAULT_CV_FOLDS, FIXED
@@ -262,9 +263,11 @@ def experiment_runs(experiment, dataset):
     """Every :class:`Unit` of the experiment, in the order of the plan: each ``k``,
     each split, each method.
 
-    Checks the methods, their parameters and ``k`` on the labels first.
+    Checks the methods, their parameters and ``k`` on the labels first, and the
+    plan's size (:func:`.plan_size.check_plan_size`) before it is made.
     """
     methods = experiment.resolved()
+    check_plan_size(experiment, dataset, methods)
     from_paper = {name.lower() for name in experiment.paper_params}
     units = []
     for k, index in plan(experiment, dataset):
