@@ -90,7 +90,9 @@ def test_run_refuses_before_the_store_is_written(tmp_path):
 
 def test_a_fixed_split_is_one_draw():
     X, y = load_digits(return_X_y=True)
-    data = Dataset(X[:100], y[:100], "own", fixed_split=(np.arange(60), np.arange(60, 100)))
+    data = Dataset(
+        X[:100], y[:100], "own", fixed_split=(np.arange(60), np.arange(60, 100))
+    )
     ex = Experiment(dataset="own", ks=[], methods=["LSR"], splits=10**12)
     size = plan_size(ex, data, ex.resolved())
     assert (size.runs, size.split_bytes) == (1, 0)
