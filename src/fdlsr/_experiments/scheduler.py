@@ -35,6 +35,7 @@ from .workers import Workers
 
 ORDERS = ("longest", "plan")
 
+
 def expected_costs(units, data, rows=()):
     """The expected seconds of each of ``units``.
 
