@@ -106,23 +106,32 @@ def predict(request):
         print(f"fdlsr: note: {note}", file=sys.stderr)
     if y is not None:  # compared as text: label 7 of one file is "7" of another
         truth = label_text(y)
-        if not set(truth.tolist()) & set(label_text(model.classes_).tolist()):
-            kinds = [_KINDS[label_kind(y)], _KINDS[contract.labels]]
-            differ = f"; its labels are {kinds[1]}, these {kinds[0]}"
-            print(
-                f"fdlsr: warning: no label of {name} ({_some(np.unique(y))}) is a class "
-                f"of the model ({_some(model.classes_)}"
-                + (differ if kinds[0] != kinds[1] else "")
-                + "): every prediction counts as wrong; give data labelled as the "
-                "model's training data was",
-                file=sys.stderr,
-            )
+        _warn_unknown_labels(y, truth, model.classes_, contract.labels, name)
         right = int(np.sum(label_text(predicted) == truth))
         print(
             f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
             f"{name})",
             file=sys.stderr,
         )
+
+
+def _warn_unknown_labels(y, truth, classes, model_kind, name):
+    """Whenever a sample's label (``y``, as text ``truth``) is not a class of the
+    model, say how many samples carry such labels, which, and the kinds of the
+    model's labels and of these: those samples count as wrong."""
+    unknown = ~np.isin(truth, label_text(classes))
+    if not unknown.any():
+        return
+    count = int(unknown.sum())
+    some = f"all {count}" if count == len(y) else f"{count} of the {len(y)}"
+    print(
+        f"fdlsr: warning: {some} samples of {name} carry a label that is not a "
+        f"class of the model ({_some(np.unique(y[unknown]))}; its classes: "
+        f"{_some(classes)}); the model's labels are {_KINDS[model_kind]}, these "
+        f"{_KINDS[label_kind(y)]}: such samples count as wrong; give data labelled "
+        "as the model's training data was",
+        file=sys.stderr,
+    )
 
 
 def _some(labels, shown=4):
