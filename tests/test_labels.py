@@ -197,7 +197,9 @@ def test_predict_says_how_many_labels_are_not_classes_of_the_model(tmp_path, cap
     assert main(["predict", str(tmp_path / "m.fdlsr"), str(tmp_path / "test.npz")]) == 0
     err = capsys.readouterr().err
     (warning,) = [line for line in err.splitlines() if "warning" in line]
-    assert "4 of the 12 samples of test.npz carry a label that is not a class" in warning
+    assert (
+        "4 of the 12 samples of test.npz carry a label that is not a class" in warning
+    )
     assert "(1; its classes: '1.0', '2', '3')" in warning
     assert "the model's labels are text, these integers" in warning
     assert "accuracy 66.67% (8 of 12" in err

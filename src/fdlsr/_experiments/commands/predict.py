@@ -12,6 +12,7 @@ import numpy as np
 from ..._common.validation import label_repr
 from ...datasets import load_dataset
 from ...datasets._labels import label_text
+from ...datasets._load import CSV, csv_samples
 from ...datasets._numpy import npy_samples
 from ...errors import DatasetError
 from ...persistence import read_model_file
@@ -165,6 +166,12 @@ def _prediction_data(request, contract):
         return _Samples(
             npy_samples(path, **options), None, path.name, hint=_COLUMNS_HINT
         )
+    if path.suffix.lower() in CSV and path.is_file():
+        # a label column only where the table has one: named, or one column more
+        # than the model's features
+        X, y, names, _ = csv_samples(path, contract.n_features, **options)
+        hint = "the label column is chosen with --y NAME" if names is not None else ""
+        return _Samples(X, y, path.name, feature_names=names, hint=hint)
     source = dataset_file(request.data, request.data_dir)
     folder = source is not None and source.is_dir()
     given = request.options.resize
