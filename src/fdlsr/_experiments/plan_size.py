@@ -33,9 +33,9 @@ INDEX_BYTES = 8
 @dataclass(frozen=True)
 class PlanSize:
     """The cost of a plan: ``runs`` (``methods`` x ``draws``: the splits of every
-    ``k``), the bytes of its split indices (``split_bytes``), of the samples as
-    float64 and the copies a run makes (``data_bytes``) and of the runs'
-    bookkeeping (``run_bytes``), and the expected ``seconds`` of its runs one after
+    ``k``), the bytes of its split indices (``split_bytes``), of the copies of the
+    samples as float64 that the runs make (``data_bytes``,
+    :data:`.samples.RUN_COPIES`) and of the runs' bookkeeping (``run_bytes``), and the expected ``seconds`` of its runs one after
     the other (the registry's costs, :meth:`.registry.Method.expected_seconds`)."""
 
     runs: int
@@ -72,7 +72,8 @@ def plan_size(experiment, dataset, methods):
             chosen.method.expected_seconds(n_train, n_features) for chosen in methods
         )
     runs = draws * len(methods)
-    copies = 1 + RUN_COPIES + bool(experiment.standardize)
+    # what the runs will allocate: the loaded data are counted in the memory left
+    copies = RUN_COPIES + bool(experiment.standardize)
     return PlanSize(
         runs=runs,
         methods=len(methods),
@@ -110,8 +111,8 @@ def check_plan_size(experiment, dataset, methods, available=None):
     raise ConfigError(
         f"the plan holds {_count(size.runs, 'run')} ({_count(size.methods, 'method')}"
         f" x {_count(size.draws, 'split')} over the k's), {limit}: their split "
-        f"indices take {size_in_words(size.split_bytes)}, the samples as float64 "
-        f"with a run's copies {size_in_words(size.data_bytes)}, the runs' records "
+        f"indices take {size_in_words(size.split_bytes)}, the copies of the samples "
+        f"as float64 {size_in_words(size.data_bytes)}, the runs' records "
         f"{size_in_words(size.run_bytes)}, and the registry's costs put them at "
         f"{_duration(size.seconds)} one after the other; give fewer --splits, -k "
         "or --methods (splits, k, methods in a config)"
