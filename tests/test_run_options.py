@@ -36,17 +36,22 @@ def test_every_option_of_run_is_declared():
 @pytest.mark.parametrize(
     "argv, expected",
     [
-        (["-k", "2", "--cv-folds", "2"], "--cv-folds 2 applies with --cv"),
-        (["-k", "2", "--cv-rules"], "--cv-rules applies with --cv"),
+        (["-k", "2", "--cv-folds", "2"], "--cv-folds 2 applies when cross-valid"),
+        (["-k", "2", "--cv-rules"], "--cv-rules chooses the decision rule"),
         (["-k", "fixed", "--splits", "3"], "--splits 3 applies with a -k that is a"),
         (["-k", "2", "--order", "plan"], "--order plan applies when several runs"),
         (["-k", "2", "--paper"], "--paper auto applies when the table is printed"),
+        (
+            ["-k", "2", "--cv", "LSR", "--params", "LSR.lam=0.1", "--cv-folds", "2"],
+            "--cv LSR applies when cross-validation chooses a parameter",
+        ),
+        (["-k", "2", "--methods", "1-NN", "--cv"], "--cv applies when cross-valid"),
     ],
 )
 def test_an_option_that_does_not_apply_is_refused(capsys, tmp_path, argv, expected):
     out = tmp_path / "out"
     line = cli_error(capsys, [*RUN, *argv, "--out", str(out)])
-    assert expected in line and "leave" in line
+    assert expected in line and ("leave" in line or "add --cv" in line)
     assert not out.exists()
 
 

@@ -49,12 +49,19 @@ def _random_splits(context):
 
 
 def _tuned(context):
-    return bool(context.experiment.cv)
+    """Whether cross-validation chooses a parameter of a method: one named by --cv
+    (or a config's cv) with a parameter of its grid that --params leaves free."""
+    return any(chosen.tuned for chosen in context.experiment.resolved())
 
 
 def _several_at_once(context):
     return context.jobs > 1 or context.scheduler is not None
 
+
+_TUNED = (
+    "when cross-validation chooses a parameter (--cv, or a config's cv list, names a "
+    "method with a parameter of its grid left free)"
+)
 
 # The data options apply to the inputs that the loader declares
 # (fdlsr.datasets._options.DATA_OPTIONS); it refuses them elsewhere.
@@ -79,16 +86,18 @@ RUN_OPTIONS = {
         )),
         ("seed", RunOption("--seed", "seeds the splits and the methods")),
         ("params", RunOption("--params", "fixes parameters of the methods")),
-        ("cv", RunOption("--cv", "chooses parameters by cross-validation")),
+        ("cv", RunOption(
+            "--cv", "chooses parameters by cross-validation", _tuned, _TUNED,
+            "name a method with a grid that --params does not fix whole (see `fdlsr "
+            "methods`), or leave --cv out",
+        )),
         ("cv_rules", RunOption(
             "--cv-rules", "lets cross-validation choose the decision rule too",
-            _tuned, "with --cv (or a config's cv list)",
-            "add --cv METHOD, or leave --cv-rules out",
+            _tuned, _TUNED, "add --cv METHOD, or leave --cv-rules out",
         )),
         ("cv_folds", RunOption(
             "--cv-folds", "sets the inner folds of the cross-validation of --cv",
-            _tuned, "with --cv (or a config's cv list)",
-            "add --cv METHOD, or leave --cv-folds out",
+            _tuned, _TUNED, "add --cv METHOD, or leave --cv-folds out",
         )),
         ("raw", RunOption("--raw", "leaves the samples as they are")),
         ("standardize", RunOption("--standardize", "standardises the columns")),
@@ -126,14 +135,17 @@ def refuse_inapplicable(given, context):
         option = RUN_OPTIONS[dest]
         if option.applies is None or option.applies(context):
             continue
-        shown = "" if value is True else f" {_shown(value)}"
+        shown = _shown(value)
         raise ConfigError(
-            f"{option.flag}{shown} applies {option.when}: it {option.does}; "
+            f"{option.flag}{f' {shown}' if shown else ''} applies {option.when}: it {option.does}; "
             f"{option.fix}"
         )
 
 
 def _shown(value):
+    """An option's value as the command line gave it ("" for a flag)."""
+    if value is True:
+        return ""
     if isinstance(value, (list, tuple)):
         return " ".join(map(str, value))
     return str(value)
