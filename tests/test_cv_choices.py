@@ -178,10 +178,14 @@ def test_cv_rules_with_a_fixed_rule_is_refused(capsys):
 
 def test_cv_naming_a_method_with_nothing_to_choose_is_refused(tmp_path, capsys):
     """``--cv 1-NN`` was ignored (the rows said 'fixed'): an option that does not
-    apply is refused; ``--cv`` alone still tunes only the methods with a grid."""
+    apply is refused; ``--cv`` alone tunes the methods with a grid, and is refused
+    when none has one."""
     out = tmp_path / "res"
     base = ["run", "--dataset", "faces", "-k", "2", "--splits", "1", "--out", str(out)]
     line = cli_error(capsys, [*base, "--methods", "1-NN", "LSR", "--cv", "1-NN"])
     assert "--cv 1-NN: 1-NN has no parameters for cross-validation" in line
     assert not out.exists()
-    assert cli([*base, "--methods", "1-NN", "--cv"])[0] == 0
+    line = cli_error(capsys, [*base, "--methods", "1-NN", "--cv"])
+    assert "--cv applies when cross-validation chooses a parameter" in line
+    assert not out.exists()
+    assert cli([*base, "--methods", "1-NN", "LSR", "--cv"])[0] == 0

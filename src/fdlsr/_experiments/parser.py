@@ -471,8 +471,11 @@ def _model_parsers(sub):
         "write one line per sample (index, prediction, and the label when DATA has "
         "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
         "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
-        "folder) or a .npy file of samples without labels, one per row; what the "
-        "model file records of its training data is applied (docs/saving.md).",
+        "folder), a .npy file of samples without labels, one per row, or a CSV as "
+        "wide as the model's features (samples without labels; a CSV has a label "
+        "column when --y or its header names one, or when it is one column wider); "
+        "what the model file records of its training data is applied "
+        "(docs/saving.md).",
     )
     predict.add_argument(
         "model", type=_path, help="a model file written by `fdlsr fit` or fdlsr.save"

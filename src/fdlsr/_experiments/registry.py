@@ -40,6 +40,12 @@ from ..representation import CRC, NRC, SRC, ProCRC
 # The paper's grid for every FDLSR parameter, {1e-5, ..., 1}.
 PAPER_GRID = list(cv.PAPER_GRID)
 
+# The size of the FERET table's runs at k = 5, which each method's ``seconds`` (its
+# entry below: means over the 10 splits of docs/results/feret/results.jsonl, on a
+# 2-core machine, one BLAS thread each) were measured at.
+REFERENCE_N_TRAIN = 1000
+REFERENCE_FEATURES = 1600
+
 
 @dataclass(frozen=True)
 class Method:
@@ -72,8 +78,9 @@ class Method:
 
     ``seconds`` is the method's mean time per run (fit, predict and, where the FERET
     config tunes it, the search) in the shipped FERET table at k = 5: 1000 training
-    samples of 1600 features, one BLAS thread. The scheduler scales it to a run's size to start the longest runs
-    first while nothing of the method is stored yet (default: FDLSR's).
+    samples of 1600 features, one BLAS thread. :meth:`expected_seconds` scales it to
+    a run's size: the scheduler starts the longest runs first while nothing of the
+    method is stored yet, and a plan is sized before it runs (default: FDLSR's).
     """
 
     name: str
@@ -89,6 +96,17 @@ class Method:
     rule: str = ""
     rules: tuple = ()
     seconds: float = 0.41
+
+    def expected_seconds(self, n_train, n_features):
+        """The expected seconds of one run on ``n_train`` training samples of
+        ``n_features`` features: :attr:`seconds` times ``(n_train / 1000)**2 *
+        (n_features / 1600)``, the growth of the dense products of the long
+        methods."""
+        return (
+            self.seconds
+            * (n_train / REFERENCE_N_TRAIN) ** 2
+            * (n_features / REFERENCE_FEATURES)
+        )
 
     def __post_init__(self):
         defaults = {

@@ -30,11 +30,15 @@ INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
 ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
 
 
-def read_csv(path, *, label_column=None, budget=None):
+def read_csv(path, *, label_column=None, budget=None, n_features=None):
     """Samples, labels and how they were found in a CSV table, one sample per line.
 
-    The label column is, in this order: ``label_column`` (a header name, else an
-    index; negative counts from the end); the one header column named label,
+    A table has a label column when ``label_column`` names it, when its header names
+    one, or when it is wider than ``n_features`` (the features a model takes, given
+    by ``fdlsr predict``); a table of exactly ``n_features`` columns (besides a row
+    index) whose header names no label column holds samples only, and its labels
+    are None. The label column is, in this order: ``label_column`` (a header name,
+    else an index; negative counts from the end); the one header column named label,
     labels, class, target or y (any case); else the first or the last column, when
     exactly one of the two can hold labels (text, or whole numbers with at least two
     samples per value on average) -- anything less clear-cut is refused with the fix,
@@ -114,7 +118,11 @@ def read_csv(path, *, label_column=None, budget=None):
                 f"index (its values repeat); name it in the header, or {ASK}"
             )
         index_column = 0
-    if label_column is None:
+    named = names is not None and any(h.lower() in LABEL_NAMES for h in names)
+    width = n_columns - (index_column is not None)
+    if label_column is None and width == n_features and not named:
+        label = None  # as wide as the model's features: samples only
+    elif label_column is None:
         label = _label_index(path, names, n_columns, column, index_column)
     if index_column is None and names is None and label != 0:
         _refuse_row_numbers(path, column(0))
@@ -131,13 +139,17 @@ def read_csv(path, *, label_column=None, budget=None):
         raise refusal(exc) from None
     X = table[:, features]
     del table
-    y = column(label)
-    how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
+    y = None if label is None else column(label)
+    if label is None:
+        how = "no label column (as many columns as the model's features)"
+    else:
+        how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
     feature_names = None if names is None else [names[i] for i in features]
     X = as_samples(X, str(path), budget)
-    y = class_labels(y, f"{path} column {label}", budget=budget)
+    if y is not None:
+        y = class_labels(y, f"{path} column {label}", budget=budget)
     return X, y, how, feature_names
 
 
