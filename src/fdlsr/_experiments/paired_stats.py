@@ -29,6 +29,7 @@ from scipy import stats
 
 from ..errors import ConfigError
 from .escape import html, markdown
+from .results_frame import read_results
 from .variants import k_order
 
 #: The frame's column compared: test accuracy as a fraction in [0, 1].
@@ -44,7 +45,7 @@ DECIMALS = 12
 WILCOXON_05 = 6
 #: The columns of :func:`paired_comparison`, in order.
 PAIRED_COLUMNS = (
-    "dataset", "k", "method", "reference", "paired", "n_pairs", "wins", "ties",
+    "dataset", "data_sha256", "k", "method", "reference", "paired", "n_pairs", "wins", "ties",
     "losses", "mean_difference_pp", "std_difference_pp", "wilcoxon_p", "holm_p",
     "note",
 )  # fmt: skip
@@ -75,7 +76,8 @@ def paired_comparison(frame, reference="FDLSR"):
     comparison : pandas.DataFrame
         One row per data set, k and method other than the reference, with the columns
 
-        * ``dataset``, ``k``, ``method``, ``reference``;
+        * ``dataset``, ``data_sha256`` (which data of that name: two data sets of
+          one name are two tables), ``k``, ``method``, ``reference``;
         * ``paired`` (whether any split is shared) and ``n_pairs`` (how many);
         * ``wins``, ``ties``, ``losses``: the pairs on which the method's accuracy is
           above, equal to, below the reference's;
@@ -110,7 +112,7 @@ def paired_comparison(frame, reference="FDLSR"):
     """
     out = []
     found = False
-    for (dataset, k), table in _tables(frame):
+    for (dataset, data, k), table in _tables(frame):
         ref = _reference_label(table, reference)
         if ref is None:
             continue
@@ -121,7 +123,7 @@ def paired_comparison(frame, reference="FDLSR"):
             if label == ref:
                 continue
             acc = _accuracies(table[table["label"] == label])
-            rows.append(_pair(dataset, k, label, ref, acc, ref_acc))
+            rows.append(_pair(dataset, data, k, label, ref, acc, ref_acc))
         for row, adjusted in zip(rows, holm([r["wilcoxon_p"] for r in rows])):
             row["holm_p"] = adjusted
         out += rows
@@ -135,11 +137,22 @@ def paired_comparison(frame, reference="FDLSR"):
 
 
 def _tables(frame):
-    """``((dataset, k), rows)`` per table of ``frame``, data sets by name, k in order."""
-    keys = frame[["dataset", "k"]].drop_duplicates().itertuples(index=False)
-    keys = sorted(keys, key=lambda key: (str(key[0]), k_order(key[1])))
-    for dataset, k in keys:
-        yield (dataset, k), frame[(frame["dataset"] == dataset) & (frame["k"] == k)]
+    """``((dataset, data_sha256, k), rows)`` per table of ``frame``: data sets by
+    name, then data (runs that record no data join the one data of their name, as
+    in the tables), k in order."""
+    data = frame["data_sha256"].astype("object")
+    for name in frame["dataset"].unique():
+        of_name = frame["dataset"] == name
+        hashes = data[of_name].dropna().unique()
+        if len(hashes) == 1:
+            data = data.where(~(of_name & data.isna()), hashes[0])
+    data = data.where(data.notna(), "")
+    keys = pd.DataFrame({"dataset": frame["dataset"], "data": data, "k": frame["k"]})
+    keys = keys.drop_duplicates().itertuples(index=False)
+    keys = sorted(keys, key=lambda key: (str(key[0]), key[1], k_order(key[2])))
+    for dataset, sha, k in keys:
+        rows = (frame["dataset"] == dataset) & (data == sha) & (frame["k"] == k)
+        yield (dataset, sha or None, k), frame[rows]
 
 
 def _labels(table):
@@ -167,11 +180,11 @@ def _accuracies(runs):
     return acc
 
 
-def _pair(dataset, k, label, ref, acc, ref_acc):
+def _pair(dataset, data, k, label, ref, acc, ref_acc):
     """The row of :func:`paired_comparison` of one method in one table."""
     shared = sorted(set(acc) & set(ref_acc))
     row = dict.fromkeys(PAIRED_COLUMNS, math.nan)
-    row.update(dataset=dataset, k=k, method=label, reference=ref)
+    row.update(dataset=dataset, data_sha256=data, k=k, method=label, reference=ref)
     row.update(paired=bool(shared), n_pairs=len(shared), wins=0, ties=0, losses=0)
     notes = []
     if not shared:
@@ -239,7 +252,8 @@ class RankComparison:
     Attributes
     ----------
     ranks : pandas.DataFrame
-        One row per table (``dataset``, ``k``), one column per method: its rank by
+        One row per table (``dataset``, ``data_sha256``, ``k``), one column per
+        method: its rank by
         mean accuracy in that table (1 the best; ties share the mean of their ranks).
     average_ranks : pandas.Series
         Per method, its mean rank over the tables, best first.
@@ -325,7 +339,7 @@ def rank_comparison(frame, alpha=0.05):
             f"not ranked (no result in every table): {', '.join(left)}"
         )
     means = means[complete]
-    means.index.names = ["dataset", "k"]
+    means.index.names = ["dataset", "data_sha256", "k"]
     ranks = means.rank(axis=1, ascending=False, method="average")
     average = ranks.mean(axis=0).sort_values(kind="stable")
     n, k = ranks.shape
@@ -435,6 +449,28 @@ def _cliques(ranks, cd):
 # -- views ----------------------------------------------------------------------------
 
 
+def frame_of_stores(folders):
+    """``(frame, notices)``: :func:`.results_frame.read_results` of ``folders``, with
+    what it would warn of returned as lines for the caller to print."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = read_results(list(folders))
+    return frame, list(frame.attrs.get("notices", ()))
+
+
+def stores_statistics_html(folders, png=None):
+    """:func:`statistics_html` of the stores ``folders`` (each read once), for the
+    HTML report; what reading them would warn of, the report says already."""
+    return statistics_html(frame_of_stores(dict.fromkeys(folders))[0], png=png)
+
+
+def statistics_of_stores(folders, reference="FDLSR", fmt="md"):
+    """``(text, notices)`` of ``fdlsr report --stats``: :func:`statistics_text` of
+    the stores ``folders``."""
+    frame, notices = frame_of_stores(folders)
+    return statistics_text(frame, reference, fmt), notices
+
+
 def statistics_frame(frame, reference="FDLSR"):
     """The rows of ``fdlsr report --stats --format csv``: :func:`paired_comparison`
     with each method's ``average_rank`` across the frame's tables (NaN where it is
@@ -459,10 +495,13 @@ def statistics_text(frame, reference="FDLSR", fmt="md"):
         "| Method | Pairs | Wins / ties / losses | Mean diff. (pp) | SD (pp) "
         "| Wilcoxon p | Holm p | Note |\n|---|---:|---:|---:|---:|---:|---:|---|"
     )
-    for (dataset, k), rows in paired.groupby(["dataset", "k"], sort=False):
+    several = paired.groupby("dataset")["data_sha256"].nunique(dropna=False) > 1
+    groups = paired.groupby(["dataset", "data_sha256", "k"], sort=False, dropna=False)
+    for (dataset, data, k), rows in groups:
         ref = rows["reference"].iloc[0]
+        name = f"{dataset} (data {str(data)[:12]})" if several[dataset] else dataset
         out.append(
-            f"### {markdown(dataset)}, k={markdown(k)}: against "
+            f"### {markdown(name)}, k={markdown(k)}: against "
             f"{markdown(ref)}, on the same splits\n\n{header}"
         )
         for row in rows.itertuples(index=False):
@@ -485,7 +524,8 @@ def _ranks_text(ranks):
     ]
     lines += [f"| {markdown(m)} | {r:.2f} |" for m, r in ranks.average_ranks.items()]
     lines += ["", _friedman_sentence(ranks)]
-    lines += [markdown(n) for n in ranks.notes]
+    for text in ranks.notes:
+        lines += ["", markdown(text)]
     return "\n".join(lines) + "\n"
 
 
@@ -534,13 +574,17 @@ def statistics_html(frame, reference="FDLSR", png=None):
         "ran (same seed and split): wins / ties / losses, the mean difference in "
         "accuracy (percentage points, positive: the method is better) and the "
         "two-sided Wilcoxon signed-rank p-value with Holm's correction across the "
-        "methods of one table. Methods run on other splits are not paired. "
+        "methods of one table (*: below 0.05). Methods run on other splits are not paired. "
         "<code>fdlsr report --stats</code> gives every value, "
         "<code>fdlsr.results.paired_comparison</code> the DataFrame.</p>",
     ]
-    for dataset, rows in paired.groupby("dataset", sort=False):
+    several = paired.groupby("dataset")["data_sha256"].nunique(dropna=False) > 1
+    for (dataset, data), rows in paired.groupby(
+        ["dataset", "data_sha256"], sort=False, dropna=False
+    ):
         ks = list(dict.fromkeys(rows["k"]))
-        out.append(f"<h3>{html(dataset)}</h3>")
+        name = f"{dataset} (data {str(data)[:12]})" if several[dataset] else dataset
+        out.append(f"<h3>{html(name)}</h3>")
         out.append(
             '<table><thead><tr><th>Method</th>'
             + "".join(f"<th>k={html(k)}</th>" for k in ks)
@@ -580,10 +624,11 @@ def statistics_html(frame, reference="FDLSR", png=None):
 def _html_cell(row):
     if row is None:
         return "<td>—</td>"
+    td = f'<td title="{html(row.note)}">' if row.note else "<td>"
     if not row.paired:
-        return f'<td title="{html(row.note)}">not paired</td>'
+        return f"{td}not paired</td>"
     star = "*" if math.isfinite(row.holm_p) and row.holm_p < 0.05 else ""
     return (
-        f'<td title="{html(row.note)}">{row.wins}/{row.ties}/{row.losses}, '
-        f"{_num(row.mean_difference_pp, '+.2f')} pp, p={_p(row.holm_p)}{star}</td>"
+        f"{td}{row.wins}/{row.ties}/{row.losses}, "
+        f"{_num(row.mean_difference_pp, '+.2f')} pp, Holm p={_p(row.holm_p)}{star}</td>"
     )
