@@ -205,9 +205,7 @@ def _pair(dataset, data, k, label, ref, acc, ref_acc):
     if nonzero == 0:
         notes.append(f"no p-value: all {d.size} differences are zero")
     else:
-        with warnings.catch_warnings():  # scipy's choice of method, said in its docs
-            warnings.simplefilter("ignore")
-            row["wilcoxon_p"] = float(stats.wilcoxon(d).pvalue)
+        row["wilcoxon_p"] = wilcoxon_p(d)
         if nonzero < WILCOXON_05:
             notes.append(
                 f"{nonzero} non-zero difference{'s' if nonzero > 1 else ''}: "
@@ -215,6 +213,37 @@ def _pair(dataset, data, k, label, ref, acc, ref_acc):
             )
     row["note"] = "; ".join(notes)
     return row
+
+
+def wilcoxon_p(d):
+    """The two-sided p-value of ``scipy.stats.wilcoxon(d)`` with its defaults.
+
+    With ties or zeros among at most 13 differences scipy computes it by a
+    permutation test over every change of signs, calling its statistic once per
+    change (about 0.3 s for 10 differences); here the same permutation test
+    (``scipy.stats.permutation_test``, every change, the same statistic: the sum of
+    the ranks of the positive differences, zeros dropped) is run with the
+    statistic over all the changes at once. Otherwise scipy's own call.
+    """
+    d = np.asarray(d, dtype=float)
+    nonzero = d[d != 0]
+    has_ties = np.unique(np.abs(nonzero)).size < nonzero.size
+    with warnings.catch_warnings():  # scipy's choice of method, said in its docs
+        warnings.simplefilter("ignore")
+        if d.size > 13 or not (has_ties or nonzero.size < d.size):
+            return float(stats.wilcoxon(d).pvalue)
+        # the ranks of |d| (zeros dropped) do not change with the signs
+        ranks = np.zeros(d.size)
+        ranks[d != 0] = stats.rankdata(np.abs(nonzero))
+
+        def r_plus(x, axis=-1):
+            return np.sum(np.where(x > 0, ranks, 0.0), axis=axis)
+
+        test = stats.permutation_test(
+            (d,), r_plus, permutation_type="samples", n_resamples=np.inf,
+            vectorized=True, alternative="two-sided", axis=-1,
+        )  # fmt: skip
+    return float(test.pvalue)
 
 
 def _splits_text(acc):
