@@ -40,6 +40,15 @@ class UnreliableResultWarning(UserWarning):
     """
 
 
+class TiedScoresWarning(UserWarning):
+    """Several candidates of a cross-validated search tie for the best mean score.
+
+    :class:`~fdlsr.FDLSRCV` warns it when more than one candidate has exactly the
+    best mean validation score (it records how many in ``n_tied_best_``); it takes
+    the first of them in grid order, as ``GridSearchCV`` does.
+    """
+
+
 # How the command line spells the settings that messages name (Python keyword: option).
 OPTIONS = {
     "data_dir": "--data-dir",
