@@ -603,7 +603,8 @@ def statistics_html(frame, reference="FDLSR", png=None):
         "ran (same seed and split): wins / ties / losses, the mean difference in "
         "accuracy (percentage points, positive: the method is better) and the "
         "two-sided Wilcoxon signed-rank p-value with Holm's correction across the "
-        "methods of one table (*: below 0.05). Methods run on other splits are not paired. "
+        "methods of one table (*: below 0.05); in each cell: wins/ties/losses, mean "
+        "difference, Holm p. Methods run on other splits are not paired. "
         "<code>fdlsr report --stats</code> gives every value, "
         "<code>fdlsr.results.paired_comparison</code> the DataFrame.</p>",
     ]
@@ -615,7 +616,9 @@ def statistics_html(frame, reference="FDLSR", png=None):
         name = f"{dataset} (data {str(data)[:12]})" if several[dataset] else dataset
         out.append(f"<h3>{html(name)}</h3>")
         out.append(
-            '<table><thead><tr><th>Method</th>'
+            # wider than the page: it scrolls, no column is hidden
+            '<table style="display: block; max-width: 100%; overflow-x: auto">'
+            "<thead><tr><th>Method</th>"
             + "".join(f"<th>k={html(k)}</th>" for k in ks)
             + "</tr></thead><tbody>"
         )
@@ -629,22 +632,24 @@ def statistics_html(frame, reference="FDLSR", png=None):
         out.append("</tbody></table>")
     ranks = rank_comparison(frame)
     out.append(f"<h3>Average ranks over {ranks.n_tables} tables</h3>")
-    out.append(
-        '<table><thead><tr><th>Method</th><th>Average rank</th></tr></thead><tbody>'
-        + "".join(
-            f"<tr><td>{html(m)}</td><td>{r:.2f}</td></tr>"
-            for m, r in ranks.average_ranks.items()
-        )
-        + "</tbody></table>"
-    )
     out.append(f'<p class="notes">{html(_friedman_sentence(ranks))}</p>')
     out += [f'<p class="muted">{html(n)}</p>' for n in ranks.notes]
     if png is not None and math.isfinite(ranks.critical_difference):
         out.append(
             f"<figure>{png(plot_critical_difference(ranks))} alt=\"Critical-difference"
-            ' diagram\"><figcaption class="muted">Average ranks (1: the best); a thick'
-            " line joins methods not significantly different (Nemenyi, alpha = "
-            f"{ranks.alpha:g}).</figcaption></figure>"
+            ' diagram\"><figcaption class="muted">Each method at its average rank (1:'
+            " the best; in brackets); a thick line joins methods not significantly "
+            f"different (Nemenyi, alpha = {ranks.alpha:g}).</figcaption></figure>"
+        )
+    else:  # no diagram: the ranks as a table
+        out.append(
+            "<table><thead><tr><th>Method</th><th>Average rank</th></tr></thead>"
+            "<tbody>"
+            + "".join(
+                f"<tr><td>{html(m)}</td><td>{r:.2f}</td></tr>"
+                for m, r in ranks.average_ranks.items()
+            )
+            + "</tbody></table>"
         )
     out.append("</section>")
     return "\n".join(out)
@@ -659,5 +664,5 @@ def _html_cell(row):
     star = "*" if math.isfinite(row.holm_p) and row.holm_p < 0.05 else ""
     return (
         f"{td}{row.wins}/{row.ties}/{row.losses}, "
-        f"{_num(row.mean_difference_pp, '+.2f')} pp, Holm p={_p(row.holm_p)}{star}</td>"
+        f"{_num(row.mean_difference_pp, '+.2f')}, {_p(row.holm_p)}{star}</td>"
     )
