@@ -31,7 +31,9 @@ def separable():
 def test_fdlsrcv_counts_ties_as_gridsearchcv_ranks_them_and_warns(separable):
     X, y = separable
     folds = StratifiedKFold(3)
-    with pytest.warns(TiedScoresWarning, match=r"16 of 16 candidates tie.*first in grid"):
+    with pytest.warns(
+        TiedScoresWarning, match=r"16 of 16 candidates tie.*first in grid"
+    ):
         search = FDLSRCV(**GRID, cv=folds).fit(X, y)
     grid = GridSearchCV(
         FDLSR(),
@@ -99,7 +101,9 @@ def test_old_rows_without_ties_stay_readable_and_new_ones_are_checked():
 
 
 def test_cv_choices_name_the_ties_of_a_cell():
-    setting = json.dumps({"cv": {"folds": 3, "grid": {"lam": [0.1, 1.0]}}, "params": {}})
+    setting = json.dumps(
+        {"cv": {"folds": 3, "grid": {"lam": [0.1, 1.0]}}, "params": {}}
+    )
     rows = [
         {"dataset": "d", "method": "LSR", "family": "relaxed", "k": 3, "split": i,
          "seed": 0, "setting": setting, "tuning": "cv", "accuracy": 0.5,

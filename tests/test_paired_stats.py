@@ -33,7 +33,9 @@ def feret():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # rows without a fingerprint
         frame = read_results(FERET)
-    rows = [json.loads(line) for line in (FERET / "results.jsonl").open() if line.strip()]
+    rows = [
+        json.loads(line) for line in (FERET / "results.jsonl").open() if line.strip()
+    ]
     # the label the tables give each stored setting (the frame's naming, not its math)
     label = {
         (m, s): lab
@@ -94,7 +96,9 @@ def test_feret_pairs_wilcoxon_and_holm_equal_scipy_on_the_stored_rows(feret):
             assert bool(row["paired"]) == bool(pairs)
             wins, ties, losses, p = wilcoxon_by_hand(pairs)
             assert (row["wins"], row["ties"], row["losses"]) == (wins, ties, losses)
-            assert row["wilcoxon_p"] == p or (math.isnan(p) and math.isnan(row["wilcoxon_p"]))
+            assert row["wilcoxon_p"] == p or (
+                math.isnan(p) and math.isnan(row["wilcoxon_p"])
+            )
             if pairs:
                 d = [100 * (a - b) for a, b in pairs.values()]
                 assert row["mean_difference_pp"] == pytest.approx(np.mean(d), abs=1e-9)
@@ -102,7 +106,9 @@ def test_feret_pairs_wilcoxon_and_holm_equal_scipy_on_the_stored_rows(feret):
                     np.std(d, ddof=1), abs=1e-9
                 )
             expected_p[lab] = p
-        holm = dict(zip(expected_p, holm_by_hand(list(expected_p.values()))))
+        holm = dict(
+            zip(expected_p, holm_by_hand(list(expected_p.values())), strict=True)
+        )
         for lab, p in holm.items():
             assert table.loc[lab, "holm_p"] == pytest.approx(p, nan_ok=True, rel=1e-12)
     # the shipped store: LDA fails at k=1 (one sample per class), so is not paired there
@@ -118,9 +124,7 @@ def test_feret_average_ranks_equal_a_ranking_by_hand(feret):
     ks = sorted({k for k, _ in values})
     labels = sorted({lab for _, lab in values})
     # a method is ranked only with a mean in every table (LDA fails at k=1)
-    ranked = [
-        lab for lab in labels if all(None not in values[k, lab] for k in ks)
-    ]
+    ranked = [lab for lab in labels if all(None not in values[k, lab] for k in ks)]
     assert "LDA" not in ranked and len(ranked) == 27
     total = defaultdict(float)
     for k in ks:
@@ -134,8 +138,11 @@ def test_feret_average_ranks_equal_a_ranking_by_hand(feret):
     assert dict(got.average_ranks) == pytest.approx(expected, rel=1e-12)
     assert list(got.average_ranks) == sorted(got.average_ranks)
     n, k = len(ks), len(ranked)
-    chi2 = 12 * n / (k * (k + 1)) * (
-        sum(r**2 for r in expected.values()) - k * (k + 1) ** 2 / 4
+    chi2 = (
+        12
+        * n
+        / (k * (k + 1))
+        * (sum(r**2 for r in expected.values()) - k * (k + 1) ** 2 / 4)
     )
     assert got.friedman_chi2 == pytest.approx(chi2, rel=1e-12)
     f = (n - 1) * chi2 / (n * (k - 1) - chi2)
@@ -151,9 +158,18 @@ def test_friedman_statistic_is_scipys_without_ties():
     accuracy = rng.random((6, 5))  # 6 tables, 5 methods, no ties
     frame = pd.DataFrame(
         [
-            {"dataset": f"d{b}", "data_sha256": None, "k": 2, "label": f"m{j}",
-             "method": f"m{j}", "seed": 0, "split": 0, "accuracy": accuracy[b, j]}
-            for b in range(6) for j in range(5)
+            {
+                "dataset": f"d{b}",
+                "data_sha256": None,
+                "k": 2,
+                "label": f"m{j}",
+                "method": f"m{j}",
+                "seed": 0,
+                "split": 0,
+                "accuracy": accuracy[b, j],
+            }
+            for b in range(6)
+            for j in range(5)
         ]  # fmt: skip
     )
     got = rank_comparison(frame)
@@ -228,7 +244,10 @@ def test_random_frames_pair_only_the_same_seed_and_split(frame):
 
         def accuracies(label, runs=runs):
             mine = runs[(runs["label"] == label) & runs["accuracy"].notna()]
-            return {(s, p): a for s, p, a in zip(mine.seed, mine.split, mine.accuracy)}
+            return {
+                (s, p): a
+                for s, p, a in zip(mine.seed, mine.split, mine.accuracy, strict=True)
+            }
 
         ref, mine = accuracies("R"), accuracies(row.method)
         pairs = {key: (mine[key], ref[key]) for key in mine if key in ref}
@@ -242,7 +261,7 @@ def test_random_frames_pair_only_the_same_seed_and_split(frame):
             assert "all" in row.note and "zero" in row.note
         if not math.isnan(row.wilcoxon_p):
             assert row.wilcoxon_p <= row.holm_p <= 1
-    for k, table in got.groupby("k"):
+    for _, table in got.groupby("k"):
         assert list(table["holm_p"]) == pytest.approx(
             holm_by_hand(list(table["wilcoxon_p"])), nan_ok=True
         )
@@ -267,7 +286,9 @@ def test_report_stats_csv_is_the_function_and_html_is_refused(tmp_path):
     assert len(table) == len(want)
     for got, row in zip(table, want.itertuples(index=False), strict=True):
         assert (got["method"], got["wins"], got["losses"]) == (
-            row.method, str(row.wins), str(row.losses)
+            row.method,
+            str(row.wins),
+            str(row.losses),
         )
         assert float(got["wilcoxon_p"] or "nan") == pytest.approx(
             row.wilcoxon_p, nan_ok=True

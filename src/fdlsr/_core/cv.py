@@ -13,7 +13,6 @@ from sklearn.model_selection import StratifiedKFold, check_cv
 from sklearn.utils.validation import validate_data
 
 from .._common.classifiers import RULES
-from ..errors import TiedScoresWarning
 from .._common.compat import (
     Interval,
     StrOptions,
@@ -22,6 +21,7 @@ from .._common.compat import (
     get_namespace,
 )
 from .._common.validation import encode_labels
+from ..errors import TiedScoresWarning
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
 from .search import (

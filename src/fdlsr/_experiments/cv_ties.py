@@ -26,7 +26,10 @@ def search_ties(search):
     """
     if hasattr(search, "n_tied_best_"):
         n_last = getattr(search, "n_candidates_", [len(search.cv_results_["params"])])
-        return {"n_tied_best": int(search.n_tied_best_), "n_candidates": int(n_last[-1])}
+        return {
+            "n_tied_best": int(search.n_tied_best_),
+            "n_candidates": int(n_last[-1]),
+        }
     results = getattr(search, "cv_results_", None)
     if isinstance(results, dict) and "rank_test_score" in results:
         rank = np.asarray(results["rank_test_score"])

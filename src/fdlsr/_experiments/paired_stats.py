@@ -124,7 +124,9 @@ def paired_comparison(frame, reference="FDLSR"):
                 continue
             acc = _accuracies(table[table["label"] == label])
             rows.append(_pair(dataset, data, k, label, ref, acc, ref_acc))
-        for row, adjusted in zip(rows, holm([r["wilcoxon_p"] for r in rows])):
+        for row, adjusted in zip(
+            rows, holm([r["wilcoxon_p"] for r in rows]), strict=True
+        ):
             row["holm_p"] = adjusted
         out += rows
     if not found and len(frame):
@@ -175,7 +177,9 @@ def _accuracies(runs):
     seed and split where a frame pools two data of one name)."""
     runs = runs[runs[ACCURACY].notna()]
     acc = {}
-    for seed, split, value in zip(runs["seed"], runs["split"], runs[ACCURACY]):
+    for seed, split, value in zip(
+        runs["seed"], runs["split"], runs[ACCURACY], strict=True
+    ):
         acc.setdefault((int(seed), int(split)), float(value))
     return acc
 
@@ -364,9 +368,7 @@ def rank_comparison(frame, alpha=0.05):
     notes = []
     left = [m for m in means.columns if m not in complete]
     if left:
-        notes.append(
-            f"not ranked (no result in every table): {', '.join(left)}"
-        )
+        notes.append(f"not ranked (no result in every table): {', '.join(left)}")
     means = means[complete]
     means.index.names = ["dataset", "data_sha256", "k"]
     ranks = means.rank(axis=1, ascending=False, method="average")
@@ -374,7 +376,9 @@ def rank_comparison(frame, alpha=0.05):
     n, k = ranks.shape
     chi2 = f_id = p_chi2 = p_f = cd = q = math.nan
     if n >= 2 and k >= 2:
-        chi2 = 12 * n / (k * (k + 1)) * (float((average**2).sum()) - k * (k + 1) ** 2 / 4)
+        chi2 = (
+            12 * n / (k * (k + 1)) * (float((average**2).sum()) - k * (k + 1) ** 2 / 4)
+        )
         p_chi2 = float(stats.chi2.sf(chi2, k - 1))
         denominator = n * (k - 1) - chi2
         f_id = (n - 1) * chi2 / denominator if denominator > 0 else math.inf
@@ -636,8 +640,8 @@ def statistics_html(frame, reference="FDLSR", png=None):
     out += [f'<p class="muted">{html(n)}</p>' for n in ranks.notes]
     if png is not None and math.isfinite(ranks.critical_difference):
         out.append(
-            f"<figure>{png(plot_critical_difference(ranks))} alt=\"Critical-difference"
-            ' diagram\"><figcaption class="muted">Each method at its average rank (1:'
+            f'<figure>{png(plot_critical_difference(ranks))} alt="Critical-difference'
+            ' diagram"><figcaption class="muted">Each method at its average rank (1:'
             " the best; in brackets); a thick line joins methods not significantly "
             f"different (Nemenyi, alpha = {ranks.alpha:g}).</figcaption></figure>"
         )
