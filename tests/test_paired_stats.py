@@ -297,3 +297,22 @@ def test_report_stats_csv_is_the_function_and_html_is_refused(tmp_path):
     assert status == 0 and "Friedman (Demšar 2006)" in out and "| DLSR | 10 |" in out
     status, _, err = cli(["report", str(FERET), "--stats", "--format", "html"])
     assert status == 2 and "--format md or --format csv" in err
+
+
+def test_methods_on_other_seeds_are_said_to_be_unpaired_not_paired():
+    records = [
+        {"dataset": "d", "data_sha256": None, "k": 2, "label": label,
+         "method": label, "seed": seed, "split": split, "accuracy": 0.5 + split / 10}
+        for label, seed in (("R", 0), ("A", 1), ("B", 0))
+        for split in range(3)
+    ]  # fmt: skip
+    got = paired_comparison(pd.DataFrame(records), reference="R").set_index("method")
+    assert not got.loc["A", "paired"] and got.loc["A", "n_pairs"] == 0
+    assert got.loc["A", "note"] == (
+        "not paired: no seed and split in common with R (A: 3 runs of seed 1; "
+        "R: 3 runs of seed 0)"
+    )
+    assert math.isnan(got.loc["A", "wilcoxon_p"]) and math.isnan(got.loc["A", "holm_p"])
+    # B ran the same splits: paired, every difference zero, so no p-value
+    assert got.loc["B", "n_pairs"] == 3 and got.loc["B", "ties"] == 3
+    assert got.loc["B", "note"] == "no p-value: all 3 differences are zero"

@@ -192,8 +192,11 @@ def _pair(dataset, data, k, label, ref, acc, ref_acc):
     row.update(paired=bool(shared), n_pairs=len(shared), wins=0, ties=0, losses=0)
     notes = []
     if not shared:
+        failed = label if not acc else ref if not ref_acc else None
         row["note"] = (
-            f"not paired: no seed and split in common with {ref} ({label}: "
+            f"not paired: no run of {failed} gave an accuracy"
+            if failed
+            else f"not paired: no seed and split in common with {ref} ({label}: "
             f"{_splits_text(acc)}; {ref}: {_splits_text(ref_acc)})"
         )
         return row
