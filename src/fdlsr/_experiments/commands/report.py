@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from ...errors import ConfigError
 from ..notes import commands_note, table_notes
 from ..outputs import REPORT_FILE, check_output
-from ..paired_stats import statistics_of_stores
 from ..report import csv_rows, csv_text, render, summarise, tables_papers
 from ..result_tables import store_tables
 from .shared import command_line, emit
@@ -107,6 +106,8 @@ def report(request):
 
 def statistics(request):
     """``fdlsr report --stats``: the paired statistics of ``request``'s stores."""
+    from ..paired_stats import statistics_of_stores  # pandas: only for --stats
+
     if request.format not in ("md", "csv"):
         raise ConfigError(
             f"--stats writes Markdown or CSV, not {request.format}: give --format md "
