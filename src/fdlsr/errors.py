@@ -9,6 +9,7 @@ __all__ = [
     "DatasetError",
     "FdlsrError",
     "ModelFileError",
+    "TiedScoresWarning",
     "UnreliableResultWarning",
     "WorkerError",
 ]
@@ -41,4 +42,13 @@ class UnreliableResultWarning(UserWarning):
 
     Experiment rows record it, and ``fdlsr report`` marks the cells it touched with a
     dagger and a note, so that such a number never stands in a table unexplained.
+    """
+
+
+class TiedScoresWarning(UserWarning):
+    """Several candidates of a cross-validated search tie for the best mean score.
+
+    :class:`~fdlsr.FDLSRCV` warns it when more than one candidate has exactly the
+    best mean validation score (it records how many in ``n_tied_best_``); it takes
+    the first of them in grid order, as ``GridSearchCV`` does.
     """

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from .._common import strict_json
+from .cv_ties import ties_text
 from .splits import NO_INNER_CV
 from .variants import k_order, row_labels, setting_spec, variant
 
@@ -57,6 +58,7 @@ class Choices:
     unvalidated: int
     counts: dict
     fixed: dict = field(default_factory=dict)
+    ties: str = ""  # where candidates tied for the best (cv_ties.ties_text)
 
 
 def choices_of(runs):
@@ -68,8 +70,9 @@ def choices_of(runs):
     choices = [c for c in map(split_choice, runs) if c is not None]
     unvalidated = [r for r in runs if r.get("note") == NO_INNER_CV]
     fixed = [_fixed_values(r) for r in unvalidated]
+    ties = ties_text([(r.get("n_tied_best"), r.get("n_candidates")) for r in runs])
     return Choices(
-        len(runs), len(choices), len(unvalidated), _tally(choices), _tally(fixed)
+        len(runs), len(choices), len(unvalidated), _tally(choices), _tally(fixed), ties
     )
 
 
@@ -165,6 +168,8 @@ def choices_text(choices):
         )
     if unrecorded:
         parts.append(f"{_splits(unrecorded)} without a record of the choice")
+    if choices.ties:
+        parts.append(choices.ties)
     return ", ".join(parts)
 
 

@@ -24,6 +24,7 @@ from .cv_choices import cell_choices, choices_text
 from .escape import html, note
 from .notes import chosen_parameters_notes, neutral_command, table_notes
 from .outputs import REPORT_GENERATOR
+from .paired_stats import stores_statistics_html
 from .report import (
     FAMILY_TITLES,
     best_cells,
@@ -83,6 +84,7 @@ def html_report(tables, papers, command=None):
         _section(i, table, paper, forced, command)
         for i, (table, (paper, forced)) in enumerate(zip(tables, papers, strict=True))
     ]
+    sections.append(stores_statistics_html([f for t in tables for f in t.stores], _png))
     nav = ""
     if len(tables) > 1:
         nav = (

@@ -313,6 +313,21 @@ def build_parser():
         report, "add the paper's numbers (its Table I-VI; default: the config's table)"
     )
     report.add_argument(
+        "--stats",
+        action="store_true",
+        help="instead of the tables, the paired statistics: each method against "
+        "--reference on the splits both ran (wins/ties/losses, mean difference, "
+        "Wilcoxon p with Holm's correction per table), the average ranks with the "
+        "Friedman test and critical difference (md or csv)",
+    )
+    report.add_argument(
+        "--reference",
+        default="FDLSR",
+        metavar="METHOD",
+        help="with --stats: the method the others are compared with (a row label of "
+        "the tables; default: FDLSR)",
+    )
+    report.add_argument(
         "-o", "--output", type=_path, help="write to this file instead of the screen"
     )
     report.add_argument(

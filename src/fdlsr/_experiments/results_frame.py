@@ -27,12 +27,14 @@ COLUMNS = (
     "tuning", "searched", "accuracy", "fit_time", "predict_time", "tune_time",
     "n_train", "n_test", "n_classes", "n_features", "warnings", "unreliable",
     "error", "note", "data_sha256", "session", "finished", "fingerprint", "store",
+    "n_tied_best", "n_candidates",
 )  # fmt: skip
 CATEGORIES = (
     "dataset", "method", "family", "label", "setting", "tuning", "searched",
     "data_sha256", "store",
 )  # fmt: skip
-WHOLE = ("split", "seed", "n_train", "n_test", "n_classes", "n_features", "session")
+WHOLE = ("split", "seed", "n_train", "n_test", "n_classes", "n_features", "session",
+         "n_tied_best", "n_candidates")  # fmt: skip
 SECONDS = ("fit_time", "predict_time", "tune_time")
 PARAM = "param_"
 
@@ -78,7 +80,9 @@ def read_results(paths):
         * ``k``: an ordered categorical of the training samples per class, the
           numbers in order, then ``"fixed"`` (the data set's own split);
         * ``split``, ``seed``, ``n_train``, ``n_test``, ``n_classes``,
-          ``n_features``, ``session``: nullable integers (``Int64``);
+          ``n_features``, ``session``, ``n_tied_best``, ``n_candidates`` (a tuned
+          run's candidates tied for the best inner score, and those searched):
+          nullable integers (``Int64``);
         * ``accuracy``: the fraction of test samples labelled right, in [0, 1]
           (the tables print 100 times it), NaN where the run failed (``error``
           says why); ``fit_time``, ``predict_time``, ``tune_time`` in seconds;
@@ -152,7 +156,8 @@ def _record(row, label, store):
     for name in SECONDS:
         value = row.get(name)
         record[name] = math.nan if value is None else float(value)
-    for name in ("n_train", "n_test", "n_classes", "n_features", "session"):
+    for name in ("n_train", "n_test", "n_classes", "n_features", "session",
+                 "n_tied_best", "n_candidates"):  # fmt: skip
         record[name] = row.get(name)
     for name, value in (row.get("params") or {}).items():
         record[PARAM + str(name)] = value

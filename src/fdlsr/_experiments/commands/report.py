@@ -5,6 +5,7 @@ import dataclasses
 import sys
 from dataclasses import dataclass
 
+from ...errors import ConfigError
 from ..notes import commands_note, table_notes
 from ..outputs import check_output
 from ..report import csv_rows, csv_text, render, summarise, tables_papers
@@ -25,6 +26,8 @@ class ReportRequest:
     output: str | None = None
     command: str | None = None
     force: bool = False
+    stats: bool = False
+    reference: str = "FDLSR"
 
 
 def main(args):
@@ -36,7 +39,11 @@ def main(args):
         output=args.output,
         command=command_line(args),
         force=args.force,
+        stats=args.stats,
+        reference=args.reference,
     )
+    if request.stats:
+        return statistics(request)
     report(request)
     return 0
 
@@ -94,3 +101,25 @@ def report(request):
     for notice in notices:  # after every check: an error stays one line
         print(f"fdlsr: {notice}", file=sys.stderr)
     emit(text, request.output, "the report")
+
+
+def statistics(request):
+    """``fdlsr report --stats``: the paired statistics of ``request``'s stores."""
+    from ..paired_stats import statistics_of_stores  # pandas: only for --stats
+
+    if request.format not in ("md", "csv"):
+        raise ConfigError(
+            f"--stats writes Markdown or CSV, not {request.format}: give --format md "
+            "or --format csv (the HTML report has the statistics in it)"
+        )
+    if request.output:
+        check_output(
+            request.output, inputs=request.stores, force=request.force
+        )
+    text, notices = statistics_of_stores(
+        request.stores, request.reference, request.format
+    )
+    for notice in notices:
+        print(f"fdlsr: {notice}", file=sys.stderr)
+    emit(text, request.output, "the statistics")
+    return 0
