@@ -5,7 +5,6 @@ import csv
 import io
 import json
 
-from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.cli import build_parser, main
 from fdlsr._experiments.commands.run import run_request
 from fdlsr._experiments.cv_choices import cell_choices, choices_text, value_text
@@ -13,6 +12,7 @@ from fdlsr._experiments.notes import chosen_parameters_notes
 from fdlsr._experiments.planning import experiment_runs
 from fdlsr._experiments.registry import PAPER_GRID
 from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.splits import NO_INNER_CV
 from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli, cli_error

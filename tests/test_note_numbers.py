@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings
 
-from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.escape import markdown
 from fdlsr._experiments.notes import fdlsr_parameters_note, protocol_note
 from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.splits import NO_INNER_CV
 from fdlsr._experiments.variants import row_labels, variant
 from fdlsr._testing import cli

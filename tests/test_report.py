@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.report import METHOD_HEAD, paper_results, render, summarise
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr.errors import ConfigError
 
 
@@ -134,7 +134,9 @@ def test_latex_and_csv():
     )
     table = list(
         csv.DictReader(
-            io.StringIO(render(summarise(frame_of(rows)), "csv", paper=paper_results("I")))
+            io.StringIO(
+                render(summarise(frame_of(rows)), "csv", paper=paper_results("I"))
+            )
         )
     )
     assert {r["source"] for r in table} == {"ours", "paper"}
@@ -259,7 +261,9 @@ def test_markdown_escapes_what_would_break_the_table():
 
 def test_latex_escapes_every_special_character():
     rows = rows_for("a$b^c{d}e_f&g%h#i~j\\k", "proposed", 2, [0.5, 0.6])
-    latex = render(summarise(frame_of(rows)), "latex", title="50% of {x} <= 1\n\nand more")
+    latex = render(
+        summarise(frame_of(rows)), "latex", title="50% of {x} <= 1\n\nand more"
+    )
     label = r"a\$b\^{}c\{d\}e\_f\&g\%h\#i\textasciitilde{}j\textbackslash{}k"
     assert f"\n{label} & " in latex
     assert r"\caption{50\% of \{x\} $\le$ 1  and more}" in latex
@@ -407,7 +411,10 @@ def test_the_csv_of_several_data_sets_is_one_table(tmp_path, capsys):
     assert "" not in lines
     table = list(csv.DictReader(io.StringIO(out)))
     assert len(table) == 3
-    by_data = {r["data_sha256"]: (r["dataset"], r["accuracy_mean_pct"], r["table"]) for r in table}
+    by_data = {
+        r["data_sha256"]: (r["dataset"], r["accuracy_mean_pct"], r["table"])
+        for r in table
+    }
     assert by_data["ab" * 32][:2] == ("faces", "50.0")
     assert by_data["cd" * 32][:2] == ("faces", "90.0")
     assert by_data["ab" * 32][2] != by_data["cd" * 32][2]  # titled apart

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.report import paper_results, summarise
 from fdlsr._experiments.result_plots import method_style, pareto_front
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.store_folder import read_store
 from fdlsr._testing import cli, cli_error
 from fdlsr.results import plot_accuracy_by_k, plot_accuracy_by_time
@@ -44,7 +44,8 @@ def test_both_figures_are_written_with_their_numbers(feret_figures):
     ]
     by_k = json.loads((feret_figures / "feret_accuracy_by_k.json").read_text())
     summary = {
-        (s["label"], s["k"]): s for s in summarise(frame_of(read_store(STORE / "feret").rows))
+        (s["label"], s["k"]): s
+        for s in summarise(frame_of(read_store(STORE / "feret").rows))
     }
     assert len(by_k["lines"]) == 28 and by_k["ks"] == [1, 2, 3, 4, 5]
     for line in by_k["lines"]:

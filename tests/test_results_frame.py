@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.report import summarise, table_rows
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.store_folder import MARK, make_store, read_store
+from fdlsr._testing import cli
 from fdlsr.errors import ConfigError
 from fdlsr.results import read_results
-from fdlsr._testing import cli
 from result_stores import stores, write_store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,7 +58,9 @@ def test_the_feret_frame_has_a_row_per_valid_row_and_the_tables_cells(feret):
     # in %, then the mean, as the table does
     percent = feret.assign(percent=feret.accuracy * 100)
     means = percent.groupby(["label", "k"], observed=True)["percent"].mean()
-    _, table = table_rows(summarise(frame_of(rows)))  # the table, through the report's code
+    _, table = table_rows(
+        summarise(frame_of(rows))
+    )  # the table, through the report's code
     computed = {
         (row["label"], k): cell[0]
         for row in table
@@ -202,6 +204,17 @@ def _times_k(cells):
     return max(numbers) if numbers else (max(ks) if ks else None)
 
 
+def _row_times(cells, at, label):
+    """A row's cell at the table's times' ``k`` (``at``), else at its own largest,
+    and the ``k`` its times name (None: the table's)."""
+    own = (
+        at
+        if (label, at) in cells
+        else _times_k({key: v for key, v in cells.items() if key[0] == label})
+    )
+    return cells[label, own], (None if own == at else own)
+
+
 def _split_md(line):
     return [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
 
@@ -214,29 +227,24 @@ def test_every_number_of_every_view_is_the_frames(rows):
     plus fit), tuning and test time, in the Markdown, LaTeX, CSV and HTML tables and
     the figures' numbers, are those computed here from the frame with pandas."""
     from fdlsr._experiments.escape import html, latex, markdown
-    from fdlsr._experiments.html_report import html_report
+    from fdlsr._experiments.html_report import _table as html_table
     from fdlsr._experiments.report import csv_rows, render, time_text
-    from fdlsr._experiments.result_plots import accuracy_by_k_data, accuracy_by_time_data
+    from fdlsr._experiments.result_plots import (
+        accuracy_by_k_data,
+        accuracy_by_time_data,
+    )
     from fdlsr._experiments.result_tables import store_tables
 
     with tempfile.TemporaryDirectory() as folder:
         write_store(Path(folder), rows)
         tables, _ = store_tables(folder)
-        page = html_report(tables, [(None, None)] * len(tables))
         for table in tables:
             frame = table.frame
             cells = _cells(frame)
             at = _times_k(cells)
             summary = summarise(frame)
+            page = html_table(summary, *table_rows(summary))  # the HTML page's table
             tuned = (frame.tuning == "cv").any()
-
-            def row_times(label):
-                own = at if (label, at) in cells else _times_k(
-                    {key: v for key, v in cells.items() if key[0] == label}
-                )
-                c = cells[label, own]
-                suffix = None if own == at else own
-                return c, suffix
 
             # CSV: every cell, its unit in its column's name
             for r in csv_rows(summary, table=table.title):
@@ -253,11 +261,15 @@ def test_every_number_of_every_view_is_the_frames(rows):
                 for name, key in (("train_time_s", "train"), ("fit_time_s", "fit"),
                                   ("tune_time_s", "tune"), ("predict_time_s", "predict")):  # fmt: skip
                     assert r[name] == pytest.approx(c[key])
-                assert r["train_time_s"] == pytest.approx(r["fit_time_s"] + r["tune_time_s"])
+                assert r["train_time_s"] == pytest.approx(
+                    r["fit_time_s"] + r["tune_time_s"]
+                )
             # Markdown and LaTeX: mean ± std per cell, the times at the table's k
             md = render(summary, "md")
             tex = render(summary, "latex")
-            head = _split_md(next(line for line in md.splitlines() if line.startswith("| Method")))
+            head = _split_md(
+                next(line for line in md.splitlines() if line.startswith("| Method"))
+            )
             assert ("Tuning (s)" in head) == bool(tuned)
             labels = set(frame.label[frame.accuracy.notna()])
             for label in labels:
@@ -267,7 +279,9 @@ def test_every_number_of_every_view_is_the_frames(rows):
                 )  # fmt: skip
                 parts = dict(zip(head, _split_md(line), strict=True))
                 tex_line = next(
-                    line for line in tex.splitlines() if line.startswith(f"{latex(label)} &")
+                    line
+                    for line in tex.splitlines()
+                    if line.startswith(f"{latex(label)} &")
                 )
                 html_cells = re.search(
                     rf"<tr><td>{re.escape(html(label))}</td>(.*?)</tr>", page
@@ -281,7 +295,7 @@ def test_every_number_of_every_view_is_the_frames(rows):
                         assert f"{text} ± {c['std']:.2f}" in parts[f"k={markdown(k)}"]
                         assert f"{text}$\\pm${c['std']:.2f}" in tex_line
                         assert f"{text} ± {c['std']:.2f}" in html_cells
-                c, suffix = row_times(label)
+                c, suffix = _row_times(cells, at, label)
                 assert parts["Training time (s)"] == time_text(c["train"], k=suffix)
                 assert parts["Test time (s)"] == time_text(c["predict"], k=suffix)
                 assert time_text(c["train"], "latex", suffix) in tex_line
@@ -323,7 +337,9 @@ def test_a_tuned_runs_cost_is_its_tuning_plus_its_fit_in_every_view(tmp_path):
             tune_time=3.0, params={"lam": 0.1}, fingerprint="f")
         for split in (0, 1)
     ]  # fmt: skip
-    rows += [row("d", "FDLSR", 2, split, fit_time=1.0, fingerprint="f") for split in (0, 1)]
+    rows += [
+        row("d", "FDLSR", 2, split, fit_time=1.0, fingerprint="f") for split in (0, 1)
+    ]
     store = write_store(tmp_path / "s", rows)
     frame = read_results(store)
     lsr = frame[frame.method == "LSR"]

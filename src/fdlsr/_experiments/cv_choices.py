@@ -41,8 +41,10 @@ def _param(run, name):
     """The value a run was fitted with for parameter ``name`` (a plain Python value),
     or None where it records none."""
     value = run.get(PARAM + name)
-    if value is None or value is pandas.NA or (
-        isinstance(value, float) and math.isnan(value)
+    if (
+        value is None
+        or value is pandas.NA
+        or (isinstance(value, float) and math.isnan(value))
     ):
         return None
     return value.item() if hasattr(value, "item") else value

@@ -62,6 +62,7 @@ tr.paper td { color: #666; font-style: italic; }
 td.text, table.text th { text-align: left; white-space: normal; }
 .notes { font-size: 0.86em; color: #333; max-width: 60em; }
 .notes li { margin: 0.3em 0; }
+.wide { overflow-x: auto; max-width: 100%; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 code { font-size: 0.92em; background: #f4f4f4; padding: 0 0.2em;
@@ -158,7 +159,7 @@ def _table(summary, ks, rows):
     n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
     best, _ = best_cells(summary)
     head = [METHOD_HEAD] + [f"k={k}" for k in ks] + time_heads(rows)
-    out = ["<table>", "<thead><tr>"]
+    out = ['<div class="wide"><table>', "<thead><tr>"]
     out += [f"<th>{html(h)}</th>" for h in head]
     out += ["</tr></thead>", "<tbody>"]
     family = None
@@ -180,7 +181,7 @@ def _table(summary, ks, rows):
             + "".join(f"<td>{cell}</td>" for cell in time_cells(r, rows, "html"))
             + f"<td>{html(tuning_text(r, 'html'))}</td></tr>"
         )
-    out += ["</tbody>", "</table>"]
+    out += ["</tbody>", "</table></div>"]
     return "\n".join(out)
 
 

@@ -20,7 +20,7 @@ from collections import defaultdict
 from .cv_choices import cell_choices, choices_text
 from .escape import Code
 from .splits import FIXED, POOLED
-from .variants import setting_spec, times_k
+from .variants import setting_spec, table_seed, times_k
 
 
 def table_notes(frame, table):
@@ -102,12 +102,6 @@ def neutral_command(command):
     return _DATA_DIR_OPTION.sub(f"--data-dir {DATA_DIR}", command)
 
 
-def table_seed(frame):
-    """The seed of most of the runs (the smallest of the most common)."""
-    counts = frame.seed.value_counts()
-    return int(min(counts.index, key=lambda seed: (-counts[seed], seed)))
-
-
 def protocol_note(frame):
     """How the accuracies were measured: splits, seeds, normalisation, times.
 
@@ -121,7 +115,7 @@ def protocol_note(frame):
     how = []
     if len(drawn):
         seed = (
-            f"; seed {table_seed(frame)} unless the row says another"
+            f"; seed {table_seed(frame.to_dict('records'))} unless the row says another"
             if frame.seed.nunique() > 1
             else ""
         )

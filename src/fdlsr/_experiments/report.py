@@ -186,7 +186,9 @@ def summarise(frame):
             "seed": int(seed),
             "normalized": _normalized(setting),
             "draws": _draws(ran, k),
-            "data_sha256": None if pandas.isna(first["data_sha256"]) else first["data_sha256"],
+            "data_sha256": None
+            if pandas.isna(first["data_sha256"])
+            else first["data_sha256"],
             "n_failed": len(failed),
             "error": str(failed["error"].iloc[0]) if len(failed) else "",
             "source": "ours",

@@ -255,7 +255,8 @@ def draw_accuracy_by_k(data):
     styles = _variant_styles((line["label"], line["method"]) for line in lines)
     by_method = {line["method"]: line for line in lines}
     drawn_paper = False
-    for ax, family in zip(axes.flat, families, strict=False):
+    for i, (ax, family) in enumerate(zip(axes.flat, families, strict=False)):
+        below = -0.24 if i >= len(families) - columns else -0.14  # under the k label
         own = [line for line in lines if line["family"] == family]
         shown = own + [line for line in reference if line not in own]
         # each line a little apart, so that the error bars do not hide each other
@@ -294,7 +295,7 @@ def draw_accuracy_by_k(data):
         ax.set_title(_literal(_family_title(family)), fontsize=10, loc="left")
         ax.grid(alpha=0.3)
         ax.legend(
-            handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+            handles=handles, loc="upper center", bbox_to_anchor=(0.5, below),
             ncols=2, fontsize=7.5, frameon=False, handlelength=2.4,
             columnspacing=1.2, labelspacing=0.3,
         )  # fmt: skip

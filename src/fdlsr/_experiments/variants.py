@@ -13,7 +13,6 @@ import re
 from collections import Counter, defaultdict
 
 from .._common import strict_json
-from .splits import FIXED
 
 
 def k_order(k):
@@ -136,21 +135,6 @@ def row_labels(rows):
             digest = hashlib.sha256(setting.encode()).hexdigest()[:6]
             labels[method, setting, seed] = f"{label} [setting {digest}]"
     return labels
-
-
-def cell_sizes(rows):
-    """The runs of each cell of a table, failed ones included: ``{(variant, k): n}``.
-
-    The largest is the number of splits the table is over; a cell whose mean is over
-    fewer says so (``n=...``).
-    """
-    return Counter((variant(r), r["k"]) for r in rows)
-
-
-def splits_of(rows, k):
-    """The random splits a cell is over: its ``(seed, split)`` pairs (a data set's own
-    split, ``k="fixed"``, is the same whatever the seed)."""
-    return tuple(sorted((-1 if k == FIXED else r["seed"], r["split"]) for r in rows))
 
 
 def best_cells(summary):
