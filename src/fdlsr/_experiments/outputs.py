@@ -91,13 +91,15 @@ def _head(path, size):
 _REPORT_LINES = (
     # Markdown: the table's header row
     re.compile(
-        rb"^\| Method \|.*\| Training time \(s\) \| Test time \(s\) \| Parameters \|$",
+        rb"^\| Method[^|]*\|.*\| Training time \(s\) \|.*\| Parameters \|$",
         re.MULTILINE,
     ),
     # LaTeX: the comment line it opens with
     re.compile(rb"\A% Requires \\usepackage\{booktabs\}\. Rendered by fdlsr report"),
     # CSV: the first columns of its header row
-    re.compile(rb"\Asource,(table|dataset),method,label,family,k,n_splits,mean,std,"),
+    re.compile(
+        rb"\Asource,(table|dataset),method,label,family,k,n_splits,accuracy_mean_pct,"
+    ),
     # HTML: its generator, or the line under its heading
     re.compile(
         rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '
