@@ -23,7 +23,7 @@ STORE = REPO / "docs" / "results"
 TAGS = {
     "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "code",
     "nav", "ul", "li", "a", "section", "table", "thead", "tbody", "tr", "th", "td",
-    "strong", "figure", "img", "figcaption", "dl", "dt", "dd",
+    "strong", "figure", "img", "figcaption", "dl", "dt", "dd", "div",
 }  # fmt: skip
 
 
@@ -246,4 +246,19 @@ def test_chromium_renders_the_page_offline(orl_page, tmp_path):
     )
     dom = done.stdout
     assert "<table>" in dom and "FDLSR" in dom
-    assert len(re.findall(r'<img src="data:image/png;base64,', dom)) == 3  # + CD diagram
+    assert len(re.findall(r'<img src="data:image/png;base64,', dom)) == 3  # + the critical-difference diagram
+
+
+def test_sessions_are_numbered_as_a_reader_counts_them(tmp_path):
+    """The shipped FERET rows come from sessions 0, 1, 2 and 11 of its
+    environment.json: the page numbers them 1, 2, 3, 4."""
+    out = tmp_path / "feret.html"
+    status, _, err = cli(
+        ["report", str(STORE / "feret"), "--format", "html", "-o", str(out)]
+    )
+    assert status == 0, err
+    environment = out.read_text().split("<h3>Environment</h3>")[1].split("<h3>")[0]
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", environment)[1]
+    assert re.findall(r"<th>(.*?)</th>", head)[0] == "Session"
+    rows = re.findall(r"<tr><td class=\"text\">(.*?)</td>", environment)
+    assert rows == ["1", "2", "3", "4"]

@@ -1,7 +1,7 @@
 """The results of ``fdlsr run`` as data and as figures.
 
 * :func:`read_results`: one or several results folders as a pandas ``DataFrame``,
-  one row per run (needs pandas: ``pip install "fdlsr[pandas]"``).
+  one row per run: the table every report and figure of fdlsr is computed from.
 * :func:`plot_accuracy_by_k` and :func:`plot_accuracy_by_time`: the comparison
   figures of ``fdlsr plot results``, as matplotlib Figures.
 * :func:`paired_comparison`: each method against a reference on the same splits

@@ -80,16 +80,16 @@ def report(request):
     elif request.format == "csv":  # one table: a column says which table a row is of
         rows = []
         for table, (paper, _) in zip(tables, papers, strict=True):
-            rows += csv_rows(summarise(table.rows), paper, table=table.title)
+            rows += csv_rows(summarise(table.frame), paper, table=table.title)
         text = csv_text(rows)
     else:
         outputs = []
         for table, (paper, forced) in zip(tables, papers, strict=True):
-            notes = table_notes(table.rows, table.info)
+            notes = table_notes(table.frame, table.info)
             notes += [forced] if forced else []
             outputs.append(
                 render(
-                    summarise(table.rows),
+                    summarise(table.frame),
                     request.format,
                     paper=paper,
                     title=table.title,
