@@ -13,6 +13,7 @@ from sklearn.preprocessing import normalize
 from fdlsr import FDLSR, FDLSRCV
 from fdlsr._experiments.cv_choices import cell_choices, choices_text
 from fdlsr._experiments.cv_ties import search_ties, ties_text
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.rows import validate_row
 from fdlsr._testing import cli
 from fdlsr.errors import TiedScoresWarning
@@ -111,7 +112,7 @@ def test_cv_choices_name_the_ties_of_a_cell():
          "n_tied_best": tied, "n_candidates": 2}
         for i, tied in enumerate([2, 1])
     ]  # fmt: skip
-    text = choices_text(cell_choices(rows)["LSR"][3])
+    text = choices_text(cell_choices(frame_of(rows))["LSR"][3])
     assert text == (
         "lam=0.1 (2/2), ties in 1 of 2 splits (2 of 2 settings); the first in grid "
         "order was taken"

@@ -156,7 +156,7 @@ def test_report_over_notes_with_a_pasted_table_is_refused(tmp_path, assets, caps
         status, table, _ = cli(["report", "store"])
         assert status == 0
         pasted = [line for line in table.splitlines() if line.startswith("|")][:4]
-        assert len(pasted) == 4 and "| Method |" in pasted[0]
+        assert len(pasted) == 4 and "| Method" in pasted[0]
         notebook = root / "notebook.md"
         text = (
             "# My notes\n\nLSR did well on d:\n\n" + "\n".join(pasted) + "\n\nTo do.\n"
