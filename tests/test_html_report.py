@@ -246,7 +246,9 @@ def test_chromium_renders_the_page_offline(orl_page, tmp_path):
     )
     dom = done.stdout
     assert "<table>" in dom and "FDLSR" in dom
-    assert len(re.findall(r'<img src="data:image/png;base64,', dom)) == 3  # + the critical-difference diagram
+    assert (
+        len(re.findall(r'<img src="data:image/png;base64,', dom)) == 3
+    )  # + the critical-difference diagram
 
 
 def test_sessions_are_numbered_as_a_reader_counts_them(tmp_path):

@@ -117,14 +117,17 @@ def html(text):
 LABEL_LIMIT = 60
 
 
-def figure_label(text, limit=LABEL_LIMIT):
-    """``text`` as a matplotlib label: one line, at most ``limit`` characters (a
-    longer one cut, ending in an ellipsis), and a ``$`` kept literal (matplotlib
-    would start mathematics with it)."""
+def short_line(text, limit=LABEL_LIMIT):
+    """``text`` on one line (:func:`one_line`) and at most ``limit`` characters: a
+    longer one is cut, ending in an ellipsis."""
     text = one_line(text)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text.replace("$", r"\$")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def figure_label(text, limit=LABEL_LIMIT):
+    """``text`` as a matplotlib label or title: :func:`short_line`, and a ``$`` kept
+    literal (matplotlib would start mathematics with it)."""
+    return short_line(text, limit).replace("$", r"\$")
 
 
 def _markdown_code(text):

@@ -28,7 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ConfigError
-from .escape import html, markdown
+from .escape import csv_cell, html, markdown
 from .results_frame import read_results
 from .variants import k_order
 
@@ -523,7 +523,9 @@ def statistics_text(frame, reference="FDLSR", fmt="md"):
     the CSV of :func:`statistics_frame` (``fmt="csv"``)."""
     if fmt == "csv":
         buffer = io.StringIO()
-        statistics_frame(frame, reference).to_csv(buffer, index=False)
+        table = statistics_frame(frame, reference).astype(object)
+        table = table.map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+        table.to_csv(buffer, index=False)
         return buffer.getvalue()
     paired = paired_comparison(frame, reference)
     out = []

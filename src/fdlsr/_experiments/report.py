@@ -27,7 +27,7 @@ import pandas
 
 from ..errors import ConfigError
 from .cv_choices import choices_of, choices_text, per_split
-from .escape import MARK, MARK_TEX, latex, markdown, note, prose
+from .escape import MARK, MARK_TEX, csv_cell, latex, markdown, note, prose
 from .registry import METHODS, family_rank
 from .results_frame import DOUBT, is_doubt
 from .splits import FIXED
@@ -635,5 +635,8 @@ def csv_text(rows):
         buffer, fieldnames=CSV_FIELDS, extrasaction="ignore", lineterminator="\n"
     )
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(
+        {key: csv_cell(v) if isinstance(v, str) else v for key, v in row.items()}
+        for row in rows
+    )
     return buffer.getvalue()

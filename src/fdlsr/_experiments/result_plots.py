@@ -29,7 +29,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: 
 
 from .._common.messages import did_you_mean  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
-from .escape import one_line  # noqa: E402
+from .escape import figure_label, short_line  # noqa: E402
 from .figures import file_stem, output_files, save_figure  # noqa: E402
 from .registry import METHODS, family_rank  # noqa: E402
 from .report import FAMILY_TITLES, paper_results, summarise, table_rows  # noqa: E402
@@ -193,7 +193,7 @@ def _legend(ax, entries):
             title = FAMILY_TITLES.get(fam, str(fam)).split(" (")[0]
             title = title if fam in FAMILY_TITLES else str(fam)
             title = title[:1].upper() + title[1:]
-            handles.append(Line2D([], [], linestyle="none", label=_literal(title)))
+            handles.append(Line2D([], [], linestyle="none", label=figure_label(title)))
         handle.set_label(_literal(handle.get_label()))
         handles.append(handle)
     legend = ax.legend(
@@ -289,11 +289,11 @@ def draw_accuracy_by_k(data):
                     Line2D(
                         [], [], linestyle="none", marker=style.marker,
                         markerfacecolor="none", markeredgecolor=style.colour,
-                        label=_literal(f"{one_line(row['method'])} (paper only)"),
+                        label=f"{figure_label(row['method'])} (paper only)",
                     )
                 )  # fmt: skip
             drawn_paper = drawn_paper or bool(means)
-        ax.set_title(_literal(_family_title(family)), fontsize=10, loc="left")
+        ax.set_title(figure_label(_family_title(family)), fontsize=10, loc="left")
         ax.grid(alpha=0.3)
         ax.legend(
             handles=handles, loc="upper center", bbox_to_anchor=(0.5, below),
@@ -359,7 +359,7 @@ def _draw_line(ax, line, x, dx, styles):
         [], [], color=style.colour, marker=style.marker,
         linestyle=styles[line["label"]], linewidth=1.3,
         markersize=6 if style.marker == "*" else 4,
-        label=_literal(one_line(line["label"])),
+        label=figure_label(line["label"]),
     )  # fmt: skip
 
 
@@ -411,7 +411,7 @@ def _draw_accuracy_by_time(data):
                 Line2D(
                     [], [], color=style.colour, marker=style.marker, linestyle="none",
                     markersize=size * 0.8, fillstyle=fills[p["label"]],
-                    label=one_line(p["label"]),
+                    label=short_line(p["label"]),
                 ),
             )
         )  # fmt: skip
@@ -429,7 +429,7 @@ def _draw_accuracy_by_time(data):
             alpha=0.6,
             zorder=1,
         )
-        names = textwrap.wrap(", ".join(one_line(p["label"]) for p in front), 34)
+        names = textwrap.wrap(", ".join(short_line(p["label"]) for p in front), 34)
         entries.append(
             (
                 "Pareto front (ringed), fastest first",
@@ -461,7 +461,7 @@ def _draw_accuracy_by_time(data):
 
 
 def _title(title, what):
-    return f"{_literal(one_line(title))}\n{what}" if title else what
+    return f"{figure_label(title)}\n{what}" if title else what
 
 
 def _literal(text):

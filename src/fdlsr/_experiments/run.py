@@ -26,6 +26,7 @@ from .._common.messages import quote
 from ..errors import ConfigError
 from .cluster import Cluster
 from .config import Config
+from .escape import terminal
 from .fingerprints import stored_runs
 from .notes import table_notes
 from .outputs import check_output
@@ -204,7 +205,7 @@ def run(request, *, dataset=None, progress=None):
         store.start_session(command, blas_threads=threads)
         stored = store.read_info()
         for notice in store.notices:
-            print(f"fdlsr: {notice}", file=sys.stderr)
+            print(f"fdlsr: {terminal(notice)}", file=sys.stderr)
         settings = {}
         for unit in units:
             settings.setdefault(unit.method.name, []).append(unit.setting)

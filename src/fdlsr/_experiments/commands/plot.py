@@ -13,7 +13,7 @@ from ..planning import DataOptions, load_data
 from ..registry import get_method
 from ..report import tables_papers
 from ..samples import data_warnings, warn
-from .shared import data_options, method_refusals, reason
+from .shared import data_options, method_refusals, reason, say
 
 # What only the paper's figures take (a data set to compute on), not `plot results`.
 _DATA_OPTIONS = {
@@ -211,7 +211,7 @@ def plot_results(request):
         )
     _make_folder(request.out)
     for notice in notices:
-        print(f"fdlsr: {notice}", file=sys.stderr)
+        say(notice)
     written = result_plots.write(tables, [rows for rows, _ in papers], request.out)
     for path in written:
         print(f"wrote {path}", file=sys.stderr)

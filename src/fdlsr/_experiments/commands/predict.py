@@ -17,9 +17,10 @@ from ...datasets._numpy import npy_samples
 from ...errors import DatasetError
 from ...persistence import read_model_file
 from ...persistence._contract import label_kind
+from ..escape import csv_cell
 from ..outputs import check_output
 from ..planning import DataOptions, dataset_file
-from .shared import data_options, emit
+from .shared import data_options, emit, say
 
 
 @dataclass(frozen=True)
@@ -100,10 +101,11 @@ def predict(request):
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(["index", "prediction"] + (["label"] if y is not None else []))
     for i, label in enumerate(predicted.tolist()):
-        writer.writerow([i, label] + ([y[i].item()] if y is not None else []))
+        cells = [label] + ([y[i].item()] if y is not None else [])
+        writer.writerow([i] + [csv_cell(c) if isinstance(c, str) else c for c in cells])
     emit(text.getvalue(), request.output, "the predictions")
     for note in [*samples.notes, *notes]:  # after the output: an error stays one line
-        print(f"fdlsr: note: {note}", file=sys.stderr)
+        say(f"note: {note}")
     if y is not None:  # compared as text: label 7 of one file is "7" of another
         truth = label_text(y)
         _warn_unknown_labels(y, truth, model.classes_, contract.labels, name)

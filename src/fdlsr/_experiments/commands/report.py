@@ -2,7 +2,6 @@
 a self-contained HTML page with the figures)."""
 
 import dataclasses
-import sys
 from dataclasses import dataclass
 
 from ...errors import ConfigError
@@ -10,7 +9,7 @@ from ..notes import commands_note, table_notes
 from ..outputs import check_output
 from ..report import csv_rows, csv_text, render, summarise, tables_papers
 from ..result_tables import store_tables
-from .shared import command_line, emit
+from .shared import command_line, emit, say
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def report(request):
             )
         text = "\n".join(outputs)
     for notice in notices:  # after every check: an error stays one line
-        print(f"fdlsr: {notice}", file=sys.stderr)
+        say(notice)
     emit(text, request.output, "the report")
 
 
@@ -113,13 +112,11 @@ def statistics(request):
             "or --format csv (the HTML report has the statistics in it)"
         )
     if request.output:
-        check_output(
-            request.output, inputs=request.stores, force=request.force
-        )
+        check_output(request.output, inputs=request.stores, force=request.force)
     text, notices = statistics_of_stores(
         request.stores, request.reference, request.format
     )
     for notice in notices:
-        print(f"fdlsr: {notice}", file=sys.stderr)
+        say(notice)
     emit(text, request.output, "the statistics")
     return 0

@@ -16,6 +16,7 @@ import numpy as np
 from ..._common.messages import one_line
 from ..._common.ownership import record_written
 from ...errors import ConfigError, FdlsrError
+from ..escape import terminal
 from ..outputs import write_atomic
 from ..planning import DataOptions
 
@@ -54,6 +55,12 @@ def emit(text, output, what):
             "file in an existing folder with -o FILE"
         ) from None
     print(f"wrote {output}", file=sys.stderr)
+
+
+def say(message):
+    """Print ``message`` for the user on stderr, prefixed ``fdlsr:``, as a terminal
+    shows it safely (:func:`.escape.terminal`: it may quote a store's text)."""
+    print(f"fdlsr: {terminal(message)}", file=sys.stderr)
 
 
 @contextmanager
