@@ -32,6 +32,19 @@ class WorkerError(FdlsrError):
     """A worker process ended before its work was done (killed, out of memory)."""
 
 
+class DataScaleError(FdlsrError):
+    """Samples of a scale at which a method's float64 arithmetic over- or underflows."""
+
+
+class DataScaleWarning(UserWarning):
+    """Samples far from the unit norm that a method's parameters are chosen for.
+
+    Raised once by ``fit`` of a method whose model depends on the samples' scale
+    (:func:`fdlsr._common.validation.check_sample_scale` states the rule); the fix
+    is to unit-normalise the samples, as the papers and ``fdlsr run`` do.
+    """
+
+
 class UnreliableResultWarning(UserWarning):
     """A method ran faithfully in a setting where its result is known to be unreliable.
 

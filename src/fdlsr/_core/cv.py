@@ -19,7 +19,7 @@ from .._common.compat import (
     _fit_context,
     get_namespace,
 )
-from .._common.validation import encode_labels
+from .._common.validation import check_sample_scale, encode_labels
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
 from .search import (
@@ -333,6 +333,7 @@ class FDLSRCV(FDLSR):
         xp, _ = get_namespace(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
         codes = encode_labels(self, y)
+        check_sample_scale(self, X)
         # The folds' bookkeeping (sample indices, classes) is done on the host from
         # the labels; the search itself runs in X's namespace, on its device.
         codes = _to_numpy(codes)

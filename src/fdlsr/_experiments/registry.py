@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -25,6 +24,7 @@ from .._baselines.estimators import (
     LinearDiscriminantAnalysis,
     LinearSVC,
     LogisticRegression,
+    RidgeClassifier,
 )
 from .._baselines.linear_svc_search import linear_svc_search
 from .._baselines.logistic_regression_search import logistic_regression_search
