@@ -99,17 +99,21 @@ class _InSpan:
 
 
 class LinearSVC(_InSpan, svm.LinearSVC):
-    """scikit-learn's ``LinearSVC``, fitted in the samples' span when n < d."""
+    """scikit-learn's ``LinearSVC``, fitted in the samples' span when n < d. Its ``C``
+    is chosen for unit-norm samples: ``fit`` warns of or refuses others
+    (:func:`~fdlsr._common.validation.check_sample_scale`)."""
 
 
 class LogisticRegression(_InSpan, linear_model.LogisticRegression):
-    """scikit-learn's ``LogisticRegression``, fitted in the samples' span when n < d."""
+    """scikit-learn's ``LogisticRegression``, fitted in the samples' span when n < d.
+    Its ``C`` is chosen for unit-norm samples: ``fit`` warns of or refuses others
+    (:func:`~fdlsr._common.validation.check_sample_scale`)."""
 
 
 class RidgeClassifier(linear_model.RidgeClassifier):
-    """scikit-learn's ``RidgeClassifier``, which warns of or refuses samples far from
-    unit norm (:func:`~fdlsr._common.validation.check_sample_scale`): its penalty
-    ``alpha`` is chosen for unit-norm samples, as the protocol gives them."""
+    """scikit-learn's ``RidgeClassifier``. Its penalty ``alpha`` is chosen for
+    unit-norm samples, as the protocol gives them: ``fit`` warns of or refuses others
+    (:func:`~fdlsr._common.validation.check_sample_scale`)."""
 
     def fit(self, X, y, sample_weight=None):
         if not sp.issparse(X):
@@ -122,8 +126,9 @@ class LinearDiscriminantAnalysis(discriminant_analysis.LinearDiscriminantAnalysi
     numeric shrinkage, the pooled covariance is one product over the centred samples
     (see the module's notes), with the same decision values. Refuses a single class
     in ``fit``, a covariance matrix larger than the memory available, and samples
-    of a scale its arithmetic cannot hold (its model does not depend on the scale:
-    :func:`~fdlsr._common.validation.check_sample_scale` with
+    of a scale its arithmetic cannot hold; its model does not depend on the samples'
+    scale, so it does not need unit-norm samples
+    (:func:`~fdlsr._common.validation.check_sample_scale` with
     ``depends_on_scale=False``)."""
 
     def fit(self, X, y):

@@ -1,6 +1,7 @@
 """FDLSR with its parameters and decision rule chosen by cross-validation, sharing work
 across the grid: exhaustively, or by successive halving over the iterations."""
 
+import warnings
 from math import ceil
 from numbers import Integral, Real
 
@@ -20,6 +21,7 @@ from .._common.compat import (
     get_namespace,
 )
 from .._common.validation import check_sample_scale, encode_labels
+from ..errors import DataScaleWarning
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
 from .search import (
@@ -420,7 +422,9 @@ class FDLSRCV(FDLSR):
                 f"{params_text(self.best_params_)}",
                 flush=True,
             )
-        best.fit(X, y)
+        with warnings.catch_warnings():  # the samples' scale was said above, once
+            warnings.simplefilter("ignore", DataScaleWarning)
+            best.fit(X, y)
         self.coef_ = best.coef_
         self.n_iter_ = best.n_iter_
         self.objective_ = best.objective_
