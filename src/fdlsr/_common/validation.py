@@ -39,8 +39,8 @@ def encode_labels(estimator, y, min_classes=2):
 
 #: Typical norms of training samples (the median norm of the non-zero ones) for which
 #: the methods' parameters, chosen for the papers' unit-norm samples, give a sound
-#: model; outside, a scale-dependent method warns (docs/methods-lsr.md, "Samples'
-#: scale", says what fails beyond).
+#: model; outside, a scale-dependent method warns (docs/getting-started.md, "The
+#: samples' scale", says what fails beyond).
 SCALE_RANGE = (1e-1, 1e4)
 #: Typical norms within which a method that computes on the raw samples keeps its
 #: float64 arithmetic in range: products of four samples' entries (a Gram matrix
