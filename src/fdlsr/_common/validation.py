@@ -87,7 +87,7 @@ def check_sample_scale(estimator, X, *, depends_on_scale=True):
             f"(as in the paper), and at this scale its model may be degenerate: "
             f"{_FIX}.",
             DataScaleWarning,
-            stacklevel=4,
+            stacklevel=5,  # the caller of a ScoreClassifier's fit
         )
 
 

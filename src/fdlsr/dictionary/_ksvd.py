@@ -360,7 +360,7 @@ def _warn_of_repeated_atoms(Y, y, nonzero, atoms_per_class):
             "identical atoms, which lowers accuracy: remove the repeated samples or "
             "set clear_dictionary=True (KSVD-Box's cleardict, as the authors' code).",
             UnreliableResultWarning,
-            stacklevel=5,
+            stacklevel=7,  # the caller of LCKSVD2.fit or LCLE.fit
         )
 
 
