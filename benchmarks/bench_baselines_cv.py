@@ -1,4 +1,4 @@
-"""The tuned scikit-learn baselines on FERET: our search against scikit-learn's own.
+"""The span-fitted baselines on FERET under GridSearchCV: fdlsr's against scikit-learn's.
 
 One FERET split (k = 5 by default: n = 1000, d = 1600, c = 200, unit-normalised), the
 protocol's inner cross-validation (3 stratified folds) over each method's grid, run

@@ -1,23 +1,21 @@
-"""The tuned baselines' search over C: today's grid search against a warm-started C
-path, on every FERET run (k = 2..5 x 10 splits; k = 1 is not tuned), in one process.
+"""The tuned LogisticRegression's search over C: a grid search from zero against
+scikit-learn's warm-started C path, on every FERET run (k = 2..5 x 10 splits; k = 1 is
+not tuned), in one process.
 
 For each run, the protocol's inner cross-validation (``splits.inner_cv``: 3
 stratified folds, shuffled with the run's seed) chooses C over the registered grid
 twice, with BLAS on one thread:
 
-* today: ``evaluation.tune`` (scikit-learn's ``GridSearchCV`` of the registered
-  estimator, each C of each fold fitted from scratch in the span of the fold's
-  training samples);
-* path: for each fold, the span of its training samples once, then the Cs in
-  increasing order, each fit starting from the previous C's coefficients
-  (scikit-learn's ``warm_start``, as ``LogisticRegressionCV`` walks its path); the C
-  of best mean fold accuracy, the first on ties (``GridSearchCV``'s rule).
+* grid: scikit-learn's ``GridSearchCV`` of the registered estimator, each C of each
+  fold fitted from zero (in the span of the fold's training samples);
+* path: ``evaluation.tune``, i.e. ``LogisticRegressionCV`` (each fold's Cs in the
+  grid's increasing order, each fit starting from the previous C's coefficients;
+  the C of best mean fold accuracy, the first on ties, then its refit).
 
-LogisticRegression only: scikit-learn's liblinear (LinearSVC) has no warm start. When
-the two choices differ, the registered estimator is refitted with each on the whole
-training split and both test accuracies are printed. Per k: the fraction of runs whose
-choice agrees, the mean test-accuracy difference (path - today) and the CPU ratio of
-the two searches.
+When the two choices differ, the registered estimator is refitted with each on the
+whole training split and both test accuracies are printed. Per k: the fraction of
+runs whose choice agrees, the mean test-accuracy difference (path - grid) and the CPU
+ratio of the two searches.
 
     python benchmarks/bench_baselines_path.py [--k 2 3 4 5] [--splits 10]
 """
@@ -28,7 +26,7 @@ import time
 import warnings
 
 import numpy as np
-from sklearn import linear_model
+from sklearn.model_selection import GridSearchCV
 from threadpoolctl import threadpool_limits
 
 from fdlsr._experiments.evaluation import tune
@@ -39,21 +37,12 @@ from fdlsr.datasets import load_dataset
 from fdlsr.model_selection._split import per_class_split
 
 
-def warm_path_choice(method, X, y, cv):
-    """The C of best mean fold accuracy, each fold's Cs fitted warm in increasing
-    order in the span of the fold's training samples."""
-    grid = list(method.grid["C"])
-    order = np.argsort(grid, kind="stable")
-    scores = np.zeros((cv.get_n_splits(), len(grid)))
-    params = {k: v for k, v in method.params.items() if k != "C"}
-    for f, (train, val) in enumerate(cv.split(X, y)):
-        basis, triangle = np.linalg.qr(X[train].T)
-        Z, Zval = triangle.T, X[val] @ basis
-        model = linear_model.LogisticRegression(warm_start=True, **params)
-        for i in order:
-            model.set_params(C=grid[i]).fit(Z, y[train])
-            scores[f, i] = model.score(Zval, y[val])
-    return grid[int(np.argmax(scores.mean(axis=0)))]
+def grid_choice(method, X, y, cv):
+    """The C of ``GridSearchCV`` over the registered grid, every fit from zero."""
+    search = GridSearchCV(
+        method.build(), {"C": method.grid["C"]}, cv=cv, scoring="accuracy", refit=False
+    )
+    return search.fit(X, y).best_params_["C"]
 
 
 def test_accuracy(method, C, X, y, train, test):
@@ -76,33 +65,33 @@ def main():
     warnings.simplefilter("ignore")
     with threadpool_limits(1):
         for k in args.k:
-            same, cpu_today, cpu_path, diffs = 0, 0.0, 0.0, []
+            same, cpu_grid, cpu_path, diffs = 0, 0.0, 0.0, []
             for split in range(args.splits):
                 train, test = per_class_split(y, k, 0, split)
                 cv = inner_cv(k, 0 + split, 3)
                 start = time.process_time()
-                today = tune(method, X[train], y[train], cv, {})["C"]
-                cpu_today += time.process_time() - start
+                grid = grid_choice(method, X[train], y[train], cv)
+                cpu_grid += time.process_time() - start
                 start = time.process_time()
-                path = warm_path_choice(method, X[train], y[train], cv)
+                path = tune(method, X[train], y[train], cv, {})["C"]
                 cpu_path += time.process_time() - start
-                if path == today:
+                if path == grid:
                     same += 1
                     diffs.append(0.0)
                     line = "same"
                 else:
-                    a = test_accuracy(method, today, X, y, train, test)
+                    a = test_accuracy(method, grid, X, y, train, test)
                     b = test_accuracy(method, path, X, y, train, test)
                     diffs.append(b - a)
                     line = f"test accuracy {100 * a:.2f}% -> {100 * b:.2f}%"
                 print(
-                    f"  k={k} split {split}: C {today:g} -> {path:g}  {line}",
+                    f"  k={k} split {split}: C {grid:g} -> {path:g}  {line}",
                     flush=True,
                 )
             print(
                 f"k={k}: same C in {same}/{args.splits}, mean test-accuracy difference "
-                f"{100 * np.mean(diffs):+.2f} points, CPU {cpu_today:.1f} s -> "
-                f"{cpu_path:.1f} s ({cpu_today / cpu_path:.2f}x)",
+                f"{100 * np.mean(diffs):+.2f} points, CPU {cpu_grid:.1f} s -> "
+                f"{cpu_path:.1f} s ({cpu_grid / cpu_path:.2f}x)",
                 flush=True,
             )
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 from fdlsr import FDLSR, FDLSRCV  # noqa: E402
 from fdlsr._core import search as search_module  # noqa: E402
 from fdlsr._core.cv import PAPER_GRID  # noqa: E402
-from fdlsr._testing import load_shared  # noqa: E402
+from fdlsr._testing import load_shared, shared_data_dir  # noqa: E402
 from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
 # FDLSRCV's stages, as the names under which fdlsr._core.search calls them.
@@ -106,7 +106,7 @@ def main():
     parser.add_argument("--stages", action="store_true", help="FDLSRCV's stages only")
     args = parser.parse_args()
 
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     train, _ = per_class_split(y, 5, args.seed, 0)
     X, y = normalize(X[train]), y[train]
     cv = StratifiedKFold(args.folds)

@@ -17,7 +17,7 @@ from dask.distributed import Client, LocalCluster
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
-from fdlsr._testing import load_shared
+from fdlsr._testing import load_shared, shared_data_dir
 
 
 def main():
@@ -25,7 +25,7 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=1000)
     args = parser.parse_args()
-    X, y = load_shared("usps")
+    X, y = load_shared("usps", shared_data_dir(__file__))
     X = normalize(X)
     params = dict(alpha=1.0, beta=1e-2, lam=1.0)
     start = time.perf_counter()

@@ -57,10 +57,10 @@ PAPER = {
 
 
 def run(methods, ks, splits, out):
-    from fdlsr._testing import load_shared, timed_fit_predict
+    from fdlsr._testing import load_shared, shared_data_dir, timed_fit_predict
     from fdlsr.model_selection._split import per_class_split
 
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     X = normalize(X)
     rows = []
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -183,10 +183,10 @@ def compare(baseline, methods, repeats):
     print(
         "method     fit+predict CPU s: before  after  ratio   max rel diff  same predictions"
     )
-    from fdlsr._testing import load_shared
+    from fdlsr._testing import load_shared, shared_data_dir
     from fdlsr.model_selection._split import per_class_split
 
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     train, test = per_class_split(y, 5, 0, 0)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data.npz"

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.preprocessing import normalize
 
 from fdlsr._experiments.environment import environment
-from fdlsr._testing import load_shared
+from fdlsr._testing import load_shared, shared_data_dir
 from fdlsr.dictionary import FDDL, LRSDL
 from fdlsr.model_selection._split import per_class_split
 
@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def normalized_feret():
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     return normalize(X), y
 
 

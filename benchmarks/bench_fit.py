@@ -38,7 +38,7 @@ from fdlsr._common.linalg import (  # noqa: E402
     make_ridge,
 )
 from fdlsr._core.dense import fit_fdlsr  # noqa: E402
-from fdlsr._testing import fdlsr_transcription, load_shared  # noqa: E402
+from fdlsr._testing import fdlsr_transcription, load_shared, shared_data_dir  # noqa: E402
 from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
 # The paper's FERET parameters.
@@ -48,7 +48,7 @@ FERET_PARAMS = dict(alpha=1e-2, beta=1e-3, lam=1e-1)
 def feret_training(k=5):
     """FERET's training samples of split 0 with ``k`` per person, unit-normalised and
     sorted by class (as the authors' code needs)."""
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     train, _ = per_class_split(y, k, 0, 0)
     order = np.argsort(y[train], kind="stable")
     return normalize(X[train])[order], y[train][order]
@@ -248,7 +248,7 @@ def main():
         args.repeats,
         settings,
     )
-    usps_X, usps_y = load_shared("usps")
+    usps_X, usps_y = load_shared("usps", shared_data_dir(__file__))
     train, _ = per_class_split(usps_y, 300, 0, 0)
     run_case(
         "USPS, 300 images per digit (d < n)",

@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.preprocessing import normalize
 
 from fdlsr import FDLSR
-from fdlsr._testing import load_shared
+from fdlsr._testing import load_shared, shared_data_dir
 from fdlsr.model_selection._split import per_class_split
 
 
@@ -22,7 +22,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=10)
     args = parser.parse_args()
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     X = normalize(X)
     rows = []
     for seed in range(args.splits):

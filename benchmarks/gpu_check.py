@@ -95,11 +95,11 @@ def load_feret():
     ``(X_train, y_train, X_test, y_test)``, or None without the data."""
     from sklearn.preprocessing import normalize
 
-    from fdlsr._testing import load_shared
+    from fdlsr._testing import load_shared, shared_data_dir
     from fdlsr.model_selection._split import per_class_split
 
     try:
-        X, y = load_shared("feret")
+        X, y = load_shared("feret", shared_data_dir(__file__))
     except FileNotFoundError:
         print("FERET: data not found (set FDLSR_DATA_DIR); skipped")
         return None

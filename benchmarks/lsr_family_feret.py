@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 from fdlsr._common.neighbors import NearestProjection  # noqa: E402
 from fdlsr._experiments.environment import environment  # noqa: E402
 from fdlsr._experiments.registry import METHODS  # noqa: E402
-from fdlsr._testing import load_shared  # noqa: E402
+from fdlsr._testing import load_shared, shared_data_dir  # noqa: E402
 from fdlsr.model_selection._split import per_class_split  # noqa: E402
 
 # Table III of the FDLSR paper (mean accuracy %, k = 2, 3, 4, 5 images per person).
@@ -193,7 +193,7 @@ def main():
         help="BLAS threads (1 is steadiest on a shared machine)",
     )
     args = parser.parse_args()
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     X = normalize(X)
     methods = [
         m

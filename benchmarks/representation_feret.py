@@ -30,7 +30,7 @@ from sklearn.preprocessing import normalize
 
 from fdlsr._experiments.environment import environment
 from fdlsr._experiments.registry import get_method
-from fdlsr._testing import load_shared, timed_fit_predict
+from fdlsr._testing import load_shared, shared_data_dir, timed_fit_predict
 from fdlsr.model_selection._split import per_class_split
 from fdlsr.representation import CRC, NRC
 
@@ -54,7 +54,7 @@ VARIANTS = {
 
 
 def normalized_feret():
-    X, y = load_shared("feret")
+    X, y = load_shared("feret", shared_data_dir(__file__))
     return normalize(X), y
 
 

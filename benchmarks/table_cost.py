@@ -9,6 +9,8 @@ of the whole command). With two stores the sums are printed side by side, with t
 ratio before / after of each method and of the whole table, and each method's share
 of the first store's total, then in how many runs both stores hold the two accuracies
 are equal (and, per method, where not): a speed-up that changes results shows there.
+Runs are matched without the name of the search that tuned them (a changed search is
+another setting to ``fdlsr run``, here the same run computed otherwise).
 Runs the config plans that a store lacks, and rows that record an error (no times),
 are counted per method: a sum over fewer runs is not a
 comparison, and the lines say so. ``--workers W ...`` adds, per store, the makespan
@@ -34,12 +36,14 @@ Compare stores measured on the same machine, one after the other, with the same
 """
 
 import argparse
+import dataclasses
 import heapq
+import json
 from collections import defaultdict
 
 from fdlsr._experiments.config import load_config
 from fdlsr._experiments.planning import experiment_runs
-from fdlsr._experiments.rows import row_key
+from fdlsr._experiments.rows import row_key as stored_key
 from fdlsr._experiments.store_folder import read_store
 from fdlsr.datasets import load_dataset
 
@@ -48,7 +52,25 @@ def planned_runs(config, data_dir):
     """``{RunKey: method name}`` of every run the config plans."""
     experiment = load_config(config).experiment
     dataset = load_dataset(experiment.dataset, data_dir=data_dir)
-    return {unit.key: unit.method.name for unit in experiment_runs(experiment, dataset)}
+    return {
+        run_key(unit.key): unit.method.name
+        for unit in experiment_runs(experiment, dataset)
+    }
+
+
+def run_key(key):
+    """``key`` with the search that tuned the run left out of its setting, so that
+    a store written before a method's search changed compares run for run."""
+    setting = json.loads(key.setting)
+    setting.get("cv", {}).pop("search", None)
+    return dataclasses.replace(
+        key, setting=json.dumps(setting, sort_keys=True, default=str)
+    )
+
+
+def row_key(row):
+    """The run of a stored row, as :func:`run_key` names it."""
+    return run_key(stored_key(row))
 
 
 def run_seconds(store, plan):

@@ -50,7 +50,7 @@ paper = paper_results("III")
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=False)
 for method in methods:
     mine = sorted(
-        (int(r["k"]), float(r["mean"])) for r in ours if r["method"] == method
+        (int(r["k"]), float(r["accuracy_mean_pct"])) for r in ours if r["method"] == method
     )
     left.plot(*np.array(mine).T, "o-", label=method)
     theirs = sorted((r["k"], r["mean"]) for r in paper if r["method"] == method)

@@ -12,7 +12,8 @@ of truth: the frame is read from it each time.
 Here a short experiment on the faces shipped with the package, with CRC's
 regularisation chosen by cross-validation on each training split; the same works on
 the folders of the paper's tables (``docs/results/feret`` in the repository).
-``read_results`` needs pandas (``pip install "fdlsr[pandas]"``).
+Every table and figure of ``fdlsr report`` and ``fdlsr plot results`` is computed
+from this frame.
 """
 
 import subprocess

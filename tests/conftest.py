@@ -1,7 +1,9 @@
 """Shared fixtures. Helpers shared with the benchmarks live in ``fdlsr._testing``.
 
-The real benchmark data are found through ``FDLSR_DATA_DIR`` (see
-``fdlsr._testing.DATA_DIR``); tests that need them skip without them.
+The real benchmark data are found through ``FDLSR_DATA_DIR``, else in
+``../shared/data`` beside the repository (``real_data.DATA_DIR``, found from the
+tests' own location); tests that need them skip without them, naming the folder
+looked in.
 """
 # ruff: noqa: E402
 
@@ -15,11 +17,12 @@ import pytest
 from sklearn.preprocessing import normalize
 
 from fdlsr._testing import load_shared, one_blas_thread
+from real_data import DATA_DIR
 
 
 def _normalized_shared(name):
     try:
-        X, y = load_shared(name)
+        X, y = load_shared(name, DATA_DIR)
     except FileNotFoundError as missing:
         pytest.skip(str(missing))
     return normalize(X), y

@@ -77,5 +77,8 @@ def stores(draw):
             extra["params"] = {"lam": lam}
             if tuned and k == 1:
                 extra["note"] = NO_INNER_CV
+        extra["fit_time"] = draw(st.sampled_from([0.1, 0.25, 3.0]))
+        if tuned:  # a search's time, recorded apart from the final fit
+            extra["tune_time"] = draw(st.sampled_from([0.5, 2.0, 40.0]))
         rows.append(row(dataset, method, k, split, seed, setting, accuracy, **extra))
     return rows

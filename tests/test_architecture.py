@@ -58,6 +58,7 @@ ALLOWED = {
 CLI_MAY_IMPORT = {
     "fdlsr._version",
     "fdlsr.errors",
+    "fdlsr._common.messages",
     "fdlsr._experiments.commands",
     "fdlsr._experiments.parser",
     "fdlsr._experiments.config",
@@ -319,6 +320,40 @@ def test_every_name_of_the_api_pages_is_importable_from_its_one_path():
     assert {(m, n) for n, ms in where.items() for m in ms} <= set(listed)
 
 
+def test_errors_exports_its_exceptions_and_nothing_else():
+    """``fdlsr.errors`` is the exceptions and warnings a user may catch; the helpers
+    that word their messages live in ``fdlsr._common.messages``."""
+    import inspect
+
+    from fdlsr import errors
+
+    assert errors.__all__ and len(set(errors.__all__)) == len(errors.__all__)
+    for name in errors.__all__:
+        value = getattr(errors, name)
+        assert inspect.isclass(value) and issubclass(value, Exception), name
+    public = {n for n in vars(errors) if not n.startswith("_")}
+    assert public == set(errors.__all__)
+
+
+def test_public_packages_hold_no_helper_names():
+    """A public package's names are its ``__all__`` (and its submodules): a helper
+    class or a declaration for the model-file allowlist is private by name."""
+    import importlib
+    import types
+
+    for module in public_modules():
+        namespace = importlib.import_module(module)
+        exported = set(getattr(namespace, "__all__", ()))
+        leaked = {
+            name
+            for name, value in vars(namespace).items()
+            if not name.startswith("_")
+            and name not in exported
+            and not isinstance(value, types.ModuleType)
+        }
+        assert not leaked, (module, sorted(leaked))
+
+
 def test_import_fdlsr_loads_no_module_of_the_experiments_layer():
     """``import fdlsr`` (the estimators, save and load) stays below the experiments;
     ``fdlsr.datasets`` is imported on first use."""
@@ -340,7 +375,7 @@ def test_save_and_load_are_defined_below_the_experiments():
 
 def test_model_file_allowlist_is_what_the_families_declare():
     """The allowlist takes the package's classes from each family's declaration
-    (``MODEL_FILE_CLASSES``), never from the experiments' registry."""
+    (``_MODEL_FILE_CLASSES``), never from the experiments' registry."""
     from fdlsr import _baselines, _core, dictionary, relaxed, representation
     from fdlsr._common import classifiers, normalizer
     from fdlsr._experiments.registry import METHODS
@@ -349,7 +384,7 @@ def test_model_file_allowlist_is_what_the_families_declare():
     declared = set()
     families = (classifiers, normalizer, _core, relaxed, representation, dictionary)
     for family in (*families, _baselines):
-        declared.update(family.MODEL_FILE_CLASSES)
+        declared.update(family._MODEL_FILE_CLASSES)
     ours = {c for c in allowed_classes().values() if c.__module__.startswith("fdlsr")}
     assert ours == declared
     # every registered method's estimator can be saved

@@ -162,7 +162,7 @@ def test_an_argument_the_parser_refuses_is_quoted_on_one_line(capsys):
 
 
 def test_printable_escapes_only_what_breaks_a_line():
-    from fdlsr.errors import printable
+    from fdlsr._common.messages import printable
 
     assert printable("a\nb\x1b\u2028é\\ c") == "a\\nb\\x1b\\u2028é\\ c"
 

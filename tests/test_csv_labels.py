@@ -187,3 +187,74 @@ def test_a_label_value_that_reads_like_a_name_is_not_a_header(tmp_path):
     ds = load_dataset(write(tmp_path / "yn.csv", rows))
     np.testing.assert_array_equal(ds.y, y)
     np.testing.assert_array_equal(ds.X, X)
+
+
+# -- fdlsr predict: a label column only where the table has one ---------------------
+
+
+@pytest.fixture()
+def csv_model(tmp_path):
+    """A model fitted on a CSV of header label,f0,...,f5 (whole-number pixels, so
+    that a headerless table of them could hold classes in its first or last column),
+    and the samples it was fitted on."""
+    X, y = pixels()
+    X = X + 8 * np.eye(3, X.shape[1], dtype=int)[y - 1]
+    header = ["label"] + [f"f{i}" for i in range(X.shape[1])]
+    write(tmp_path / "train.csv", label_first(X, y), header)
+    model = tmp_path / "m.fdlsr"
+    argv = ["fit", "--dataset", str(tmp_path / "train.csv"), "--method", "LSR"]
+    assert main([*argv, "-o", str(model)]) == 0
+    return model, X, y
+
+
+def predictions(capsys, argv):
+    assert main(["predict", *argv]) == 0
+    out, err = capsys.readouterr()
+    rows = [line.split(",") for line in out.splitlines()]
+    return rows, err
+
+
+def test_predict_labels_a_headerless_csv_of_samples_only(tmp_path, capsys, csv_model):
+    """As wide as the model's features: samples only (was: "cannot tell which column
+    of new.csv holds the labels ... --y 0 or --y -1")."""
+    model, X, y = csv_model
+    capsys.readouterr()
+    rows, err = predictions(capsys, [str(model), str(write(tmp_path / "new.csv", X))])
+    assert rows[0] == ["index", "prediction"] and len(rows) == len(y) + 1
+    with_labels, _ = predictions(capsys, [str(model), str(tmp_path / "train.csv")])
+    assert [r[1] for r in rows[1:]] == [r[1] for r in with_labels[1:]]
+    assert "accuracy" not in err
+
+
+def test_predict_labels_a_csv_whose_header_names_the_models_features(
+    tmp_path, capsys, csv_model
+):
+    model, X, y = csv_model
+    names = [f"f{i}" for i in range(X.shape[1])][::-1]
+    path = write(tmp_path / "named.csv", X[:, ::-1], names)
+    capsys.readouterr()
+    rows, err = predictions(capsys, [str(model), str(path)])
+    assert rows[0] == ["index", "prediction"] and len(rows) == len(y) + 1
+    assert "taken by name" in err
+
+
+def test_predict_reads_the_label_column_of_a_csv_one_column_wider(
+    tmp_path, capsys, csv_model
+):
+    model, X, y = csv_model
+    path = write(tmp_path / "test.csv", label_first(X, y))  # headerless, label first
+    capsys.readouterr()
+    rows, err = predictions(capsys, [str(model), str(path), "--y", "0"])
+    assert rows[0] == ["index", "prediction", "label"]
+    assert "accuracy" in err
+
+
+def test_a_header_that_names_a_label_column_keeps_it(tmp_path, capsys, csv_model):
+    """A table as wide as the model's features whose header names a label column
+    has one: its samples are then a feature short, which is refused."""
+    model, X, y = csv_model
+    header = ["label"] + [f"f{i}" for i in range(X.shape[1] - 1)]
+    path = write(tmp_path / "short.csv", label_first(X[:, :-1], y), header)
+    capsys.readouterr()
+    line = cli_error(capsys, ["predict", str(model), str(path)])
+    assert "the columns of short.csv are not those" in line and "missing" in line

@@ -12,6 +12,7 @@ from fdlsr._experiments.notes import chosen_parameters_notes
 from fdlsr._experiments.planning import experiment_runs
 from fdlsr._experiments.registry import PAPER_GRID
 from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.splits import NO_INNER_CV
 from fdlsr._experiments.store_folder import make_store
 from fdlsr._testing import cli, cli_error
@@ -47,13 +48,13 @@ def test_the_most_chosen_value_and_how_many_splits_chose_it():
     rows = tuned_rows(3, chosen) + tuned_rows(
         1, [{"alpha": 1.0}] * 10, note=NO_INNER_CV
     )
-    by_k = cell_choices(rows)["LSR"]
+    by_k = cell_choices(frame_of(rows))["LSR"]
     assert choices_text(by_k[3]) == "alpha=0.01 (7/10), lam=0.1 (7/10)"
     assert choices_text(by_k[1]) == (
         "fixed values alpha=1 (one sample per class: nothing to validate on)"
     )
     tie = tuned_rows(2, [{"alpha": 0.001, "lam": 0.1}, {"alpha": 0.1, "lam": 0.1}])
-    assert choices_text(cell_choices(tie)["LSR"][2]) == (
+    assert choices_text(cell_choices(frame_of(tie))["LSR"][2]) == (
         "alpha=0.001 or 0.1 (1/2 each), lam=0.1 (2/2)"
     )
 
@@ -67,8 +68,8 @@ def test_values_are_written_short():
 def test_every_format_shows_the_choice_and_csv_every_split():
     chosen = [{"alpha": 0.01, "lam": 0.1}] * 2 + [{"alpha": 0.1, "lam": 1.0}]
     rows = tuned_rows(2, chosen)
-    summary = summarise(rows)
-    (note,) = chosen_parameters_notes(rows)
+    summary = summarise(frame_of(rows))
+    (note,) = chosen_parameters_notes(frame_of(rows))
     assert note.startswith("LSR: parameters chosen by cross-validation")
     assert "k=2: alpha=0.01 (2/3), lam=0.1 (2/3)." in note
     for fmt in ("md", "latex"):
@@ -156,11 +157,11 @@ def test_the_fixed_values_of_runs_with_nothing_to_validate_on_are_named():
     fixed; a cell with some such splits says theirs too."""
     fixed = [{"alpha": 1.0, "lam": 1.0}] * 3
     rows = tuned_rows(1, fixed, note=NO_INNER_CV)
-    (note,) = chosen_parameters_notes(rows)
+    (note,) = chosen_parameters_notes(frame_of(rows))
     assert "k=1: fixed values alpha=1, lam=1 (one sample per class" in note
     mixed = tuned_rows(2, [{"alpha": 0.01, "lam": 0.1}] * 2 + fixed[:1])
     mixed[2]["note"] = NO_INNER_CV
-    assert choices_text(cell_choices(mixed)["LSR"][2]) == (
+    assert choices_text(cell_choices(frame_of(mixed))["LSR"][2]) == (
         "alpha=0.01 (2/3), lam=0.1 (2/3), 1 split with nothing to validate on "
         "(fixed values alpha=1, lam=1)"
     )
@@ -178,10 +179,14 @@ def test_cv_rules_with_a_fixed_rule_is_refused(capsys):
 
 def test_cv_naming_a_method_with_nothing_to_choose_is_refused(tmp_path, capsys):
     """``--cv 1-NN`` was ignored (the rows said 'fixed'): an option that does not
-    apply is refused; ``--cv`` alone still tunes only the methods with a grid."""
+    apply is refused; ``--cv`` alone tunes the methods with a grid, and is refused
+    when none has one."""
     out = tmp_path / "res"
     base = ["run", "--dataset", "faces", "-k", "2", "--splits", "1", "--out", str(out)]
     line = cli_error(capsys, [*base, "--methods", "1-NN", "LSR", "--cv", "1-NN"])
     assert "--cv 1-NN: 1-NN has no parameters for cross-validation" in line
     assert not out.exists()
-    assert cli([*base, "--methods", "1-NN", "--cv"])[0] == 0
+    line = cli_error(capsys, [*base, "--methods", "1-NN", "--cv"])
+    assert "--cv applies when cross-validation chooses a parameter" in line
+    assert not out.exists()
+    assert cli([*base, "--methods", "1-NN", "LSR", "--cv"])[0] == 0

@@ -9,18 +9,14 @@ import numpy as np
 import pytest
 import scipy.io
 
-from fdlsr._testing import DATA_DIR, load_shared
+from fdlsr._testing import load_shared
 from fdlsr.datasets import _registry, dataset_info, list_datasets, load_dataset
 from fdlsr.errors import DatasetError
+from real_data import DATA_DIR, MANIFEST_PATH, needs_data
 
-MANIFEST_PATH = DATA_DIR / "MANIFEST.json"
 SHARED = ["feret", "orl", "yale", "extended_yaleb", "coil20", "pie_subset",
           "ar_nonoccluded", "usps"]  # fmt: skip
 FACES = ["feret", "orl", "yale", "extended_yaleb", "pie_subset", "ar_nonoccluded"]
-needs_data = pytest.mark.skipif(
-    not MANIFEST_PATH.exists(),
-    reason=f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})",
-)
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +78,7 @@ def test_shared_files_load_with_the_manifest_shape(name):
     assert ds.X.dtype == np.float64 and ds.y.dtype == np.int64
     # The same numbers as the plain scipy transcription of the manifest in _testing,
     # and as the file read by path with automatic layout detection.
-    X, y = load_shared(name)
+    X, y = load_shared(name, DATA_DIR)
     np.testing.assert_array_equal(ds.X, X)
     np.testing.assert_array_equal(ds.y, y)
     auto = load_dataset(DATA_DIR / m["file"])

@@ -23,7 +23,7 @@ STORE = REPO / "docs" / "results"
 TAGS = {
     "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "code",
     "nav", "ul", "li", "a", "section", "table", "thead", "tbody", "tr", "th", "td",
-    "strong", "figure", "img", "figcaption", "dl", "dt", "dd",
+    "strong", "figure", "img", "figcaption", "dl", "dt", "dd", "div",
 }  # fmt: skip
 
 
@@ -78,7 +78,9 @@ def test_the_page_holds_table_notes_choices_figures_environment_commands(orl_pag
     assert "FDLSR parameters: alpha=0.1, beta=0.01, lam=0.1." in text
     assert "Parameters chosen by cross-validation" in text
     assert "lam=0.01 (7/10)" in text  # CRC at k=2
-    assert orl_page.count('<img src="data:image/png;base64,') == 2
+    # the two comparison figures and the paired statistics' critical-difference diagram
+    assert orl_page.count('<img src="data:image/png;base64,') == 3
+    assert "Paired statistics" in text and "Average ranks over" in text
     assert "BLAS and OpenMP threads" in text and "openblas" in text
     assert "fdlsr run --config orl --data-dir DATA_DIR --out docs/results/orl" in text
     assert "http://" not in orl_page and "https://" not in orl_page
@@ -143,6 +145,7 @@ def test_a_page_of_several_stores_says_how_many_tables_and_whose(tmp_path):
     page = out.read_text()
     assert "<h1>Results: 3 tables of 2 data sets, from 2 results folders</h1>" in page
     headings = re.findall(r"<h2>([^<]*)</h2>", page)
+    assert headings.pop() == "Paired statistics"  # of all the tables, after them
     assert len(headings) == 3
     assert headings[0].endswith(f"({STORE / 'orl'})") and headings[0] == headings[1]
     assert headings[2].endswith(f"({STORE / 'yale'})")
@@ -243,4 +246,19 @@ def test_chromium_renders_the_page_offline(orl_page, tmp_path):
     )
     dom = done.stdout
     assert "<table>" in dom and "FDLSR" in dom
-    assert len(re.findall(r'<img src="data:image/png;base64,', dom)) == 2
+    assert len(re.findall(r'<img src="data:image/png;base64,', dom)) == 3  # + the critical-difference diagram
+
+
+def test_sessions_are_numbered_as_a_reader_counts_them(tmp_path):
+    """The shipped FERET rows come from sessions 0, 1, 2 and 11 of its
+    environment.json: the page numbers them 1, 2, 3, 4."""
+    out = tmp_path / "feret.html"
+    status, _, err = cli(
+        ["report", str(STORE / "feret"), "--format", "html", "-o", str(out)]
+    )
+    assert status == 0, err
+    environment = out.read_text().split("<h3>Environment</h3>")[1].split("<h3>")[0]
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", environment)[1]
+    assert re.findall(r"<th>(.*?)</th>", head)[0] == "Session"
+    rows = re.findall(r"<tr><td class=\"text\">(.*?)</td>", environment)
+    assert rows == ["1", "2", "3", "4"]

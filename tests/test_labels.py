@@ -183,6 +183,40 @@ def test_predict_compares_labels_by_their_text(tmp_path, capsys):
     assert out.splitlines()[1] == "0,1,1"
 
 
+def test_predict_says_how_many_labels_are_not_classes_of_the_model(tmp_path, capsys):
+    """A model fitted on labels read as text ('1.0', '2', '3') scores data labelled
+    1, 2, 3: the 4 samples of label 1 are counted wrong, and a warning says so with
+    both kinds (was: "accuracy 66.67%" and nothing else)."""
+    import fdlsr
+    from fdlsr.relaxed import LSR
+
+    X = samples(12) + 5 * np.repeat(np.eye(3), 4, axis=0)
+    model = LSR().fit(X, np.repeat(["1.0", "2", "3"], 4))
+    fdlsr.save(model, tmp_path / "m.fdlsr")
+    np.savez(tmp_path / "test.npz", X=X, y=np.repeat([1, 2, 3], 4))
+    assert main(["predict", str(tmp_path / "m.fdlsr"), str(tmp_path / "test.npz")]) == 0
+    err = capsys.readouterr().err
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert (
+        "4 of the 12 samples of test.npz carry a label that is not a class" in warning
+    )
+    assert "(1; its classes: '1.0', '2', '3')" in warning
+    assert "the model's labels are text, these integers" in warning
+    assert "accuracy 66.67% (8 of 12" in err
+
+
+def test_predict_with_every_label_a_class_warns_of_none(tmp_path, capsys):
+    import fdlsr
+    from fdlsr.relaxed import LSR
+
+    X = samples(12) + 5 * np.repeat(np.eye(3), 4, axis=0)
+    fdlsr.save(LSR().fit(X, np.repeat([1, 2, 3], 4)), tmp_path / "m.fdlsr")
+    np.savez(tmp_path / "test.npz", X=X, y=np.repeat(["1", "2", "3"], 4))
+    assert main(["predict", str(tmp_path / "m.fdlsr"), str(tmp_path / "test.npz")]) == 0
+    err = capsys.readouterr().err
+    assert "warning" not in err and "accuracy 100.00%" in err
+
+
 @pytest.mark.parametrize(
     "fitted, given",
     [

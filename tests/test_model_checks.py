@@ -23,6 +23,7 @@ import fdlsr
 from fdlsr._experiments.registry import METHODS
 from fdlsr._testing import cli_error
 from fdlsr.errors import ModelFileError
+from fdlsr.persistence._encoding import allowed_classes
 from model_files import pack, parts, refused, state
 
 
@@ -100,7 +101,10 @@ def test_a_root_that_is_not_a_classifier_is_refused_at_load(data, saved, tmp_pat
         "KFold": splitter,
         "LabelEncoder": encoder,
     }
-    assert KFold and LabelEncoder  # the classes the crafted roots name
+    # the crafted roots name allowed classes, so the refusal is for the root's kind
+    allowed = allowed_classes()
+    assert allowed[splitter["$object"]] is KFold
+    assert allowed[encoder["$object"]] is LabelEncoder
     for kind, root in roots.items():
         path = pack(tmp_path / kind, {**manifest, "model": root}, arrays)
         refused(path, str(path), f"its root is a {kind}, not a classifier")

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from fdlsr._experiments.escape import markdown
 from fdlsr._experiments.notes import fdlsr_parameters_note, protocol_note
 from fdlsr._experiments.report import render, summarise
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.splits import NO_INNER_CV
 from fdlsr._experiments.variants import row_labels, variant
 from fdlsr._testing import cli
@@ -74,7 +75,7 @@ def test_a_fdlsr_parameters_name_the_rows_they_are_of():
     labels = row_labels(rows)
     fixed = labels["FDLSR", FDLSR_OURS, 0]
     assert fixed != "FDLSR" and labels["FDLSR", FDLSR_CV, 0] == "FDLSR (cv)"
-    assert fdlsr_parameters_note(rows, labels) == (
+    assert fdlsr_parameters_note(frame_of(rows)) == (
         f"FDLSR parameters: {fixed}: alpha=0.5, beta=0.01, lam=1.0."
     )
 
@@ -101,8 +102,8 @@ def test_b_the_number_of_splits_is_that_of_the_cells():
     """Splits 0 and 2 of a run (an interrupted one, or a hand-edited store): the
     cells average 2 runs, and the note says 2 (on main: 3, from the split numbers)."""
     rows = [row("d", "LSR", 2, i) for i in (0, 2)]
-    assert "over 2 random splits" in protocol_note(rows)
-    assert "(n=" not in render(summarise(rows))
+    assert "over 2 random splits" in protocol_note(frame_of(rows))
+    assert "(n=" not in render(summarise(frame_of(rows)))
 
 
 def test_b_the_usual_seed_of_the_note_is_the_one_labels_leave_unsaid():
@@ -115,7 +116,7 @@ def test_b_the_usual_seed_of_the_note_is_the_one_labels_leave_unsaid():
     rows += [row("d", "ReLSR", "fixed", 0, seed=1)]
     labels = set(row_labels(rows).values())
     assert "LSR (seed 0)" in labels
-    assert "seed 1 unless the row says another" in protocol_note(rows)
+    assert "seed 1 unless the row says another" in protocol_note(frame_of(rows))
 
 
 def test_c_names_with_markup_print_as_written_in_every_format(tmp_path):

@@ -1,5 +1,9 @@
 """One guard for every file a command writes: never over an input, never into a
-results store, never over a file of another kind without --force, always whole.
+results store, never over a file fdlsr did not write without --force, always whole.
+
+Whose a file is follows one rule (``fdlsr._common.ownership``): fdlsr replaces a file
+without --force only if it wrote it and the file is unchanged since (listed with its
+SHA-256 in the folder's ``.fdlsr-outputs.json``), or it is empty.
 
 The hypothesis test draws output paths built from the names around the inputs and the
 store (links to the data, ``..``, the store's own files) for every command that
@@ -18,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._common.ownership import MANIFEST, may_replace, record_written
 from fdlsr._experiments.cli import main
 from fdlsr._experiments.outputs import check_output
 from fdlsr._testing import cli, cli_error
@@ -121,18 +126,48 @@ def test_a_store_and_an_input_folder_are_never_written_into(tmp_path, assets):
     check_output(root / "f.npz", inputs=[root / "images"])
 
 
-def test_a_file_of_another_kind_is_replaced_only_with_force(tmp_path, assets):
-    from fdlsr._experiments.outputs import MODEL_FILE, check_output
-
+def test_only_a_file_fdlsr_wrote_and_left_unchanged_is_replaced(tmp_path, assets):
     root = make_tree(tmp_path, assets)
-    with pytest.raises(ConfigError, match="is not a model file.*--force"):
-        check_output(root / "notes.txt", kind=MODEL_FILE)
-    check_output(root / "notes.txt", kind=MODEL_FILE, force=True)
-    check_output(root / "model.fdlsr", kind=MODEL_FILE)  # a model: replaced
+    model = root / "model.fdlsr"  # a model file copied in: fdlsr did not write it here
+    for mine in (root / "notes.txt", model):
+        with pytest.raises(ConfigError, match="fdlsr did not write it.*--force"):
+            check_output(mine)
+        check_output(mine, force=True)
+    record_written(model)  # as fdlsr.save records the file it wrote
+    assert (root / MANIFEST).is_file()
+    check_output(model)  # fdlsr's, unchanged: replaced
+    model.write_bytes(model.read_bytes() + b"\n")  # changed since: the user's
+    with pytest.raises(ConfigError, match="fdlsr did not write it"):
+        check_output(model)
+    (root / "empty.md").write_text("")
+    check_output(root / "empty.md")  # nothing to lose
     with pytest.raises(ConfigError, match="is the input"):  # never an input
-        check_output(
-            root / "d.npz", inputs=[root / "d.npz"], kind=MODEL_FILE, force=True
+        check_output(root / "d.npz", inputs=[root / "d.npz"], force=True)
+    with pytest.raises(ConfigError, match="record of the files it wrote"):
+        check_output(root / MANIFEST, force=True)
+
+
+def test_report_over_notes_with_a_pasted_table_is_refused(tmp_path, assets, capsys):
+    """The issue's case: a user's notebook.md holding four lines of an fdlsr table
+    (pasted from ``fdlsr report``'s output) was taken for fdlsr's report by its
+    header row and replaced (exit 0). It is the user's: refused, unchanged."""
+    root = make_tree(tmp_path, assets)
+    with inside(root):
+        status, table, _ = cli(["report", "store"])
+        assert status == 0
+        pasted = [line for line in table.splitlines() if line.startswith("|")][:4]
+        assert len(pasted) == 4 and "| Method |" in pasted[0]
+        notebook = root / "notebook.md"
+        text = (
+            "# My notes\n\nLSR did well on d:\n\n" + "\n".join(pasted) + "\n\nTo do.\n"
         )
+        notebook.write_text(text)
+        line = cli_error(capsys, ["report", "store", "-o", "notebook.md"])
+        assert "notebook.md exists and fdlsr did not write it" in line
+        assert "add --force to replace it" in line
+        assert notebook.read_text() == text
+        assert main(["report", "store", "-o", "notebook.md", "--force"]) == 0
+        assert notebook.read_text() != text
 
 
 def test_predict_replaces_only_predictions_unless_force(tmp_path, assets, capsys):
@@ -143,7 +178,7 @@ def test_predict_replaces_only_predictions_unless_force(tmp_path, assets, capsys
     mine.write_text("my,own\n1,2\n")
     with inside(root):
         argv = ["predict", "model.fdlsr", "d.npz", "-o", "mine.csv"]
-        assert "is not a predictions CSV" in cli_error(capsys, argv)
+        assert "fdlsr did not write it" in cli_error(capsys, argv)
         assert mine.read_text() == "my,own\n1,2\n"
         assert cli([*argv, "--force"])[0] == 0  # the user said so
         assert mine.read_text().startswith("index,prediction,label\n")
@@ -224,7 +259,8 @@ def test_the_issues_two_cases_are_refused_and_nothing_is_lost(tmp_path, assets, 
         (["predict", "model.fdlsr", "d.npz", "-o", "d.npz"], "is the input d.npz"),
         (["predict", "model.fdlsr", "d.npz", "-o", "model.fdlsr"], "is the input"),
         (["predict", "model.fdlsr", "d.npz", "-o", "store/p.csv"], "results store"),
-        ([*FIT, "-o", "notes.txt"], "is not a model file"),
+        ([*FIT, "-o", "notes.txt"], "fdlsr did not write it"),
+        ([*FIT, "-o", "model.fdlsr"], "fdlsr did not write it"),  # copied in
         ([*FIT, "-o", "store/m.fdlsr"], "inside the results store"),
         ([*FIT, "--force", "-o", "hard.npz"], "is the input"),
         ([*FIT, "-o", "missing/../m.fdlsr"], "does not exist"),
@@ -244,12 +280,16 @@ def test_every_command_refuses_in_one_line(argv, expected, tmp_path, assets, cap
     assert snapshot(root) == before
 
 
-def test_fit_replaces_its_own_kind_and_anything_with_force(tmp_path, assets, capsys):
+def test_fit_replaces_the_model_it_wrote_and_anything_with_force(
+    tmp_path, assets, capsys
+):
     root = make_tree(tmp_path, assets)
     with inside(root):
-        assert main([*FIT, "--method", "1-NN", "-o", "model.fdlsr"]) == 0
+        assert main([*FIT, "-o", "mine.fdlsr"]) == 0
+        assert main([*FIT, "--method", "1-NN", "-o", "mine.fdlsr"]) == 0  # its own
         assert main([*FIT, "--force", "-o", "notes.txt"]) == 0
-    for name in ("model.fdlsr", "notes.txt"):
+        assert main([*FIT, "--method", "1-NN", "-o", "notes.txt"]) == 0  # now fdlsr's
+    for name in ("mine.fdlsr", "notes.txt"):
         assert "model.json" in zipfile.ZipFile(root / name).namelist()
     assert (root / "d.npz").read_bytes() == assets[0]["d.npz"]
 
@@ -265,8 +305,8 @@ def test_a_hard_link_to_a_file_of_an_input_folder_is_refused(tmp_path, assets, c
 
 
 def test_report_replaces_only_a_report_it_wrote_unless_force(tmp_path, assets, capsys):
-    """-o names an existing file: replaced if fdlsr report wrote it (any format) or
-    it is empty; any other file of the user's is kept, unless --force."""
+    """-o names an existing file: replaced if fdlsr wrote it (any format) and it is
+    unchanged, or it is empty; any other file of the user's is kept, unless --force."""
     root = make_tree(tmp_path, assets)
     with inside(root):
         for fmt in ("md", "latex", "csv", "html"):
@@ -281,7 +321,7 @@ def test_report_replaces_only_a_report_it_wrote_unless_force(tmp_path, assets, c
         before = snapshot(root)
         for mine in ("notes.txt", "d.npz", "model.fdlsr"):
             line = cli_error(capsys, ["report", "store", "-o", mine])
-            assert "exists and is not a report written by `fdlsr report`" in line
+            assert "exists and fdlsr did not write it" in line
             assert "add --force to replace it" in line
         assert snapshot(root) == before
         assert main(["report", "store", "-o", "notes.txt", "--force"]) == 0
@@ -292,17 +332,15 @@ def test_report_replaces_only_a_report_it_wrote_unless_force(tmp_path, assets, c
 
 
 def test_plot_replaces_only_figures_it_wrote_unless_force(tmp_path, assets, capsys):
-    """fdlsr marks its figures (PNG Software, PDF Creator, JSON written_by): a file
-    of a figure's name without the mark is the user's and is kept."""
-    from fdlsr._experiments.outputs import FIGURE_FILE
-
+    """fdlsr records its figures as it writes them: a file of a figure's name that
+    it did not write, or that was changed since, is the user's and is kept."""
     root = make_tree(tmp_path, assets)
     figures = root / "figs"
     with inside(root):
         assert main(["plot", "results", "store", "--out", "figs"]) == 0
-        made = sorted(figures.iterdir())
+        made = sorted(p for p in figures.iterdir() if p.name != MANIFEST)
         assert [p.suffix for p in made] == [".json", ".pdf", ".png"] * 2
-        assert all(FIGURE_FILE.test(p) for p in made)
+        assert all(may_replace(p) for p in made)
         assert main(["plot", "results", "store", "--out", "figs"]) == 0  # its own
         capsys.readouterr()
         for path in made:
@@ -310,19 +348,19 @@ def test_plot_replaces_only_figures_it_wrote_unless_force(tmp_path, assets, caps
             path.write_bytes(b'{"mine": "user data"}')
             before = snapshot(root)
             line = cli_error(capsys, ["plot", "results", "store", "--out", "figs"])
-            assert f"{path.name} exists and is not a figure written by `fdlsr" in line
+            assert f"{path.name} exists and fdlsr did not write it" in line
             assert "choose another folder, or add --force" in line
             assert snapshot(root) == before
             path.write_bytes(kept)
         made[0].write_text("mine")
         assert main(["plot", "results", "store", "--out", "figs", "--force"]) == 0
-        assert FIGURE_FILE.test(made[0])
+        assert may_replace(made[0])
         capsys.readouterr()
         # the paper's figures: the same guard
         (root / "d_fig1_convergence.json").write_text("mine")
         argv = ["plot", "convergence", "--dataset", "d.npz", "-k", "2", "--out", "."]
         line = cli_error(capsys, argv)
-        assert "d_fig1_convergence.json exists and is not a figure" in line
+        assert "d_fig1_convergence.json exists and fdlsr did not write it" in line
         assert (root / "d_fig1_convergence.json").read_text() == "mine"
 
 
@@ -334,28 +372,31 @@ def test_plot_replaces_only_figures_it_wrote_unless_force(tmp_path, assets, caps
             b"\x89PNG\r\n\x1a\n\x00\x00\x00\x1ftEXtSoftware\x00fdlsr 1",
             b"%PDF-1.4 /Creator (fdlsr ",
             b'{"written_by": "fdlsr x"}',
-            b'["written_by", "fdlsr"]',
             b"| Method | k=1 | Training time (s) | Test time (s) | Parameters |",
             b"source,dataset,method,label,family,k,n_splits,mean,std,x",
         ]
     ),
     suffix=st.sampled_from([".png", ".pdf", ".json", ".md", ".csv", ".tex", ".html"]),
+    manifest=st.sampled_from(
+        [None, b"", b"not json", b'{"files": {"x": 1}}', b'{"files": {"x": "00"}}']
+    ),
 )
-def test_any_bytes_are_known_as_fdlsrs_file_or_kept(data, suffix):
-    """The test of a file fdlsr may replace reads any bytes: it answers, and an
-    answer of no becomes one refusal that leaves the file."""
-    from fdlsr._experiments.outputs import FIGURE_FILE, REPORT_FILE
-
+def test_what_a_file_holds_never_makes_it_fdlsrs(data, suffix, manifest):
+    """Any bytes, fdlsr's own marks and table lines included, beside no manifest or
+    one that lists nothing valid: a file with something in it is refused, kept."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"x{suffix}"
         path.write_bytes(data)
-        for kind in (FIGURE_FILE, REPORT_FILE):
-            try:
-                check_output(path, kind=kind)
-            except ConfigError as error:
-                assert "\n" not in str(error) and data and not kind.test(path)
-            else:
-                assert not data or kind.test(path)
+        if manifest is not None:
+            (Path(folder) / MANIFEST).write_bytes(
+                manifest.replace(b'"x"', b'"' + path.name.encode() + b'"')
+            )
+        try:
+            check_output(path)
+        except ConfigError as error:
+            assert "\n" not in str(error) and data
+        else:
+            assert not data
         assert path.read_bytes() == data
 
 
@@ -386,7 +427,7 @@ def test_features_refuses_before_loading_any_network(tmp_path, capsys):
     argv = ["features", str(images), "--weights", "none", "-o"]
     for output, expected in [
         (images / "f.npz", "inside the input folder"),
-        (tmp_path / "other.npz", "is not a features file"),
+        (tmp_path / "other.npz", "fdlsr did not write it"),
     ]:
         assert expected in cli_error(capsys, [*argv, str(output)])
     assert snapshot(tmp_path) == before
@@ -461,7 +502,7 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
         changed |= {
             n for n, stamp in file_stamps(sandbox).items() if stamps.get(n) != stamp
         }
-        written = {sandbox / n for n in changed}
+        written = {sandbox / n for n in changed if Path(n).name != MANIFEST}
         assert written, (command, out)
         target = Path(os.path.realpath(work / out))
         if command == "run":  # the store's files, in the folder asked for
@@ -473,19 +514,5 @@ def test_any_output_path_writes_an_allowed_file_or_is_one_line(
             assert f"{target.relative_to(sandbox)}" not in before, out
         if command == "predict":  # no file of the user's replaced by predictions
             assert f"{target.relative_to(sandbox)}" not in before, out
-        if command == "fit" and f"{target.relative_to(sandbox)}" in before:
-            assert target.name == "model.fdlsr"  # only a model replaced without --force
-
-
-def test_a_figure_json_whose_mark_is_named_twice_is_the_users(tmp_path):
-    """Read last-wins, the second ``written_by`` would make the user's file look like
-    fdlsr's, and it would be replaced: a key named twice is not fdlsr's mark."""
-    from fdlsr._experiments.outputs import FIGURE_FILE
-
-    path = tmp_path / "fig.json"
-    path.write_text('{"written_by": "me", "written_by": "fdlsr 0.1.0"}')
-    assert not FIGURE_FILE.test(path)
-    with pytest.raises(ConfigError, match="is not a figure written by"):
-        check_output(path, kind=FIGURE_FILE)
-    path.write_text('{"written_by": "fdlsr 0.1.0", "mean": NaN}')  # as fdlsr writes
-    assert FIGURE_FILE.test(path)
+        if command == "fit":  # no file of the user's replaced without --force
+            assert f"{target.relative_to(sandbox)}" not in before, out

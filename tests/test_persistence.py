@@ -40,6 +40,7 @@ import fdlsr
 import fdlsr.model_selection._split
 from fdlsr._common.classifiers import RULES
 from fdlsr._common.normalizer import UnitNormalizer
+from fdlsr._common.ownership import MANIFEST
 from fdlsr._experiments.cli import main
 from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.samples import unit_rows
@@ -611,7 +612,8 @@ def test_save_writes_through_a_symbolic_link(data, tmp_path):
     assert fdlsr.save(other, tmp_path / "link.fdlsr") == tmp_path / "link.fdlsr"
     assert (tmp_path / "link.fdlsr").is_symlink()
     assert fdlsr.load(tmp_path / "target.fdlsr").alpha == 0.5
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.fdlsr", "target.fdlsr"]
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [".fdlsr-outputs.json", "link.fdlsr", "target.fdlsr"]
 
 
 def test_fit_o_a_link_to_a_model_file_writes_through_it(dataset_file, tmp_path):
@@ -654,7 +656,8 @@ def test_a_search_setting_that_cannot_be_saved_names_a_fix_that_saves(data, tmp_
         model = fdlsr.FDLSRCV(**grid, **setting).fit(X, y)
         with pytest.raises(ModelFileError, match=said) as refused:
             fdlsr.save(model, tmp_path / "refused.fdlsr")
-        assert "\n" not in str(refused.value) and not any(tmp_path.iterdir())
+        assert "\n" not in str(refused.value)
+        assert [p.name for p in tmp_path.iterdir()] in ([], [MANIFEST])
         model = fdlsr.FDLSRCV(**grid, **fixed).fit(X, y)
         fdlsr.save(model, tmp_path / "fixed.fdlsr")
         loaded = fdlsr.load(tmp_path / "fixed.fdlsr")
@@ -662,10 +665,13 @@ def test_a_search_setting_that_cannot_be_saved_names_a_fix_that_saves(data, tmp_
         (tmp_path / "fixed.fdlsr").unlink()
 
 
-def test_save_replaces_a_model_file_but_not_a_file_of_the_users(tmp_path):
+def test_save_replaces_a_model_file_it_wrote_but_not_a_file_of_the_users(tmp_path):
     """``fdlsr.save(model, "notes.txt")`` replaced the user's notes (an attack's
-    note): the CLI's guard had no Python counterpart. A model file or an empty file
-    is replaced; any other only with overwrite=True."""
+    note): the CLI's guard had no Python counterpart. The same rule as the command
+    line's: a file fdlsr wrote and left unchanged, or an empty one, is replaced; any
+    other (a model file copied in included) only with overwrite=True."""
+    import shutil
+
     from sklearn.datasets import make_classification
 
     import fdlsr
@@ -675,12 +681,16 @@ def test_save_replaces_a_model_file_but_not_a_file_of_the_users(tmp_path):
     model = fdlsr.FDLSR().fit(X, y)
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n")
-    with pytest.raises(ModelFileError, match="is not a model file.*overwrite=True"):
+    with pytest.raises(ModelFileError, match="fdlsr did not write it.*overwrite=True"):
         fdlsr.save(model, notes)
     assert notes.read_text() == "my notes\n"
     fdlsr.save(model, notes, overwrite=True)
     assert fdlsr.load(notes).predict(X).tolist() == model.predict(X).tolist()
-    fdlsr.save(model, notes)  # a model file now: replaced
+    fdlsr.save(model, notes)  # written by fdlsr.save, unchanged: replaced
+    (tmp_path / "copied").mkdir()
+    copied = shutil.copy(notes, tmp_path / "copied" / "model.fdlsr")
+    with pytest.raises(ModelFileError, match="fdlsr did not write it"):
+        fdlsr.save(model, copied)  # a model file, but not one fdlsr wrote there
     empty = tmp_path / "empty.fdlsr"
     empty.touch()
     fdlsr.save(model, empty)

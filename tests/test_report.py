@@ -7,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from fdlsr._experiments.report import paper_results, render, summarise
+from fdlsr._experiments.report import METHOD_HEAD, paper_results, render, summarise
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr.errors import ConfigError
 
 
@@ -32,7 +33,7 @@ def rows_for(method, family, k, accuracies, setting="s", **extra):
 
 def test_summary_is_mean_and_sample_std_in_percent():
     rows = rows_for("FDLSR", "proposed", 2, [0.5, 0.6, 0.7])
-    (s,) = summarise(rows)
+    (s,) = summarise(frame_of(rows))
     assert s["mean"] == pytest.approx(60.0)
     assert s["std"] == pytest.approx(np.std([50, 60, 70], ddof=1))
     assert s["train_time"] == pytest.approx(1.5) and s["n_splits"] == 3
@@ -44,7 +45,7 @@ def test_markdown_layout_groups_families_in_the_papers_order():
         + rows_for("FDLSR", "proposed", 2, [0.6, 0.7])
         + rows_for("FDLSR", "proposed", 3, [0.8, 0.9])
     )
-    text = render(summarise(rows), "md", title="T")
+    text = render(summarise(frame_of(rows)), "md", title="T")
     lines = text.splitlines()
     header = next(line for line in lines if line.startswith("| Method"))
     assert header.split(" | ")[1:3] == ["k=2", "k=3"]
@@ -61,7 +62,7 @@ def test_markdown_layout_groups_families_in_the_papers_order():
 
 def test_paper_rows_beside_ours_and_paper_only_methods():
     ours = rows_for("FDLSR", "proposed", 2, [0.68, 0.67])
-    text = render(summarise(ours), "md", paper=paper_results("III"))
+    text = render(summarise(frame_of(ours)), "md", paper=paper_results("III"))
     assert "*FDLSR (paper)*" in text and "*SRC (paper only)*" in text
     paper_line = next(line for line in text.splitlines() if "FDLSR (paper)" in line)
     assert "67.80 ± 1.10" in paper_line and "0.5985" in paper_line
@@ -79,22 +80,22 @@ def test_two_settings_of_one_method_get_labels():
     rows += rows_for(
         "FDLSR", "proposed", 2, [0.7, 0.8], setting='{"params": {"lam": 1.0}}'
     )
-    labels = {s["label"] for s in summarise(rows)}
-    assert labels == {"FDLSR (lam=0.1)", "FDLSR (lam=1.0)"}
+    labels = {s["label"] for s in summarise(frame_of(rows))}
+    assert labels == {"FDLSR (lam=0.1)", "FDLSR (lam=1)"}
 
 
 def test_only_cells_over_the_most_splits_can_be_best():
     rows = rows_for("FDLSR", "proposed", 2, [0.6, 0.7, 0.8])
     rows += rows_for("LSR", "relaxed", 2, [0.9])  # higher, but one split
     rows += rows_for("DLSR", "relaxed", 2, [0.5, 0.6, 0.7])
-    text = render(summarise(rows), "md")
+    text = render(summarise(frame_of(rows)), "md")
     assert "**70.00 ± 10.00**" in text and "**90.00" not in text
 
 
 def test_failed_runs_are_reported_not_averaged():
     rows = rows_for("LDA", "scikit-learn", 1, [None, None], error="ValueError: too few")
     rows += rows_for("LDA", "scikit-learn", 2, [0.5, None], error="x")
-    text = render(summarise(rows), "md")
+    text = render(summarise(frame_of(rows)), "md")
     line = next(line for line in text.splitlines() if line.startswith("| LDA"))
     assert "failed" in line and "50.00 (n=1)" in line
     assert "LDA, k=1: failed in every split (ValueError: too few)" in text
@@ -109,7 +110,7 @@ def test_cells_whose_runs_warned_unreliable_are_marked_and_explained():
     rows += rows_for("LCLE", "dictionary", 20, [0.1, 0.09], warnings=[doubt])
     rows += rows_for("LCLE", "dictionary", 30, [0.6], warnings=[doubt])
     rows += rows_for("LCLE", "dictionary", 30, [0.7], warnings=["UserWarning: other"])
-    summary = summarise(rows)
+    summary = summarise(frame_of(rows))
     text = render(summary, "md")
     line = next(line for line in text.splitlines() if line.startswith("| LCLE"))
     cells = line.split(" | ")[1:4]
@@ -122,23 +123,25 @@ def test_cells_whose_runs_warned_unreliable_are_marked_and_explained():
     table = list(csv.DictReader(io.StringIO(render(summary, "csv"))))
     assert [r["n_unreliable"] for r in table] == ["0", "2", "1"]
     # Rows without such a warning leave the table as it was.
-    assert "\u2020" not in render(summarise(rows[:2]), "md")
+    assert "\u2020" not in render(summarise(frame_of(rows[:2])), "md")
 
 
 def test_latex_and_csv():
     rows = rows_for("RLR_x", "relaxed", 2, [0.5, 0.6])
-    latex = render(summarise(rows), "latex", title="50% of 100_x")
+    latex = render(summarise(frame_of(rows)), "latex", title="50% of 100_x")
     assert (
         r"RLR\_x" in latex and r"50\% of 100\_x" in latex and r"55.00$\pm$7.07" in latex
     )
     table = list(
         csv.DictReader(
-            io.StringIO(render(summarise(rows), "csv", paper=paper_results("I")))
+            io.StringIO(
+                render(summarise(frame_of(rows)), "csv", paper=paper_results("I"))
+            )
         )
     )
     assert {r["source"] for r in table} == {"ours", "paper"}
     assert float(
-        next(r for r in table if r["source"] == "ours")["mean"]
+        next(r for r in table if r["source"] == "ours")["accuracy_mean_pct"]
     ) == pytest.approx(55.0)
 
 
@@ -181,16 +184,16 @@ def test_every_registered_family_has_a_title_and_a_place():
 
 def test_stored_family_names_follow_the_registry():
     rows = rows_for("DLSR", "lsr", 2, [0.5, 0.6])  # a store from before a rename
-    (summary,) = summarise(rows)
+    (summary,) = summarise(frame_of(rows))
     assert summary["family"] == "relaxed"
-    assert "Least squares regression" in render(summarise(rows))
+    assert "Least squares regression" in render(summarise(frame_of(rows)))
 
 
 def test_missing_times_are_a_dash_not_none():
     rows = rows_for("LDA", "scikit-learn", 1, [None, None], error="ValueError: too few")
     rows += rows_for("FDLSR", "proposed", 1, [0.3, 0.4])
     for fmt, dash in (("md", "| — |"), ("latex", "& -- &")):
-        text = render(summarise(rows), fmt, paper=paper_results("III"))
+        text = render(summarise(frame_of(rows)), fmt, paper=paper_results("III"))
         assert "None" not in text
         src = next(line for line in text.splitlines() if "SRC (paper" in line)
         assert dash in src  # the paper prints no training time for SRC
@@ -210,7 +213,7 @@ def test_parameters_column_says_how_each_row_was_chosen():
     )
     # fixed values stored before fdlsr told the paper's from its own (no fingerprint)
     rows += rows_for("LSR", "relaxed", 2, [0.3, 0.4], tuning="fixed")
-    text = render(summarise(rows), "md", paper=paper_results("III"))
+    text = render(summarise(frame_of(rows)), "md", paper=paper_results("III"))
     marks = {
         line.split(" | ")[0][2:]: line.rstrip(" |").split(" | ")[-1]
         for line in text.splitlines()
@@ -222,11 +225,11 @@ def test_parameters_column_says_how_each_row_was_chosen():
     assert "Parameters column: paper = fixed at values the paper states" in text
     assert "; fixed = fixed values in rows stored before" in text
     unlabelled = [r for r in rows if r["method"] != "LSR"]
-    text = render(summarise(unlabelled), "md", paper=paper_results("III"))
+    text = render(summarise(frame_of(unlabelled)), "md", paper=paper_results("III"))
     assert "Parameters column: paper = " in text and "fixed = " not in text
-    latex = render(summarise(rows), "latex")
+    latex = render(summarise(frame_of(rows)), "latex")
     assert "Parameters" in latex and r"\\" in latex and "CV" in latex
-    table = list(csv.DictReader(io.StringIO(render(summarise(rows), "csv"))))
+    table = list(csv.DictReader(io.StringIO(render(summarise(frame_of(rows)), "csv"))))
     assert {r["method"]: r["tuning"] for r in table} == {
         "FDLSR": "paper",
         "CRC": "fixed",
@@ -247,7 +250,7 @@ def test_markdown_escapes_what_would_break_the_table():
     name = "my|method *x* <b>\nnew"
     rows = rows_for(name, "proposed", 2, [0.5, 0.6])
     rows += rows_for("1-NN", "scikit-learn", 2, [0.4, 0.5])
-    text = render(summarise(rows), "md", title="a | title\nline two")
+    text = render(summarise(frame_of(rows)), "md", title="a | title\nline two")
     lines = text.splitlines()
     assert lines[0] == r"### a \| title line two"
     header = next(line for line in lines if line.startswith("| Method"))
@@ -258,7 +261,9 @@ def test_markdown_escapes_what_would_break_the_table():
 
 def test_latex_escapes_every_special_character():
     rows = rows_for("a$b^c{d}e_f&g%h#i~j\\k", "proposed", 2, [0.5, 0.6])
-    latex = render(summarise(rows), "latex", title="50% of {x} <= 1\n\nand more")
+    latex = render(
+        summarise(frame_of(rows)), "latex", title="50% of {x} <= 1\n\nand more"
+    )
     label = r"a\$b\^{}c\{d\}e\_f\&g\%h\#i\textasciitilde{}j\textbackslash{}k"
     assert f"\n{label} & " in latex
     assert r"\caption{50\% of \{x\} $\le$ 1  and more}" in latex
@@ -268,9 +273,9 @@ def test_two_searches_of_one_method_never_share_a_label():
     grid = '{"cv": {"folds": %d, "grid": {"lam": [1]}}, "params": {}}'
     rows = rows_for("LSR", "relaxed", 2, [0.5, 0.6], setting=grid % 2)
     rows += rows_for("LSR", "relaxed", 2, [0.7, 0.8], setting=grid % 3)
-    labels = sorted(s["label"] for s in summarise(rows))
+    labels = sorted(s["label"] for s in summarise(frame_of(rows)))
     assert labels == ["LSR (cv, folds=2)", "LSR (cv, folds=3)"]
-    text = render(summarise(rows))
+    text = render(summarise(frame_of(rows)))
     assert "55.00" in text and "75.00" in text
 
 
@@ -281,7 +286,7 @@ def test_cells_over_other_splits_or_samples_are_not_compared_and_say_why():
     rows += rows_for("LSR", "relaxed", 2, [0.5, 0.6], setting="{}")
     other = rows_for("DLSR", "relaxed", 2, [0.95, 0.95], setting="{}")
     rows += [{**r, "seed": 3} for r in other]
-    summary = summarise(rows)
+    summary = summarise(frame_of(rows))
     assert {s["label"] for s in summary} == {
         "FDLSR", "FDLSR (raw)", "LSR", "DLSR (seed 3)",
     }  # fmt: skip
@@ -302,7 +307,7 @@ def test_bold_waits_when_no_group_of_cells_is_the_columns_own():
         {**r, "split": r["split"] + 2}
         for r in rows_for("LSR", "relaxed", 2, [0.5, 0.6])
     ]
-    text = render(summarise(rows), "md")
+    text = render(summarise(frame_of(rows)), "md")
     assert "**" not in text
     assert (
         "not compared: FDLSR at k=2 (as many splits as other cells, but other "
@@ -315,13 +320,13 @@ def test_bold_waits_when_no_group_of_cells_is_the_columns_own():
 
 def test_a_split_that_failed_is_said_not_dropped():
     rows = rows_for("LSR", "relaxed", 2, [0.7, None, 0.8], error="E: singular")
-    text = render(summarise(rows), "md")
+    text = render(summarise(frame_of(rows)), "md")
     assert "75.00 ± 7.07 (n=2)" in text
     assert (
         "LSR, k=2: failed in 1 of 3 splits (E: singular); the cell is the mean of "
         "the 2 that ran." in text
     )
-    (cell,) = csv.DictReader(io.StringIO(render(summarise(rows), "csv")))
+    (cell,) = csv.DictReader(io.StringIO(render(summarise(frame_of(rows)), "csv")))
     assert (cell["n_splits"], cell["n_failed"], cell["error"]) == (
         "2",
         "1",
@@ -338,7 +343,7 @@ def table_times(text):
         cells[0]: cells[at]
         for cells in map(markdown_cells, lines)
         if len(cells) == len(header)
-        and cells[0] not in ("Method", "---")
+        and cells[0] not in (METHOD_HEAD, "---")
         and not cells[0].startswith("*")
     }
 
@@ -350,19 +355,19 @@ def test_times_are_at_one_k_named_and_a_row_without_it_says_its_own():
     rows += rows_for("LSR", "relaxed", 1, [0.4, 0.5])  # stopped at k=1
     for r in rows:
         r["fit_time"] += 10 * r["k"]  # each k its own times
-    text = render(summarise(rows), "md")
+    text = render(summarise(frame_of(rows)), "md")
     times = table_times(text)
     assert times == {"LSR": "11.0000 (k=1)", "FDLSR": "21.0000"}
     from fdlsr._experiments.notes import protocol_note
 
-    note = protocol_note(rows)
+    note = protocol_note(frame_of(rows))
     assert "times in seconds are means at k=2 (a time measured at another k" in note
     assert "largest k" not in note
     # beside the paper's columns (k up to 5), ours are still at k=2, and said so
-    paper = render(summarise(rows), "md", paper=paper_results("III"))
+    paper = render(summarise(frame_of(rows)), "md", paper=paper_results("III"))
     assert table_times(paper)["FDLSR"] == "21.0000"
     assert "Times of the rows marked (paper): the one training and test time" in paper
-    latex = render(summarise(rows), "latex")
+    latex = render(summarise(frame_of(rows)), "latex")
     assert "11.0000 (k=1)" in latex
 
 
@@ -373,10 +378,10 @@ def test_the_table_and_the_time_figure_take_their_times_at_one_k():
     rows += rows_for("FDLSR", "proposed", "fixed", [0.9], fit_time=99.0)
     rows += rows_for("LSR", "relaxed", 1, [0.4, 0.5])
     rows += rows_for("LSR", "relaxed", "fixed", [0.8], fit_time=77.0)
-    times = table_times(render(summarise(rows), "md"))
-    figure = accuracy_by_time_data(rows)
+    times = table_times(render(summarise(frame_of(rows)), "md"))
+    figure = accuracy_by_time_data(frame_of(rows))
     assert figure["k"] == 1
-    assert {p["label"]: f"{p['train_time']:.4f}" for p in figure["points"]} == times
+    assert {p["label"]: f"{p['train_time_s']:.4f}" for p in figure["points"]} == times
     assert times == {"FDLSR": "1.0000", "LSR": "1.0000"}
 
 
@@ -406,7 +411,10 @@ def test_the_csv_of_several_data_sets_is_one_table(tmp_path, capsys):
     assert "" not in lines
     table = list(csv.DictReader(io.StringIO(out)))
     assert len(table) == 3
-    by_data = {r["data_sha256"]: (r["dataset"], r["mean"], r["table"]) for r in table}
+    by_data = {
+        r["data_sha256"]: (r["dataset"], r["accuracy_mean_pct"], r["table"])
+        for r in table
+    }
     assert by_data["ab" * 32][:2] == ("faces", "50.0")
     assert by_data["cd" * 32][:2] == ("faces", "90.0")
     assert by_data["ab" * 32][2] != by_data["cd" * 32][2]  # titled apart

@@ -12,9 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fdlsr._common.ownership import MANIFEST
 from fdlsr._experiments.registry import METHODS
 from fdlsr._experiments.report import paper_results, summarise
 from fdlsr._experiments.result_plots import method_style, pareto_front
+from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.store_folder import read_store
 from fdlsr._testing import cli, cli_error
 from fdlsr.results import plot_accuracy_by_k, plot_accuracy_by_time
@@ -37,24 +39,30 @@ def feret_figures(tmp_path_factory):
 def test_both_figures_are_written_with_their_numbers(feret_figures):
     names = sorted(p.name for p in feret_figures.iterdir())
     assert names == [
-        f"feret_accuracy_by_{kind}.{ext}"
-        for kind in ("k", "time")
-        for ext in ("json", "pdf", "png")
+        MANIFEST,  # the record of what fdlsr wrote there
+        *(
+            f"feret_accuracy_by_{kind}.{ext}"
+            for kind in ("k", "time")
+            for ext in ("json", "pdf", "png")
+        ),
     ]
     by_k = json.loads((feret_figures / "feret_accuracy_by_k.json").read_text())
     summary = {
-        (s["label"], s["k"]): s for s in summarise(read_store(STORE / "feret").rows)
+        (s["label"], s["k"]): s
+        for s in summarise(frame_of(read_store(STORE / "feret").rows))
     }
     assert len(by_k["lines"]) == 28 and by_k["ks"] == [1, 2, 3, 4, 5]
     for line in by_k["lines"]:
-        for k, mean, n in zip(by_k["ks"], line["mean"], line["n"], strict=True):
+        for k, mean, n in zip(
+            by_k["ks"], line["accuracy_mean_pct"], line["n"], strict=True
+        ):
             assert mean == summary[line["label"], k]["mean"]
             assert n == summary[line["label"], k]["n_splits"]
     paper = {(r["method"], r["k"]): r["mean"] for r in paper_results("III")}
     assert {
         (line["method"], k): mean
         for line in by_k["paper"]
-        for k, mean in zip(by_k["ks"], line["mean"], strict=True)
+        for k, mean in zip(by_k["ks"], line["accuracy_mean_pct"], strict=True)
         if mean is not None
     } == paper
 
@@ -65,9 +73,10 @@ def test_the_time_figure_marks_the_pareto_front_at_the_largest_k(feret_figures):
     points = data["points"]
     for p in points:
         beaten = any(
-            q["train_time"] <= p["train_time"]
-            and q["mean"] >= p["mean"]
-            and (q["train_time"], q["mean"]) != (p["train_time"], p["mean"])
+            q["train_time_s"] <= p["train_time_s"]
+            and q["accuracy_mean_pct"] >= p["accuracy_mean_pct"]
+            and (q["train_time_s"], q["accuracy_mean_pct"])
+            != (p["train_time_s"], p["accuracy_mean_pct"])
             for q in points
         )
         assert p["pareto"] == (not beaten), p["label"]
@@ -91,29 +100,61 @@ def test_the_pareto_front_is_what_no_point_beats(points):
 
 
 def test_each_method_has_one_colour_and_marker_everywhere():
+    """One style per method; within a family (a panel) every colour differs."""
     styles = {m.name: method_style(m.name, m.family) for m in METHODS.values()}
     again = {m.name: method_style(m.name, m.family) for m in METHODS.values()}
     assert styles == again
     for family in {m.family for m in METHODS.values()}:
         members = [styles[m.name] for m in METHODS.values() if m.family == family]
-        assert len({(s.colour, s.marker) for s in members}) == len(members), family
+        assert len({s.colour for s in members}) == len(members), family
+        assert len({s.marker for s in members}) == 1, family  # the family's marker
 
 
-def test_readable_with_every_method_legend_outside(feret_figures):
-    """28 lines: the legend is right of the axes and inside the figure, and its
-    entries do not overlap."""
+def test_accuracy_by_k_is_one_panel_per_family_with_fdlsr_in_each(feret_figures):
+    """29 series: a panel per family (shared axes), FDLSR in every panel, each
+    panel's legend under it with entries that do not overlap."""
     figure = plot_accuracy_by_k(STORE / "feret", paper=True)
     figure.canvas.draw()
-    (ax,) = figure.axes
-    legend = ax.get_legend()
     renderer = figure.canvas.get_renderer()
-    box = legend.get_window_extent(renderer)
-    assert box.x0 >= ax.get_window_extent(renderer).x1
-    assert box.y0 >= 0 and box.y1 <= figure.bbox.height
-    texts = [t.get_window_extent(renderer) for t in legend.get_texts()]
-    assert len(texts) >= 28 + 5
-    for a, b in itertools.pairwise(texts):
-        assert a.y0 >= b.y1 - 0.5  # one under the other
+    panels = [ax for ax in figure.axes if ax.get_visible()]
+    titles = [ax.get_title(loc="left") for ax in panels]
+    assert titles == [
+        "Representation-based", "Dictionary learning", "Least squares regression",
+        "Scikit-learn baselines",
+    ]  # fmt: skip
+    shown = set()
+    for ax in panels:
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert "FDLSR" in labels
+        shown |= set(labels)
+        assert ax.get_ylim() == panels[0].get_ylim()
+        assert ax.get_xlim() == panels[0].get_xlim()
+        texts = [t.get_window_extent(renderer) for t in ax.get_legend().get_texts()]
+        for a, b in itertools.combinations(texts, 2):
+            assert not a.overlaps(b)
+        box = ax.get_legend().get_window_extent(renderer)
+        assert box.y0 >= 0 and box.x1 <= figure.bbox.width + 1
+    data = json.loads((feret_figures / "feret_accuracy_by_k.json").read_text())
+    assert {line["label"] for line in data["lines"]} <= shown
+    assert "LinearSVC (C=1)" in shown  # what a reader needs, no internal argument
+    matplotlib.pyplot.close(figure)
+
+
+def test_the_time_axis_is_labelled_at_every_decade_it_spans():
+    figure = plot_accuracy_by_time(STORE / "feret")
+    figure.canvas.draw()
+    (ax,) = figure.axes
+    low, high = ax.get_xlim()
+    decades = [
+        10.0**e for e in range(-12, 12) if low <= 10.0**e <= high
+    ]  # every power of ten inside the axis
+    labelled = {
+        f"{tick.get_loc():g}": tick.label1.get_text()
+        for tick in ax.xaxis.get_major_ticks()
+        if low <= tick.get_loc() <= high
+    }
+    assert len(decades) >= 3
+    assert labelled == {f"{decade:g}": f"{decade:g}" for decade in decades}
     matplotlib.pyplot.close(figure)
 
 
@@ -141,8 +182,7 @@ def test_a_data_set_of_a_shared_name_is_named_by_its_data(tmp_path):
         plot_accuracy_by_k(store, "faces")
     for name in ("abababab", "ab" * 32):
         figure = plot_accuracy_by_k(store, name)
-        (ax,) = figure.axes
-        assert "abababababab" in ax.get_title()
+        assert "abababababab" in figure.get_suptitle()
         matplotlib.pyplot.close(figure)
     matplotlib.pyplot.close(plot_accuracy_by_time(store, "cdcdcdcd"))
 
@@ -175,9 +215,8 @@ def test_figure_names_from_a_store_stay_in_the_folder_and_apart(tmp_path, capsys
     ]
     assert len(written) == len(set(written)) == 6 * len(names)
     assert {Path(path).parent for path in written} == {out}
-    assert sorted(p.name for p in out.iterdir() if p.is_file()) == sorted(
-        Path(path).name for path in written
-    )
+    files = (p for p in out.iterdir() if p.is_file() and p.name != MANIFEST)
+    assert sorted(p.name for p in files) == sorted(Path(path).name for path in written)
     assert not list((out / "a").iterdir()) and not list(tmp_path.glob("*up*"))
     assert not any(Path(path).name.startswith(".") for path in written)
     assert max(len(Path(path).name) for path in written) < 120
@@ -200,7 +239,7 @@ def test_pooled_stores_count_a_run_once(tmp_path, capsys):
     ran = [
         n
         for line in data["lines"]
-        for n, mean in zip(line["n"], line["mean"], strict=True)
+        for n, mean in zip(line["n"], line["accuracy_mean_pct"], strict=True)
         if mean is not None
     ]
     assert set(ran) == {10}  # every cell over the 10 splits once, not 20

@@ -65,6 +65,31 @@ def test_rows_survive_reopening_and_a_torn_last_line_is_dropped(tmp_path):
     assert [json.loads(line)["split"] for line in lines] == [0, 1, 2]
 
 
+def test_a_run_key_is_written_once(tmp_path):
+    """The writer refuses a key it holds, whatever asked for it: in this session or
+    read from the file; nothing is written."""
+    with ResultStore(tmp_path) as store:
+        store.append(row(0))
+        with pytest.raises(ConfigError, match="already holds the run m k=1 split 0"):
+            store.append(row(0, accuracy=0.9))
+    with ResultStore(tmp_path) as store:
+        with pytest.raises(ConfigError, match="a run is stored once"):
+            store.append(row(0))
+        store.append(row(1))
+    assert [r["split"] for r in read_rows(tmp_path)] == [0, 1]
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("methods", [["LSR", "LSR"], ["LSR", "lsr"]])
+def test_a_method_named_twice_is_refused_before_anything_runs(tmp_path, methods):
+    """``--methods LSR LSR`` asked for every run twice: refused in one line, before
+    the store is made."""
+    ex = Experiment(dataset="mini", ks=[2], methods=methods, splits=1)
+    with pytest.raises(ConfigError, match="name LSR twice.*; name each method once"):
+        computed(tmp_path / "out", ex, Data())
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_second_writer_is_refused(tmp_path):
     with ResultStore(tmp_path):
         with pytest.raises(ConfigError, match="another fdlsr run"):

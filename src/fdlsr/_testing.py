@@ -7,7 +7,9 @@ Like scikit-learn's ``sklearn.utils._testing``: importable from both ``tests/`` 
 
 * :func:`relative_error`: ``||a - b|| / ||b||``.
 * :func:`one_blas_thread`: BLAS on one thread inside a ``with`` block.
-* :func:`load_shared`: a dataset of the shared benchmark data (``FDLSR_DATA_DIR``).
+* :func:`shared_data_dir`, :func:`load_shared`: the shared benchmark data
+  (``FDLSR_DATA_DIR``, else ``../shared/data`` beside the repository) and a dataset
+  of it.
 * :func:`cli`, :func:`cli_error`: the command line in process, its exit status and
   output.
 * :func:`rows_by_key`: a store's rows without what differs between two runs.
@@ -31,13 +33,18 @@ from ._experiments.cli import main
 from ._experiments.rows import row_key
 from ._experiments.store_folder import read_rows
 
-#: The shared benchmark data: ``FDLSR_DATA_DIR``, else ``../shared/data`` beside the
-#: repository (a ``MANIFEST.json`` and one sub-folder per dataset).
-DATA_DIR = Path(
-    os.environ.get(
-        "FDLSR_DATA_DIR", Path(__file__).resolve().parents[3] / "shared" / "data"
-    )
-)
+
+def shared_data_dir(here):
+    """The shared benchmark data (a ``MANIFEST.json`` and one sub-folder per data
+    set) of the test or benchmark file ``here``: ``FDLSR_DATA_DIR``, else
+    ``../shared/data`` beside the repository that holds ``here`` (its ``tests/``
+    and ``benchmarks/`` lie at the repository's root). Found from the caller's file,
+    not from this module's: an installed fdlsr lies elsewhere (a virtual
+    environment's ``lib/``)."""
+    given = os.environ.get("FDLSR_DATA_DIR")
+    if given:
+        return Path(given)
+    return Path(here).resolve().parents[2] / "shared" / "data"
 
 
 def relative_error(a, b):
@@ -52,26 +59,36 @@ def one_blas_thread():
         yield
 
 
-def load_shared(name):
-    """Samples as rows (float64, C order) and integer labels of a shared dataset.
+def load_shared(name, data_dir):
+    """Samples as rows (float64, C order) and integer labels of the shared dataset
+    ``name`` in ``data_dir`` (:func:`shared_data_dir`).
 
     Raises
     ------
     FileNotFoundError
-        When ``DATA_DIR`` holds no ``MANIFEST.json`` (tests skip on it).
+        When ``data_dir`` holds no ``MANIFEST.json`` (tests skip on it), naming the
+        folder looked in.
     """
-    manifest_path = DATA_DIR / "MANIFEST.json"
+    data_dir = Path(data_dir)
+    manifest_path = data_dir / "MANIFEST.json"
     if not manifest_path.exists():
-        raise FileNotFoundError(
-            f"real data not found: set FDLSR_DATA_DIR (looked in {DATA_DIR})"
-        )
+        raise FileNotFoundError(data_not_found(data_dir))
     entry = strict_json.loads(manifest_path.read_bytes())[name]
-    mat = scipy.io.loadmat(DATA_DIR / entry["file"])
+    mat = scipy.io.loadmat(data_dir / entry["file"])
     X = np.asarray(mat[entry["x"]], dtype=np.float64)
     if entry["samples"] == "columns":
         X = X.T
     y = np.asarray(mat[entry["y"]]).ravel().astype(int)
     return np.ascontiguousarray(X), y
+
+
+def data_not_found(data_dir):
+    """What a test or benchmark without the shared data says: the folder it looked
+    in, and how to point it at another."""
+    return (
+        f"real data not found: looked in {data_dir} (../shared/data beside the "
+        "repository); set FDLSR_DATA_DIR to the folder that holds MANIFEST.json"
+    )
 
 
 def cli(argv):

@@ -1,8 +1,7 @@
 """The scikit-learn baselines of the experiments: scikit-learn's classifiers where
 they need a change (each warns of or refuses samples far from unit norm; LDA that
-refuses one class, SVM and logistic regression on the span of the samples) and the
-tuned searches over LinearSVC's C (in one batch) and LogisticRegression's C (each
-fold's span once, a lean L-BFGS)."""
+refuses one class, SVM and logistic regression, and LogisticRegressionCV's search over
+C, on the span of the samples)."""
 
 from .estimators import (
     LinearDiscriminantAnalysis,
@@ -13,7 +12,7 @@ from .estimators import (
 
 # The classes a model file of a baseline may hold (the allowlist of fdlsr.persistence):
 # those the experiments' registry builds.
-MODEL_FILE_CLASSES = (
+_MODEL_FILE_CLASSES = (
     LinearDiscriminantAnalysis,
     LinearSVC,
     LogisticRegression,

@@ -41,7 +41,7 @@ from .validation import check_fitted_shapes, check_sample_scale, encode_labels
 
 # The helper objects a fitted classifier of this plumbing keeps, for the model-file
 # allowlist (fdlsr.persistence).
-MODEL_FILE_CLASSES = (NearestProjection,)
+_MODEL_FILE_CLASSES = (NearestProjection,)
 
 #: The decision rules of :class:`ProjectionClassifier`, the paper's first.
 RULES = ("nearest_neighbor", "nearest_mean", "knn", "linear")

@@ -1,9 +1,5 @@
 """The private scikit-learn and SciPy names the project relies on, imported in one place."""
 
-try:  # MINPACK-2's line search, as L-BFGS-B's (SciPy's Python port of it)
-    from scipy.optimize._dcsrch import DCSRCH
-except ImportError:  # pragma: no cover - an older SciPy: the search uses GridSearchCV
-    DCSRCH = None
 from sklearn.base import _fit_context
 from sklearn.utils._array_api import (
     _convert_to_numpy,
@@ -50,7 +46,6 @@ def csr_add_product(indptr, indices, data, X, out):
 
 
 __all__ = [
-    "DCSRCH",
     "Interval",
     "StrOptions",
     "_convert_to_numpy",

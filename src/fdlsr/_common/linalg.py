@@ -22,8 +22,7 @@ matrix well conditioned.
 
 Why one BLAS: NumPy and SciPy wheels each bundle their own OpenBLAS, and after a call
 into one of them its worker threads spin for a while, slowing the other library's calls
-(measured on a 2-core machine: a 200 x 1000 product went from 6 to 14 ms right after a
-SciPy factorisation). So every product runs in NumPy, and the few SciPy LAPACK calls
+(docs/performance.md). So every product runs in NumPy, and the few SciPy LAPACK calls
 (the factorisations, which NumPy does not expose) run single-threaded, leaving no
 spinning threads behind.
 

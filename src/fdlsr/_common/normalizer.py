@@ -62,4 +62,4 @@ class UnitNormalizer(Normalizer):
 
 # What a model file may hold of this module (the allowlist of fdlsr.persistence):
 # ``fdlsr fit``'s first step.
-MODEL_FILE_CLASSES = (UnitNormalizer,)
+_MODEL_FILE_CLASSES = (UnitNormalizer,)

@@ -13,7 +13,8 @@ parameter of infinity in a row or a model) pass ``allow_nan=True``.
 import json
 import math
 
-from ..errors import FdlsrError, one_line, quote
+from ..errors import FdlsrError
+from .messages import one_line, quote
 
 
 class JSONError(FdlsrError):

@@ -7,9 +7,10 @@ import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 
-from ..errors import DataScaleError, DataScaleWarning, quote
+from ..errors import DataScaleError, DataScaleWarning
 from .compat import Interval
 from .linalg import row_norms
+from .messages import quote
 
 NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")

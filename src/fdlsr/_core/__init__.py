@@ -8,4 +8,4 @@ from .estimator import FDLSR
 
 # What a model file of FDLSR may hold (the allowlist of fdlsr.persistence): the
 # estimators and the splitter FDLSRCV may keep as its cv.
-MODEL_FILE_CLASSES = (FDLSR, FDLSRCV, PerClassSplit)
+_MODEL_FILE_CLASSES = (FDLSR, FDLSRCV, PerClassSplit)

@@ -21,7 +21,7 @@ from .._common.compat import (
     get_namespace,
 )
 from .._common.validation import check_sample_scale, encode_labels
-from ..errors import DataScaleWarning
+from ..errors import DataScaleWarning, TiedScoresWarning
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
 from .search import (
@@ -55,7 +55,14 @@ class FDLSRCV(FDLSR):
     are iterated together so that an iteration is one large matrix product. The
     decision rules share each fitted projection, so every rule of ``decision_rules``
     is scored on it without another fit. The best grid point (highest mean validation
-    score; the first in grid order on ties) is refitted on the whole training set.
+    score; the first in grid order on ties, with a
+    :class:`~fdlsr.errors.TiedScoresWarning` saying how many tied) is refitted on the
+    whole training set.
+
+    By default the search covers the paper's grid (6 values each of alpha, beta and
+    lambda: 216 points) times the 4 decision rules: 864 candidates. To search the
+    paper's grid alone (its 1-NN rule, 216 candidates), pass
+    ``decision_rules=["nearest_neighbor"]``.
     With ``search="grid"`` (the default) the selected parameters and scores are
     those of ``GridSearchCV(FDLSR(...))`` over the same grid and folds; only the cost
     differs. ``search="halving"`` runs successive halving over the iterations
@@ -138,6 +145,14 @@ class FDLSRCV(FDLSR):
         Mean validation score of the selected grid point.
     best_index_ : int
         Its row in ``cv_results_``.
+    n_tied_best_ : int
+        How many candidates (of the last round, with ``search="halving"``) have
+        exactly the best mean validation score, the selected one included: 1 when
+        the best is unique. Means are compared exactly, as ``GridSearchCV``'s
+        ``rank_test_score`` ranks them (the candidates of rank 1 of a grid search):
+        each mean is computed alike over the same folds, so equal per-fold scores
+        give equal means; means that differ only in their last bits (the same
+        scores in another fold order) count as different, as in scikit-learn.
     cv_results_ : dict of arrays
         As ``GridSearchCV.cv_results_``: ``params``, ``param_alpha``, ``param_beta``,
         ``param_decision_rule``, ``param_lam``, ``split{i}_test_score``,
@@ -397,6 +412,18 @@ class FDLSRCV(FDLSR):
         )
         self.n_splits_ = len(folds)
         self._set_results(rounds, grid, schedule)
+        if self.n_tied_best_ > 1:
+            n_last = rounds[-1][0].size
+            warnings.warn(
+                f"FDLSRCV: {self.n_tied_best_} of {n_last} candidates tie for the best "
+                f"mean validation score ({self.best_score_:.4g}); the first in grid "
+                f"order was taken ({params_text(self.best_params_)}). "
+                "Their rows of cv_results_ have mean_test_score == best_score_"
+                + (" (in the last round)" if self.search == "halving" else "")
+                + "; more folds or samples, or a smaller grid, may separate them.",
+                TiedScoresWarning,
+                stacklevel=3,  # the caller of fit (through scikit-learn's _fit_context)
+            )
         self.alpha_, self.beta_, self.lam_, self.decision_rule_ = (
             self.best_params_[k] for k in ("alpha", "beta", "lam", "decision_rule")
         )
@@ -489,6 +516,10 @@ class FDLSRCV(FDLSR):
         # The best of the last round (of all rows for the grid), first in grid order.
         first_of_last = candidates.size - rounds[-1][0].size
         self.best_index_ = first_of_last + int(np.argmax(filled[first_of_last:]))
+        # Ties: the candidates of that round whose mean equals the best's exactly
+        # (means computed alike, over the same folds), as GridSearchCV ranks them.
+        last = filled[first_of_last:]
+        self.n_tied_best_ = int(np.count_nonzero(last == last.max()))
         if schedule is not None:
             sizes = [c.size for c, _ in rounds]
             scored_at = np.repeat(schedule.n_resources[: len(rounds)], sizes)

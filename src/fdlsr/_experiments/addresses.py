@@ -27,7 +27,8 @@ import socket
 import struct
 from dataclasses import dataclass
 
-from ..errors import ConfigError, one_line, quote
+from .._common.messages import one_line, quote
+from ..errors import ConfigError
 from .workers import PROCESSES_PER_CORE, max_processes, usable_cores
 
 LOCAL = "local:"

@@ -12,7 +12,8 @@ import signal
 import sys
 import threading
 
-from ..errors import FdlsrError, on_command_line, printable
+from .._common.messages import on_command_line, printable
+from ..errors import FdlsrError
 from .commands import handler, interrupted_note
 from .parser import build_parser
 

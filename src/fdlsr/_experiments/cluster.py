@@ -40,8 +40,9 @@ import threading
 import time
 import uuid
 
+from .._common.messages import one_line
 from .._version import __version__
-from ..errors import ConfigError, FdlsrError, WorkerError, one_line
+from ..errors import ConfigError, FdlsrError, WorkerError
 from .addresses import (
     check_answers,
     check_tls,

@@ -40,8 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from .._common.files import open_input
+from .._common.messages import did_you_mean
 from ..datasets._dataset import one_line
-from ..errors import ConfigError, did_you_mean
+from ..errors import ConfigError
 from ..model_selection._split import DEFAULT_SPLITS
 from .planning import Experiment
 from .registry import METHODS

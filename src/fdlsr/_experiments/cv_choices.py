@@ -4,41 +4,62 @@ A run tuned by ``fdlsr run --cv`` records in its setting the grid that was searc
 (``{"cv": {"grid": {name: values}}}``) and in ``params`` every parameter it was fitted
 with, the chosen ones included. A run with one training sample per class had nothing
 to validate on and kept its fixed values (its note says so: ``splits.NO_INNER_CV``),
-which the reports name. The reports show, per method and ``k``, the value most splits chose and how many
-(``alpha=0.01 (7/10)``); the CSV and :func:`fdlsr.results.read_results` give every
-split's choice.
+which the reports name. The reports show, per method and ``k``, the value most splits
+chose and how many (``alpha=0.01 (7/10)``); the CSV and
+:func:`fdlsr.results.read_results` give every split's choice.
+
+Everything here is read from the frame of :mod:`.results_frame` (its ``searched``,
+``note`` and ``param_<name>`` columns), a run being one of its records.
 """
 
 import json
 import math
-import re
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 
+import pandas
+
 from .._common import strict_json
+from .cv_ties import ties_text
+from .results_frame import PARAM
 from .splits import NO_INNER_CV
-from .variants import k_order, row_labels, setting_spec, variant
+from .variants import k_order, value_text
+
+__all__ = ["cell_choices", "choices_of", "choices_text", "per_split", "value_text"]
 
 
-def searched(row):
-    """The names of the parameters that ``row``'s search chose (sorted; empty for a
-    row whose parameters were fixed)."""
-    grid = setting_spec(row.get("setting")).get("cv", {})
-    grid = grid.get("grid") if isinstance(grid, dict) else None
-    return sorted(grid) if isinstance(grid, dict) else []
+def searched(run):
+    """The names of the parameters that a run's search chose (a record of the frame;
+    empty for a run whose parameters were fixed)."""
+    return run["searched"].split(",") if run["searched"] else []
 
 
-def split_choice(row):
-    """``{name: value}`` that the search of ``row`` chose, or None: a row not tuned,
-    a run that failed, one with nothing to validate on (k=1) or a row that does not
+def _ran(run):
+    return not math.isnan(run["accuracy"])
+
+
+def _param(run, name):
+    """The value a run was fitted with for parameter ``name`` (a plain Python value),
+    or None where it records none."""
+    value = run.get(PARAM + name)
+    if (
+        value is None
+        or value is pandas.NA
+        or (isinstance(value, float) and math.isnan(value))
+    ):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+def split_choice(run):
+    """``{name: value}`` that the search of ``run`` chose, or None: a run not tuned,
+    a run that failed, one with nothing to validate on (k=1) or a run that does not
     record its parameters."""
-    names = searched(row)
-    params = row.get("params")
-    if not names or row.get("accuracy") is None or row.get("note") == NO_INNER_CV:
+    names = searched(run)
+    if not names or not _ran(run) or run["note"] == NO_INNER_CV:
         return None
-    if not isinstance(params, dict) or any(name not in params for name in names):
-        return None
-    return {name: params[name] for name in names}
+    choice = {name: _param(run, name) for name in names}
+    return None if None in choice.values() else choice
 
 
 @dataclass(frozen=True)
@@ -57,28 +78,29 @@ class Choices:
     unvalidated: int
     counts: dict
     fixed: dict = field(default_factory=dict)
+    ties: str = ""  # where candidates tied for the best (cv_ties.ties_text)
 
 
 def choices_of(runs):
-    """The :class:`Choices` of one cell's runs (the rows of one variant at one ``k``
-    that ran), or None if they were not tuned."""
-    runs = [r for r in runs if searched(r) and r.get("accuracy") is not None]
+    """The :class:`Choices` of one cell's runs (the records of one variant at one
+    ``k``), or None if they were not tuned."""
+    runs = [r for r in runs if searched(r) and _ran(r)]
     if not runs:
         return None
     choices = [c for c in map(split_choice, runs) if c is not None]
-    unvalidated = [r for r in runs if r.get("note") == NO_INNER_CV]
+    unvalidated = [r for r in runs if r["note"] == NO_INNER_CV]
     fixed = [_fixed_values(r) for r in unvalidated]
+    ties = ties_text([(r.get("n_tied_best"), r.get("n_candidates")) for r in runs])
     return Choices(
-        len(runs), len(choices), len(unvalidated), _tally(choices), _tally(fixed)
+        len(runs), len(choices), len(unvalidated), _tally(choices), _tally(fixed), ties
     )
 
 
 def _fixed_values(row):
     """``{name: value}`` that a run with nothing to validate on was fitted with, for
     the parameters its search would have chosen (those it records)."""
-    params = row.get("params")
-    params = params if isinstance(params, dict) else {}
-    return {name: params[name] for name in searched(row) if name in params}
+    values = {name: _param(row, name) for name in searched(row)}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _tally(choices):
@@ -104,20 +126,19 @@ def per_split(runs):
     for row in sorted(runs, key=lambda r: (r["seed"], r["split"])):
         choice = split_choice(row)
         if choice is not None:
-            out.append({"seed": row["seed"], "split": row["split"], **choice})
+            out.append({"seed": int(row["seed"]), "split": int(row["split"]), **choice})
     return out
 
 
-def cell_choices(rows):
-    """``{label: {k: Choices}}`` for the tuned variants of ``rows``, the rows of one
-    table (labels as the table shows them, :func:`.variants.row_labels`)."""
-    labels = row_labels(rows)
-    cells = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if searched(row) and row.get("accuracy") is not None:
-            cells[labels[variant(row)]][row["k"]].append(row)
+def cell_choices(frame):
+    """``{label: {k: Choices}}`` for the tuned variants of ``frame``, the runs of one
+    table (labels as the table shows them)."""
+    tuned = frame[(frame.searched.astype(str) != "") & frame.accuracy.notna()]
+    cells = {}
+    for (label, k), runs in tuned.groupby(["label", "k"], observed=True):
+        cells.setdefault(label, {})[k] = choices_of(runs.to_dict("records"))
     return {
-        label: {k: choices_of(by_k[k]) for k in sorted(by_k, key=k_order)}
+        label: {k: by_k[k] for k in sorted(by_k, key=k_order)}
         for label, by_k in sorted(cells.items())
     }
 
@@ -132,14 +153,6 @@ def _order(value):
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (0, value if math.isfinite(value) else math.inf, "")
     return (1, 0, str(value))
-
-
-def value_text(value):
-    """A parameter value in few characters: ``0.01``, ``1e-5``, ``1e4``, ``knn``."""
-    if isinstance(value, float):
-        text = f"{value:.4g}"
-        return re.sub(r"e([+-])0*(\d)", lambda m: "e" + m[1].strip("+") + m[2], text)
-    return str(value)
 
 
 def choices_text(choices):
@@ -165,6 +178,8 @@ def choices_text(choices):
         )
     if unrecorded:
         parts.append(f"{_splits(unrecorded)} without a record of the choice")
+    if choices.ties:
+        parts.append(choices.ties)
     return ", ".join(parts)
 
 

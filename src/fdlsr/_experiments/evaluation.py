@@ -8,7 +8,8 @@ choosing. The inner cross-validation uses ``min(k, cv_folds)`` stratified folds
 (``k = 2``: two halves of one sample per class each; ``k = 3`` with 3 folds: leave
 one sample per class out). With ``k = 1`` no validation is possible (a held-out
 sample's class would have no training sample): the fixed values are used and the row
-says so.
+says so. Where several candidates tie for the best mean validation score the first in
+grid order is taken, and the row records how many tied (:mod:`.cv_ties`).
 
 *Timing.* Training (``fit``) and test (``predict``) are timed separately with
 ``time.perf_counter``, after one untimed warm-up per method and process on a few
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import GridSearchCV
 
+from ..errors import TiedScoresWarning
+from .cv_ties import search_ties
 from .samples import prepare, standardize_columns, unit_rows
 from .splits import NO_INNER_CV, inner_cv, run_random_state, seeded, split_indices
 
@@ -31,20 +34,38 @@ from .splits import NO_INNER_CV, inner_cv, run_random_state, seeded, split_indic
 def tune(method, X, y, cv, fixed):
     """Parameters chosen by ``cv`` over ``method.grid`` (keys in ``fixed`` stay fixed).
 
-    Only the choice is read: the search fits no model with it (``refit=False``); the
-    caller fits the chosen model once.
+    Only the choice is read (``best_params_``); the caller fits the chosen model once.
+    """
+    return chosen_params(fitted_search(method, X, y, cv, fixed), fixed)
+
+
+def fitted_search(method, X, y, cv, fixed):
+    """The search of :func:`tune`, fitted (None if nothing is left to search).
+
+    Its ties are counted by :func:`.cv_ties.search_ties` and recorded in the row, so
+    FDLSRCV's warning of them is not recorded among the run's warnings too.
     """
     grid = {
         key: list(values) for key, values in method.grid.items() if key not in fixed
     }
     if not grid:
-        return dict(fixed)
+        return None
     if method.cv_factory is not None:
         search = method.cv_factory(grid=grid, cv=cv, **{**method.params, **fixed})
     else:
-        search = GridSearchCV(method.build(**fixed), grid, cv=cv, scoring="accuracy")
-    search.set_params(refit=False)
-    search.fit(X, y)
+        search = GridSearchCV(
+            method.build(**fixed), grid, cv=cv, scoring="accuracy", refit=False
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TiedScoresWarning)
+        search.fit(X, y)
+    return search
+
+
+def chosen_params(search, fixed):
+    """``fixed`` and what ``search`` (of :func:`fitted_search`, or None) chose."""
+    if search is None:
+        return dict(fixed)
     return {**fixed, **{key: _plain(v) for key, v in search.best_params_.items()}}
 
 
@@ -68,15 +89,15 @@ def evaluate_split(
         warnings.simplefilter("always")
         start = time.perf_counter()
         chosen = {**method.params, **params}
+        ties = {}  # how many candidates tied for the best (cv_ties)
         if tuned:
             cv = inner_cv(k, seed, cv_folds)
             if cv is None:
                 note = NO_INNER_CV
             else:
-                chosen = {
-                    **method.params,
-                    **tune(method, X[train], y[train], cv, params),
-                }
+                search = fitted_search(method, X[train], y[train], cv, params)
+                chosen = {**method.params, **chosen_params(search, params)}
+                ties = search_ties(search) if search is not None else {}
         tune_time = time.perf_counter() - start
         estimator = method.build(**chosen)
         start = time.perf_counter()
@@ -101,6 +122,7 @@ def evaluate_split(
         "n_test": int(test.size),
         "warnings": messages,
         "note": note,
+        **ties,
     }
 
 

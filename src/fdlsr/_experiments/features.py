@@ -38,13 +38,14 @@ from pathlib import Path
 
 import numpy as np
 
+from .._common.ownership import record_written
 from ..datasets._dataset import one_line
 from ..datasets._image_lists import image_list
 from ..datasets._images import MAX_LEVEL, decode_image
 from ..errors import ConfigError, DatasetError, FdlsrError
 from . import feature_chunks as chunks
 from .backbones import DEFAULT_MODEL, load_backbone, torch_modules
-from .outputs import FEATURES_FILE, check_output
+from .outputs import check_output
 
 
 class _Images:
@@ -223,9 +224,7 @@ def extract_features(
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(f"{name} must be a whole number >= 1, got {value!r}")
     images = image_list(source, layout)
-    check_output(
-        output, inputs=[source, *images.files, weights], kind=FEATURES_FILE, force=force
-    )
+    check_output(output, inputs=[source, *images.files, weights], force=force)
     backbone = load_backbone(model, weights, layer, seed)
     device = pick_device(device)
     backbone.model.to(device)
@@ -302,3 +301,4 @@ def _write(output, X, images, record):
         arrays["record"] = np.array([arrays["record"].item()], dtype=object)
         savemat(tmp, arrays, do_compression=False)
     os.replace(tmp, output)
+    record_written(output)

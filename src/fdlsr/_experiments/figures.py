@@ -18,8 +18,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from .._common.messages import did_you_mean  # noqa: E402
+from .._common.ownership import record_written  # noqa: E402
 from ..datasets._load import CSV, MAT, NPZ  # noqa: E402
-from ..errors import ConfigError, did_you_mean  # noqa: E402
+from ..errors import ConfigError  # noqa: E402
 from . import figure_data  # noqa: E402
 from .outputs import FIGURE_MARK, replaced_atomically, write_atomic  # noqa: E402
 from .registry import METHODS  # noqa: E402
@@ -81,9 +83,10 @@ def save_figure(fig, out, stem, data):
     :func:`output_files` names them, each file whole (a temporary file renamed);
     returns the paths written.
 
-    Each file carries fdlsr's mark (:data:`.outputs.FIGURE_MARK`: the PNG's
-    ``Software``, the PDF's ``Creator``, the JSON's ``written_by``), by which a later
-    ``fdlsr plot`` knows it may replace it.
+    Each file carries fdlsr's name and version (:data:`.outputs.FIGURE_MARK`: the
+    PNG's ``Software``, the PDF's ``Creator``, the JSON's ``written_by``) and is
+    recorded as fdlsr's (:func:`~fdlsr._common.ownership.record_written`), so that a
+    later ``fdlsr plot`` may replace it while it is unchanged.
     """
     files = output_files(out, stem)
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -98,9 +101,11 @@ def save_figure(fig, out, stem, data):
                 bbox_inches="tight",
                 metadata=marks[path.suffix],
             )
+        record_written(path)
     plt.close(fig)
     numbers = {"written_by": FIGURE_MARK, **data}
     write_atomic(files[2], json.dumps(numbers, indent=1, default=str) + "\n")
+    record_written(files[2])
     return files
 
 
@@ -159,8 +164,9 @@ def draw_tsne(panels, y_train, y_test, title, seed=0, progress=None):
             [(panels[name][0], y_train, "training"), (panels[name][1], y_test, "test")]
         ):
             perplexity = max(2.0, min(30.0, (Z.shape[0] - 1) / 3))
-            # one OpenMP thread: t-SNE's Barnes-Hut gradient on a few hundred points
-            # was 15x slower with threads spinning on a busy 2-core machine
+            # one OpenMP thread: on a few hundred points t-SNE's Barnes-Hut gradient
+            # gains nothing from threads and loses much when they spin on a busy
+            # machine (docs/performance.md)
             with threadpool_limits(limits=1, user_api="openmp"):
                 E = TSNE(
                     n_components=2, perplexity=perplexity, init="pca", random_state=seed

@@ -1,5 +1,5 @@
 """The report of results stores as one self-contained HTML page (``fdlsr report
---format html``).
+--format html``), every part computed from each table's frame (:mod:`.results_frame`).
 
 Per data set: the table (as the Markdown and LaTeX ones: same cells, bold, marks and
 notes), the parameters cross-validation chose, the two comparison figures of
@@ -18,19 +18,23 @@ import io
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas
 
 from .._version import __version__
 from .cv_choices import cell_choices, choices_text
 from .escape import html, note
 from .notes import chosen_parameters_notes, neutral_command, table_notes
 from .outputs import REPORT_GENERATOR
+from .paired_stats import stores_statistics_html
 from .report import (
     FAMILY_TITLES,
+    METHOD_HEAD,
     best_cells,
     cell_text,
     summarise,
     table_rows,
-    time_text,
+    time_cells,
+    time_heads,
     tuning_text,
 )
 from .report import table_notes as summary_notes
@@ -59,6 +63,7 @@ tr.paper td { color: #666; font-style: italic; }
 td.text, table.text th { text-align: left; white-space: normal; }
 .notes { font-size: 0.86em; color: #333; max-width: 60em; }
 .notes li { margin: 0.3em 0; }
+.wide { overflow-x: auto; max-width: 100%; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 code { font-size: 0.92em; background: #f4f4f4; padding: 0 0.2em;
@@ -83,6 +88,7 @@ def html_report(tables, papers, command=None):
         _section(i, table, paper, forced, command)
         for i, (table, (paper, forced)) in enumerate(zip(tables, papers, strict=True))
     ]
+    sections.append(stores_statistics_html([f for t in tables for f in t.stores], _png))
     nav = ""
     if len(tables) > 1:
         nav = (
@@ -127,11 +133,11 @@ def _page_title(tables):
 
 
 def _section(i, table, paper, forced, command):
-    summary = summarise(table.rows)
+    summary = summarise(table.frame)
     ks, rows = table_rows(summary, paper)
     # what cross-validation chose and the commands: parts of their own
-    shown_apart = set(chosen_parameters_notes(table.rows))
-    notes = [n for n in table_notes(table.rows, table.info) if n not in shown_apart]
+    shown_apart = set(chosen_parameters_notes(table.frame))
+    notes = [n for n in table_notes(table.frame, table.info) if n not in shown_apart]
     notes += [forced] if forced else []
     notes += summary_notes(summary, rows)
     parts = [
@@ -141,7 +147,7 @@ def _section(i, table, paper, forced, command):
         '<ul class="notes">'
         + "".join(f"<li>{note(n, 'html')}</li>" for n in notes)
         + "</ul>",
-        _choices(table.rows),
+        _choices(table.frame),
         _figures(table, paper),
         _environment(table),
         _commands(table, command),
@@ -154,12 +160,8 @@ def _table(summary, ks, rows):
     """The table: the same cells as the Markdown one (mean ± std, bold, marks)."""
     n_max = max((s["n_splits"] + s.get("n_failed", 0) for s in summary), default=None)
     best, _ = best_cells(summary)
-    head = (
-        ["Method"]
-        + [f"k={k}" for k in ks]
-        + ["Training time (s)", "Test time (s)", "Parameters"]
-    )
-    out = ["<table>", "<thead><tr>"]
+    head = [METHOD_HEAD] + [f"k={k}" for k in ks] + time_heads(rows)
+    out = ['<div class="wide"><table>', "<thead><tr>"]
     out += [f"<th>{html(h)}</th>" for h in head]
     out += ["</tr></thead>", "<tbody>"]
     family = None
@@ -178,18 +180,17 @@ def _table(summary, ks, rows):
         out.append(
             f"<tr{kind}><td>{html(r['label'])}</td>"
             + "".join(f"<td>{cell}</td>" for cell in cells)
-            + f"<td>{time_text(r['train_time'], 'html', r.get('times_k'))}</td>"
-            + f"<td>{time_text(r['test_time'], 'html', r.get('times_k'))}</td>"
+            + "".join(f"<td>{cell}</td>" for cell in time_cells(r, rows, "html"))
             + f"<td>{html(tuning_text(r, 'html'))}</td></tr>"
         )
-    out += ["</tbody>", "</table>"]
+    out += ["</tbody>", "</table></div>"]
     return "\n".join(out)
 
 
-def _choices(rows):
+def _choices(frame):
     """The parameters cross-validation chose: per tuned method and k, the value most
     splits chose and in how many (every split's choice: ``--format csv``)."""
-    chosen = cell_choices(rows)
+    chosen = cell_choices(frame)
     if not chosen:
         return ""
     ks = sorted({k for by_k in chosen.values() for k in by_k}, key=k_order)
@@ -225,33 +226,37 @@ def _png(fig):
 
 
 def _figures(table, paper):
-    by_k = draw_accuracy_by_k(accuracy_by_k_data(table.rows, paper, ""))
-    time_data = accuracy_by_time_data(table.rows, "")
+    by_k = draw_accuracy_by_k(accuracy_by_k_data(table.frame, paper, ""))
+    time_data = accuracy_by_time_data(table.frame, "")
     by_time = draw_accuracy_by_time(time_data)
     return (
         "<h3>Figures</h3>\n"
-        f'<figure>{_png(by_k)} alt="Mean test accuracy against k, one line per '
-        'method"><figcaption class="muted">Mean test accuracy against k (training '
-        "samples per class), the standard deviation over the splits as error bars"
+        f'<figure>{_png(by_k)} alt="Mean test accuracy against k, one panel per '
+        'family of methods"><figcaption class="muted">Mean test accuracy against k '
+        "(training samples per class), one panel per family of methods with FDLSR "
+        "in each for reference, the standard deviation over the splits as error bars"
         + ("; the paper's numbers as hollow markers" if paper else "")
         + ".</figcaption></figure>\n"
         f'<figure>{_png(by_time)} alt="Mean test accuracy against training time">'
         '<figcaption class="muted">Mean test accuracy against training time at '
-        f"k={html(time_data['k'])} (log scale); ringed and joined: the Pareto front, "
-        "the methods that no other beats in both.</figcaption></figure>"
+        f"k={html(time_data['k'])} (log scale; a tuned method's tuning plus its "
+        "fit); ringed and joined: the Pareto front, the methods that no other beats "
+        "in both.</figcaption></figure>"
     )
 
 
 def _environment(table):
     """The machine, versions and BLAS threads of the sessions that wrote the rows:
     what they share once, then a line per session with what differs."""
-    used = {row.get("session") for row in table.rows}
+    used = {None if pandas.isna(s) else int(s) for s in table.frame.session}
     out, sessions = ["<h3>Environment</h3>"], []
     for folder in table.stores:
         found, problem = read_environment(folder)
         if problem:
             out.append(f'<p class="muted">{html(problem)}</p>')
         sessions += [_session_fields(s) for s in found if s.get("session") in used]
+    for number, fields in enumerate(sessions, 1):  # as a reader counts them
+        fields["Session"] = str(number)
     if not sessions:
         out.append(
             '<p class="muted">The results folder records no environment for these '

@@ -12,147 +12,31 @@ The guard refuses, in one line (a :class:`~fdlsr.errors.ConfigError`):
   a new file there would change the input;
 * a path directly inside a results store (a folder holding fdlsr's mark,
   ``fdlsr-store.json``), except the store that ``fdlsr run`` itself writes;
-* with ``kind``, an existing file that is not of that kind (a model file for ``fit``,
-  a features file for ``features``, a report for ``report -o``, a figure or its
-  numbers for ``plot``), unless ``force``; an empty file holds nothing to lose and
-  is replaced.
-
-fdlsr recognises its own files by what it writes in them: a model file's manifest, a
-features file's ``features`` and ``record`` arrays, a report's own lines (the table's
-header row in Markdown, the first comment line in LaTeX, the header row in CSV, the
-``generator`` meta element or the "Written by fdlsr" line in HTML), and a figure's
-mark (:data:`FIGURE_MARK`: the ``Software`` text of a PNG, the ``Creator`` of a PDF,
-the ``written_by`` field of its numbers' JSON).
+* unless ``force``, an existing file that fdlsr may not replace by the rule of
+  :mod:`fdlsr._common.ownership`: only a file fdlsr wrote and that is unchanged
+  since (listed with its SHA-256 in the folder's ``.fdlsr-outputs.json``), or an
+  empty one, is replaced without ``--force``.
 
 Files are then written whole: :func:`replaced_atomically` gives a temporary file
 beside the target, renamed over it only once it is complete, so an interrupted write
-leaves the old file or the new one, never half of one.
+leaves the old file or the new one. The writer records the finished file
+(:func:`~fdlsr._common.ownership.record_written`).
 """
 
 import contextlib
 import os
-import re
 import tempfile
-import zipfile
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from .._common import strict_json
-from .._common.strict_json import JSONError
+from .._common.ownership import MANIFEST, may_replace
 from .._version import __version__
 from ..errors import ConfigError
-from ..persistence._archive import is_model_file
 from .store_folder import is_store
 
-# What fdlsr writes in a figure file (and its JSON) to know it again as its own.
+# Provenance that figures and HTML reports carry (as matplotlib names itself in its
+# files); the guard never reads it.
 FIGURE_MARK = f"fdlsr {__version__}"
-# What fdlsr writes in an HTML report for the same purpose.
 REPORT_GENERATOR = f'<meta name="generator" content="fdlsr {__version__}">'
-# A file larger than this is not read to find a mark: fdlsr writes none so large.
-_LARGEST_MARKED = 256 * 2**20
-
-
-@dataclass(frozen=True)
-class FileKind:
-    """A kind of file a command writes: its name in words and a test of a path."""
-
-    name: str
-    test: Callable[[Path], bool]
-
-
-def _is_features_file(path):
-    """A ``.npz`` or ``.mat`` holding ``features`` and ``record`` (as written by
-    ``fdlsr features``); read from the file's index only, no array is loaded."""
-    needed = {"features", "record"}
-    try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                names = {name.removesuffix(".npy") for name in archive.namelist()}
-        else:
-            from scipy.io import whosmat
-
-            names = {name for name, _, _ in whosmat(str(path))}
-    except Exception:  # any file that is not one of ours, however it fails
-        return False
-    return needed <= names
-
-
-def _head(path, size):
-    """The first ``size`` bytes of ``path`` (``b""`` if it cannot be read)."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(size)
-    except OSError:
-        return b""
-
-
-# The lines by which fdlsr knows a report it wrote, one per format.
-_REPORT_LINES = (
-    # Markdown: the table's header row
-    re.compile(
-        rb"^\| Method \|.*\| Training time \(s\) \| Test time \(s\) \| Parameters \|$",
-        re.MULTILINE,
-    ),
-    # LaTeX: the comment line it opens with
-    re.compile(rb"\A% Requires \\usepackage\{booktabs\}\. Rendered by fdlsr report"),
-    # CSV: the first columns of its header row
-    re.compile(rb"\Asource,(table|dataset),method,label,family,k,n_splits,mean,std,"),
-    # HTML: its generator, or the line under its heading
-    re.compile(
-        rb'<meta name="generator" content="fdlsr |<p class="muted">Written by fdlsr '
-    ),
-)
-
-
-def _is_report(path):
-    """A report written by ``fdlsr report`` (in any of its formats)."""
-    head = _head(path, 1 << 20)
-    return any(line.search(head) for line in _REPORT_LINES)
-
-
-def _is_predictions(path):
-    """A CSV written by ``fdlsr predict``: its header row, as that command writes it."""
-    return re.match(rb"index,prediction(,label)?\r?\n", _head(path, 64)) is not None
-
-
-def _is_figure(path):
-    """A figure file written by fdlsr (PNG, PDF) or its numbers (JSON), by the mark
-    :func:`.figures.save_figure` puts in it (:data:`FIGURE_MARK`)."""
-    suffix = Path(path).suffix.lower()
-    try:
-        if os.path.getsize(path) > _LARGEST_MARKED:
-            return False
-    except OSError:
-        return False
-    if suffix == ".png":  # a tEXt chunk before the image data
-        head = _head(path, 1 << 16)
-        head = head[: head.find(b"IDAT")] if b"IDAT" in head else head
-        return b"tEXtSoftware\x00fdlsr " in head
-    if suffix == ".pdf":  # the document's information dictionary
-        return b"/Creator (fdlsr " in _head(path, _LARGEST_MARKED)
-    if suffix == ".json":
-        try:
-            # NaN allowed: a figure's numbers are written as they are
-            value = strict_json.loads(_head(path, _LARGEST_MARKED), allow_nan=True)
-        except JSONError:  # a key named twice too: not told to be fdlsr's
-            return False
-        mark = value.get("written_by") if isinstance(value, dict) else None
-        return isinstance(mark, str) and mark.startswith("fdlsr ")
-    return False
-
-
-MODEL_FILE = FileKind(
-    "a model file (written by `fdlsr fit` or fdlsr.save)", is_model_file
-)
-FEATURES_FILE = FileKind(
-    "a features file (written by `fdlsr features`)", _is_features_file
-)
-REPORT_FILE = FileKind("a report written by `fdlsr report`", _is_report)
-FIGURE_FILE = FileKind("a figure written by `fdlsr plot`", _is_figure)
-PREDICTIONS_FILE = FileKind(
-    "a predictions CSV (written by `fdlsr predict`)", _is_predictions
-)
 
 
 def _real(path):
@@ -186,7 +70,7 @@ def _linked_inside(path, folder):
     return None
 
 
-def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=None):
+def check_output(path, *, inputs=(), option="-o", force=False, store=None):
     """The output ``path``, or a :class:`~fdlsr.errors.ConfigError` if writing it
     would destroy data (see the module's docstring).
 
@@ -199,13 +83,12 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
         nothing exists, are ignored: there is nothing to destroy).
     option : str
         The option that named ``path`` (``-o``, ``--out``), for the message.
-    kind : FileKind, optional
-        The kind of file written: an existing file of another kind is refused...
     force : bool
-        ...unless ``force`` (``--force``).
+        Replace an existing file that fdlsr did not write (``--force``); an input
+        is never replaced.
     store : str or path-like, optional
         The results store the command owns (``fdlsr run --out``): its own files may
-        be written.
+        be written and replaced (the store is the store's, by its mark).
 
     Returns
     -------
@@ -245,7 +128,13 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
                 "give the output another name",
             )
     folder = real.parent
-    if is_store(folder) and (store is None or _real(store) != folder):
+    if real.name == MANIFEST:
+        refuse(
+            "is fdlsr's record of the files it wrote in its folder",
+            "give another file name",
+        )
+    own_store = store is not None and _real(store) == folder
+    if is_store(folder) and not own_store:
         refuse(
             f"is inside the results store {folder} (fdlsr run keeps its results there)",
             f"write it outside {folder}",
@@ -253,20 +142,14 @@ def check_output(path, *, inputs=(), option="-o", kind=None, force=False, store=
     for item in inputs:
         if item.is_dir() and _real(item) in real.parents:
             refuse(f"is inside the input folder {item}", f"write it outside {item}")
-    if kind is not None and not force and _holds_data(real) and not kind.test(real):
+    if not force and not own_store and not may_replace(real):
         other = "choose another folder" if option == "--out" else "give a new file name"
         refuse(
-            f"exists and is not {kind.name}", f"{other}, or add --force to replace it"
+            f"exists and fdlsr did not write it (or it was changed since: fdlsr "
+            f"replaces only its own files, listed in {MANIFEST})",
+            f"{other}, or add --force to replace it",
         )
     return given
-
-
-def _holds_data(path):
-    """Whether ``path`` is a file with something in it to lose."""
-    try:
-        return path.is_file() and path.stat().st_size > 0
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager

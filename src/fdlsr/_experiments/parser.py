@@ -10,8 +10,8 @@ import ast
 import contextlib
 import re
 
+from .._common.messages import did_you_mean, printable
 from .._version import __version__
-from ..errors import did_you_mean, printable
 
 DESCRIPTION = """\
 Fisher Discriminative Least Squares Regression (FDLSR) and the classifiers it is
@@ -19,7 +19,7 @@ compared with, evaluated as in the paper: k random training samples per class, t
 rest for testing, 10 random splits, accuracy as mean +- std.
 
 Run with no arguments to try it: FDLSR and seven fast comparison methods on the
-AT&T (ORL) faces shipped inside the package (under a minute on 2 cores), with a table
+AT&T (ORL) faces shipped inside the package (a quick run), with a table
 at the end; the results are kept in fdlsr-results/faces/."""
 
 EXAMPLES = """\
@@ -193,9 +193,9 @@ def build_parser():
         "run is saved at once in OUT/results.jsonl (default fdlsr-results/DATASET); "
         "running the same command again skips what is done, so an interrupted "
         "experiment resumes where it stopped. A paper config with every method takes "
-        "long (FERET: 31 minutes on 2 cores with --jobs 2, which runs two at once); away from a "
-        "terminal a line is printed "
-        "on stderr for each method finished at each k.",
+        "long (docs/performance.md gives the times; --jobs N runs N at once); away "
+        "from a terminal a line is printed on stderr for each method finished at "
+        "each k.",
         epilog="shipped configs: " + ", ".join(shipped_configs()),
     )
     _dataset_args(run)
@@ -313,13 +313,28 @@ def build_parser():
         report, "add the paper's numbers (its Table I-VI; default: the config's table)"
     )
     report.add_argument(
+        "--stats",
+        action="store_true",
+        help="instead of the tables, the paired statistics: each method against "
+        "--reference on the splits both ran (wins/ties/losses, mean difference, "
+        "Wilcoxon p with Holm's correction per table), the average ranks with the "
+        "Friedman test and critical difference (md or csv)",
+    )
+    report.add_argument(
+        "--reference",
+        default="FDLSR",
+        metavar="METHOD",
+        help="with --stats: the method the others are compared with (a row label of "
+        "the tables; default: FDLSR)",
+    )
+    report.add_argument(
         "-o", "--output", type=_path, help="write to this file instead of the screen"
     )
     report.add_argument(
         "--force",
         action="store_true",
-        help="replace the -o file even if it is not a report fdlsr wrote (never an "
-        "input)",
+        help="replace the -o file even if fdlsr did not write it or it was changed "
+        "since (never an input)",
     )
 
     plot = sub.add_parser(
@@ -381,7 +396,7 @@ def build_parser():
         "--force",
         action="store_true",
         help="replace files of the figures' names in --out even if fdlsr did not "
-        "write them (never an input)",
+        "write them or they were changed since (never an input)",
     )
 
     data = sub.add_parser(
@@ -460,7 +475,8 @@ def _model_parsers(sub):
     group.add_argument(
         "--force",
         action="store_true",
-        help="replace MODEL even if it is not a model file (never an input)",
+        help="replace MODEL even if fdlsr did not write it or it was changed since "
+        "(never an input)",
     )
 
     predict = sub.add_parser(
@@ -470,8 +486,11 @@ def _model_parsers(sub):
         "write one line per sample (index, prediction, and the label when DATA has "
         "labels) as CSV; with labels, the accuracy is printed on stderr. DATA is what "
         "`fdlsr run --dataset` accepts (a dataset name, a .mat/.npz/.csv file, an image "
-        "folder) or a .npy file of samples without labels, one per row; what the "
-        "model file records of its training data is applied (docs/saving.md).",
+        "folder), a .npy file of samples without labels, one per row, or a CSV as "
+        "wide as the model's features (samples without labels; a CSV has a label "
+        "column when --y or its header names one, or when it is one column wider); "
+        "what the model file records of its training data is applied "
+        "(docs/saving.md).",
     )
     predict.add_argument(
         "model", type=_path, help="a model file written by `fdlsr fit` or fdlsr.save"
@@ -488,8 +507,8 @@ def _model_parsers(sub):
     predict.add_argument(
         "--force",
         action="store_true",
-        help="replace the -o file even if it is not a predictions CSV fdlsr wrote "
-        "(never an input)",
+        help="replace the -o file even if fdlsr did not write it or it was changed "
+        "since (never an input)",
     )
     predict.add_argument("--data-dir", type=_path, help=DATA_DIR_HELP)
     predict.add_argument("--x", dest="x_var", metavar="NAME", help=X_HELP)
@@ -540,7 +559,8 @@ def _features_parser(sub):
     features.add_argument(
         "--force",
         action="store_true",
-        help="replace OUTPUT even if it is not a features file (never an input)",
+        help="replace OUTPUT even if fdlsr did not write it or it was changed since "
+        "(never an input)",
     )
     features.add_argument(
         "--layout",

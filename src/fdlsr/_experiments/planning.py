@@ -19,6 +19,7 @@ from ..datasets import dataset_info, load_dataset
 from ..datasets._labels import check_classes
 from ..errors import ConfigError, FdlsrError
 from ..model_selection._split import DEFAULT_SPLITS, check_k, check_seed
+from .plan_size import check_plan_size
 from .registry import Method, get_method
 from .rows import RunKey
 from .splits import DEFAULT_CV_FOLDS, FIXED
@@ -67,6 +68,7 @@ class Experiment:
                 "no methods selected; name at least one, e.g. --methods FDLSR"
             )
         methods = [get_method(name) for name in self.methods]
+        _check_named_once(methods, self.methods)
         names = {m.name.lower(): m for m in methods}
         for name in list(self.params) + list(self.cv):
             if name.lower() not in names:
@@ -149,6 +151,22 @@ def dataset_file(name, data_dir=None):
     return Path(found) if found else None
 
 
+def _check_named_once(methods, given):
+    """A request names each method once: a method's runs share their keys, so a
+    repeated name would ask for every run of it twice (a run is stored once,
+    :meth:`.store.ResultStore.append`)."""
+    seen = {}
+    for method, name in zip(methods, given, strict=True):
+        if method.name in seen:
+            first = seen[method.name]
+            spelled = f" ({first!r} and {name!r})" if first != name else ""
+            raise ConfigError(
+                f"the methods name {method.name} twice{spelled}; name each method "
+                "once (--methods, or methods = [...] in a config)"
+            )
+        seen[method.name] = name
+
+
 def _check_rules_searched(methods, cv):
     """``cv_rules`` needs a tuned method with decision rules to choose among."""
     tuned = {name.lower() for name in cv}
@@ -168,6 +186,8 @@ def setting_key(method, params, tuned, cv_folds, normalize, standardize=False):
             "folds": cv_folds,
             "grid": {k: method.grid[k] for k in sorted(method.grid) if k not in params},
         }
+        if method.search:
+            spec["cv"]["search"] = method.search
     if not normalize:
         spec["normalise"] = False  # the stored key's spelling: old stores resume
     if standardize:
@@ -245,9 +265,11 @@ def experiment_runs(experiment, dataset):
     """Every :class:`Unit` of the experiment, in the order of the plan: each ``k``,
     each split, each method.
 
-    Checks the methods, their parameters and ``k`` on the labels first.
+    Checks the methods, their parameters and ``k`` on the labels first, and the
+    plan's size (:func:`.plan_size.check_plan_size`) before it is made.
     """
     methods = experiment.resolved()
+    check_plan_size(experiment, dataset, methods)
     from_paper = {name.lower() for name in experiment.paper_params}
     units = []
     for k, index in plan(experiment, dataset):

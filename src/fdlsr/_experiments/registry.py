@@ -24,21 +24,27 @@ from .._baselines.estimators import (
     LinearDiscriminantAnalysis,
     LinearSVC,
     LogisticRegression,
+    LogisticRegressionCV,
     RidgeClassifier,
 )
-from .._baselines.linear_svc_search import linear_svc_search
-from .._baselines.logistic_regression_search import logistic_regression_search
 from .._common.classifiers import RULES
+from .._common.messages import did_you_mean
 from .._core import cv
 from .._core.cv import FDLSRCV
 from .._core.estimator import FDLSR
 from ..dictionary import DPL, DRADPL, FDDL, LCKSVD2, LCLE, LRSDL
-from ..errors import ConfigError, did_you_mean
+from ..errors import ConfigError
 from ..relaxed import DLSR, DRR, LRDLSR, LSR, RLR, GReLSR, ReLSR
 from ..representation import CRC, NRC, SRC, ProCRC
 
 # The paper's grid for every FDLSR parameter, {1e-5, ..., 1}.
 PAPER_GRID = list(cv.PAPER_GRID)
+
+# The size of the FERET table's runs at k = 5, which each method's ``seconds`` (its
+# entry below: means over the 10 splits of docs/results/feret/results.jsonl, on a
+# 2-core machine, one BLAS thread each) were measured at.
+REFERENCE_N_TRAIN = 1000
+REFERENCE_FEATURES = 1600
 
 
 @dataclass(frozen=True)
@@ -63,15 +69,18 @@ class Method:
 
     ``cv_factory``, when given, replaces scikit-learn's ``GridSearchCV`` for tuning:
     ``cv_factory(grid=..., cv=..., **fixed_params)`` returns an estimator whose
-    ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``,
-    and which takes ``refit=False`` (a method can then share work between the
-    candidates, e.g. one factorisation per ``beta``). ``rule`` says how the method
-    labels a test sample (for the reports).
+    ``fit(X, y)`` searches ``grid`` with the splitter ``cv`` and sets ``best_params_``
+    (a method can then share work between the candidates, e.g. one factorisation per
+    ``beta``, or warm-start along a path of ``C``). ``search``, when given, names that
+    search in the setting of the method's tuned rows (:func:`.planning.setting_key`):
+    rows stored by an earlier search of the method have another setting and are not
+    reused. ``rule`` says how the method labels a test sample (for the reports).
 
     ``seconds`` is the method's mean time per run (fit, predict and, where the FERET
     config tunes it, the search) in the shipped FERET table at k = 5: 1000 training
-    samples of 1600 features, one BLAS thread. The scheduler scales it to a run's size to start the longest runs
-    first while nothing of the method is stored yet (default: FDLSR's).
+    samples of 1600 features, one BLAS thread. :meth:`expected_seconds` scales it to
+    a run's size: the scheduler starts the longest runs first while nothing of the
+    method is stored yet, and a plan is sized before it runs (default: FDLSR's).
     """
 
     name: str
@@ -83,9 +92,21 @@ class Method:
     settings: tuple = ()
     grid: dict = field(default_factory=dict)
     cv_factory: Callable[..., Any] | None = None
+    search: str = ""
     rule: str = ""
     rules: tuple = ()
     seconds: float = 0.41
+
+    def expected_seconds(self, n_train, n_features):
+        """The expected seconds of one run on ``n_train`` training samples of
+        ``n_features`` features: :attr:`seconds` times ``(n_train / 1000)**2 *
+        (n_features / 1600)``, the growth of the dense products of the long
+        methods."""
+        return (
+            self.seconds
+            * (n_train / REFERENCE_N_TRAIN) ** 2
+            * (n_features / REFERENCE_FEATURES)
+        )
 
     def __post_init__(self):
         defaults = {
@@ -182,7 +203,36 @@ def fdlsr_search(*, grid, cv, **fixed):
         for key, name in _SEARCHED.items()
     }
     rest = {k: v for k, v in fixed.items() if k in known and k not in _SEARCHED}
-    return FDLSRCV(**lists, cv=cv, **rest)
+    return FDLSRCV(**lists, cv=cv, refit=False, **rest)
+
+
+def logistic_regression_cv(*, grid, cv, **fixed):
+    """The search behind ``fdlsr run --cv LogisticRegression`` (a registry
+    ``cv_factory``): :class:`LogisticRegressionCV` over ``grid["C"]`` with
+    :class:`LogisticRegression`'s other parameters ``fixed``, scored by accuracy."""
+    if set(grid) != {"C"}:
+        raise ValueError(f"LogisticRegressionCV searches C only, not {sorted(grid)}")
+    params = LogisticRegression(**fixed).get_params()
+    l1_ratio = params["l1_ratio"]
+    return LogisticRegressionCV(
+        Cs=list(grid["C"]),
+        cv=cv,
+        scoring="accuracy",
+        refit=True,  # the choice as GridSearchCV's (refit=False averages folds' best)
+        use_legacy_attributes=False,
+        l1_ratios=None if l1_ratio is None else (l1_ratio,),
+        penalty=params["penalty"],
+        class_weight=params["class_weight"],
+        dual=params["dual"],
+        fit_intercept=params["fit_intercept"],
+        intercept_scaling=params["intercept_scaling"],
+        max_iter=params["max_iter"],
+        n_jobs=params["n_jobs"],
+        random_state=params["random_state"],
+        solver=params["solver"],
+        tol=params["tol"],
+        verbose=params["verbose"],
+    )
 
 
 # Values cross-validation may try (the methods run at their estimators' defaults).
@@ -420,8 +470,7 @@ _ENTRIES = [
         summary="one-vs-rest linear SVM (squared hinge)",
         params=dict(C=10.0, dual=False),
         grid=dict(C=[1.0, 10.0, 100.0, 1e3]),
-        # every C of a fold in one batch, liblinear's steps on the Gram matrix
-        cv_factory=linear_svc_search,
+        search="GridSearchCV",
         rule="largest one-vs-rest margin",
         seconds=26.0,  # with its search over C, as the FERET config runs it
     ),
@@ -432,8 +481,8 @@ _ENTRIES = [
         summary="multinomial logistic regression, L2 penalty",
         params=dict(C=1e3, max_iter=1000),
         grid=dict(C=[10.0, 100.0, 1e3, 1e4]),
-        # each fold's span once, scikit-learn's L-BFGS steps without bounds' bookkeeping
-        cv_factory=logistic_regression_search,
+        cv_factory=logistic_regression_cv,
+        search="LogisticRegressionCV",
         rule="largest class probability",
         seconds=15.0,  # with its search over C
     ),

@@ -1,12 +1,17 @@
-"""Tables in the paper's layout, rendered from the results store (never typed by hand).
+"""Tables in the paper's layout, computed from the frame of a results store (never
+typed by hand).
 
-Methods are rows grouped by family in the paper's order (representation, dictionary
-learning, least-squares regression, FDLSR; then the scikit-learn baselines); training
-sizes ``k`` are columns holding accuracy in % as mean +- sample standard deviation
-(``ddof=1``) over the random splits; the last two columns are the mean training and
-test times in seconds at one ``k``, the largest at which our methods ran
+:func:`summarise` groups the frame of one table (:mod:`.results_frame`) into its cells;
+the Markdown, LaTeX and CSV renderers here and the HTML page (:mod:`.html_report`)
+print those cells. Methods are rows grouped by family in the paper's order
+(representation, dictionary learning, least-squares regression, FDLSR; then the
+scikit-learn baselines); training sizes ``k`` are columns holding accuracy in % as
+mean +- sample standard deviation (``ddof=1``) over the random splits; then the mean
+training and test times in seconds at one ``k``, the largest at which our methods ran
 (:func:`.variants.times_k`; a row without a run there says at which ``k`` its times
-are), since the paper prints one time per method without saying for which ``k``.
+are), since the paper prints one time per method without saying for which ``k``. A
+tuned run's training time is its cost: the search plus the final fit; a table with
+tuned rows shows the search's part in a "Tuning (s)" column beside it.
 With ``paper`` the paper's row for the same method is printed under ours, marked
 "(paper)". The column "Parameters" says how each of our
 rows got its parameters (:data:`TUNING`), explained in a note under the table.
@@ -18,21 +23,20 @@ import json
 from collections import defaultdict
 from importlib import resources
 
-import numpy as np
+import pandas
 
-from ..errors import ConfigError, UnreliableResultWarning
+from ..errors import ConfigError
 from .cv_choices import choices_of, choices_text, per_split
 from .escape import MARK, MARK_TEX, latex, markdown, note, prose
 from .registry import METHODS, family_rank
+from .results_frame import DOUBT, is_doubt
+from .splits import FIXED
 from .variants import (
     best_cells,
     fairness_note,
-    is_normalized,
     k_order,
-    row_labels,
-    splits_of,
+    setting_spec,
     times_k,
-    variant,
 )
 
 FAMILY_TITLES = {
@@ -65,9 +69,6 @@ def tuning_note(rows):
     return prose(f"Parameters column: {'; '.join(meanings)}.") if meanings else None
 
 
-# Rows whose run raised this warning hold a number the method computed faithfully but
-# that is known to be unreliable: the table marks their cells (MARK) and says why.
-DOUBT = UnreliableResultWarning.__name__ + ":"
 PAPER_TABLES = {
     "I": "AR",
     "II": "CMU PIE",
@@ -163,91 +164,90 @@ def tables_papers(option, tables):
     return out
 
 
-def tuning_of(row):
-    """How a stored row's parameters were chosen: ``"cv"``, ``"paper"``, ``"fixed"``
-    (by us) or ``"unrecorded"``: fixed, in a row written before fdlsr told the
-    paper's values from its own (such rows have no fingerprint either: some of the
-    shipped FERET store's)."""
-    tuning = row.get("tuning")
-    if tuning == "fixed" and "fingerprint" not in row:
-        return "unrecorded"
-    return tuning if tuning in TUNING else "unrecorded"
-
-
-def summarise(rows):
-    """Aggregate the result rows of one table: one dict per variant (method, setting,
-    seed) x k, with the splits it is over (``draws``) and its normalisation."""
-    labels = row_labels(rows)
-    groups = defaultdict(list)
-    for r in rows:
-        groups[(r["dataset"], *variant(r), r["k"])].append(r)
+def summarise(frame):
+    """The cells of one table: its frame (:func:`.results_frame.frame_of`) grouped by
+    variant (method, setting, seed) and ``k``, one dict per cell, in the order the
+    frame first holds each, with the splits it is over (``draws``), its
+    normalisation, accuracy in % and times in seconds (``train_time``: tuning plus
+    fit; ``fit_time`` and ``tune_time`` its parts)."""
     out = []
-    for (dataset, method, setting, seed, k), all_runs in groups.items():
-        group = [r for r in all_runs if r.get("accuracy") is not None]
-        failed = [r for r in all_runs if r.get("accuracy") is None]
+    keys = ["dataset", "method", "setting", "seed", "k"]
+    for (dataset, method, setting, seed, k), runs in frame.groupby(
+        keys, observed=True, sort=False, dropna=False
+    ):
+        ran = runs[runs.accuracy.notna()]
+        failed = runs[runs.accuracy.isna()]
+        first = (ran if len(ran) else runs).iloc[0]
         common = {
             "dataset": dataset,
             "method": method,
-            "label": labels[method, setting, seed],
-            "seed": seed,
-            "normalized": is_normalized(all_runs[0]),
-            "draws": splits_of(group, k),
-            "data_sha256": all_runs[0].get("data_sha256"),
+            "label": first["label"],
+            "family": first["family"],
+            "seed": int(seed),
+            "normalized": _normalized(setting),
+            "draws": _draws(ran, k),
+            "data_sha256": None
+            if pandas.isna(first["data_sha256"])
+            else first["data_sha256"],
             "n_failed": len(failed),
-            "error": failed[0].get("error", "") if failed else "",
+            "error": str(failed["error"].iloc[0]) if len(failed) else "",
+            "source": "ours",
+            "k": k,
+            "n_splits": len(ran),
+            "tuning": first["tuning"],
         }
-        if not group:  # the method could not run in this setting (see the rows' error)
+        if ran.empty:  # the method could not run in this setting (see the rows' error)
             out.append(
                 {
                     **common,
-                    "family": family_of(all_runs[0]),
-                    "source": "ours",
-                    "k": k,
-                    "n_splits": 0,
-                    "mean": None,
-                    "std": None,
-                    "train_time": None,
+                    **dict.fromkeys(
+                        ("mean", "std", "train_time", "fit_time", "tune_time"), None
+                    ),
                     "test_time": None,
-                    "tune_time": None,
-                    "tuning": tuning_of(all_runs[0]),
                 }
             )
             continue
-        acc = 100 * np.array([r["accuracy"] for r in group])
-        doubts = [w for w in map(_doubt, group) if w]
-        choices = choices_of(group)
+        acc = 100 * ran["accuracy"].to_numpy()
+        doubts = [
+            next(w for w in warnings if is_doubt(w))
+            for warnings in ran.loc[ran.unreliable, "warnings"]
+        ]
+        records = ran.to_dict("records")
+        choices = choices_of(records)
         out.append(
             {
                 **common,
-                "family": family_of(group[0]),
-                "source": "ours",
-                "k": k,
-                "n_splits": len(group),
                 "mean": float(acc.mean()),
                 "std": float(acc.std(ddof=1)) if acc.size > 1 else None,
-                "train_time": float(np.mean([r["fit_time"] for r in group])),
-                "test_time": float(np.mean([r["predict_time"] for r in group])),
-                "tune_time": float(np.mean([r.get("tune_time", 0.0) for r in group])),
-                "tuning": tuning_of(group[0]),
+                "train_time": float(ran["train_time"].to_numpy().mean()),
+                "fit_time": float(ran["fit_time"].to_numpy().mean()),
+                "tune_time": float(ran["tune_time"].to_numpy().mean()),
+                "test_time": float(ran["predict_time"].to_numpy().mean()),
                 "n_unreliable": len(doubts),
                 "unreliable": doubts[0][len(DOUBT) :].strip() if doubts else "",
                 "chosen": choices_text(choices) if choices else "",
                 "chosen_per_split": (
-                    json.dumps(per_split(group), default=str) if choices else ""
+                    json.dumps(per_split(records), default=str) if choices else ""
                 ),
             }
         )
     return out
 
 
-def _doubt(row):
-    """The run's warning that its result is unreliable (:data:`DOUBT`), or None."""
-    return next((w for w in row.get("warnings", ()) if is_doubt(w)), None)
+def _normalized(setting):
+    """Whether the runs of ``setting`` had unit-normalised samples."""
+    return setting_spec(setting).get("normalise", True) is not False
 
 
-def is_doubt(warning):
-    """Whether a run's recorded warning says its result is unreliable."""
-    return isinstance(warning, str) and warning.startswith(DOUBT)
+def _draws(runs, k):
+    """The random splits a cell is over: its ``(seed, split)`` pairs (a data set's own
+    split, ``k="fixed"``, is the same whatever the seed)."""
+    return tuple(
+        sorted(
+            (-1 if k == FIXED else int(seed), int(split))
+            for seed, split in zip(runs["seed"], runs["split"], strict=True)
+        )
+    )
 
 
 def _norm(name):
@@ -257,7 +257,7 @@ def _norm(name):
 def table_rows(summary, paper=None):
     """The columns and the ordered table rows: ``(ks, rows)``, each row
     ``{label, family, source, cells: {k: (mean, std, n, unreliable)}, train_time,
-    test_time, times_k}``; our times are at :func:`.variants.times_k` of the cells
+    tune_time, test_time, times_k}`` (``train_time``: tuning plus fit); our times are at :func:`.variants.times_k` of the cells
     that ran, or, for a row without a run there, at its own (``times_k`` says which;
     None when at the table's)."""
     ks = sorted({s["k"] for s in summary} | {p["k"] for p in paper or []}, key=k_order)
@@ -289,8 +289,8 @@ def table_rows(summary, paper=None):
         ran = [k for k, cell in row["cells"].items() if cell[0] is not None]
         own = at if at in ran else times_k(ran)
         times = [s for s in summary if s["label"] == row["label"] and s["k"] == own]
-        row["train_time"] = times[0]["train_time"] if times else None
-        row["test_time"] = times[0]["test_time"] if times else None
+        for name in ("train_time", "fit_time", "tune_time", "test_time"):
+            row[name] = times[0][name] if times else None
         # a row without a run at the table's k gives its times at its own
         row["times_k"] = own if times and own != at else None
     ours_by_norm = {_norm(m) for m, _, _ in rows}
@@ -323,13 +323,6 @@ def table_rows(summary, paper=None):
         )
 
     return ks, sorted(rows.values(), key=sort_key)
-
-
-def family_of(row):
-    """A stored row's family; the registry's for a registered method (stores written
-    before a family was renamed keep their old name)."""
-    method = METHODS.get(row["method"])
-    return method.family if method is not None else row["family"]
 
 
 def cell_text(value, n_max, best=False, fmt="md"):
@@ -419,7 +412,9 @@ def table_notes(summary, rows):
     notes += unreliable_notes(summary)
     _, left_out = best_cells(summary)
     notes += filter(None, [fairness_note(left_out)])
-    notes += filter(None, [tuning_note(rows), paper_times_note(rows)])
+    notes += filter(
+        None, [tuning_note(rows), tuning_time_note(rows), paper_times_note(rows)]
+    )
     return notes
 
 
@@ -462,11 +457,7 @@ def failure_notes(summary):
 def _markdown(ks, rows, n_max, best, title, notes):
     """The Markdown table: its title, the table, then the notes, one paragraph each."""
     lines = [f"### {markdown(title)}", ""] if title else []
-    head = (
-        ["Method"]
-        + [f"k={markdown(k)}" for k in ks]
-        + ["Training time (s)", "Test time (s)", "Parameters"]
-    )
+    head = [METHOD_HEAD] + [f"k={markdown(k)}" for k in ks] + time_heads(rows)
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     family = None
     for r in rows:
@@ -488,8 +479,7 @@ def _markdown(ks, rows, n_max, best, title, notes):
                 [
                     label,
                     *cells,
-                    time_text(r["train_time"], k=r.get("times_k")),
-                    time_text(r["test_time"], k=r.get("times_k")),
+                    *time_cells(r, rows),
                     tuning_text(r),
                 ]
             )
@@ -501,6 +491,45 @@ def _markdown(ks, rows, n_max, best, title, notes):
     return "\n".join(lines) + "\n"
 
 
+# The first column's head: the cells of the k columns are accuracies in %.
+METHOD_HEAD = "Method (accuracy in %)"
+
+
+def is_tuned(rows):
+    """Whether a table (``rows`` from :func:`table_rows`) has rows of ours whose
+    parameters cross-validation chose: it then shows their tuning time."""
+    return any(r["source"] == "ours" and r.get("tuning") == "cv" for r in rows)
+
+
+def time_heads(rows):
+    """The heads of the columns after the ``k`` ones: the times, "Tuning (s)" beside
+    the training time when the table has tuned rows, and "Parameters"."""
+    tuning = ["Tuning (s)"] if is_tuned(rows) else []
+    return ["Training time (s)", *tuning, "Test time (s)", "Parameters"]
+
+
+def time_cells(row, rows, fmt="md"):
+    """A row's time cells under :func:`time_heads` (``rows``: the table's): the
+    training time (a tuned row's tuning plus fit), its tuning (a dash for a row
+    not tuned), the test time."""
+    at = row.get("times_k")
+    cells = [time_text(row["train_time"], fmt, at)]
+    if is_tuned(rows):
+        tuning = row.get("tune_time") if row.get("tuning") == "cv" else None
+        cells.append(time_text(tuning, fmt, at))
+    return [*cells, time_text(row["test_time"], fmt, at)]
+
+
+def tuning_time_note(rows):
+    """What the training time of a tuned row is, when the table has one, or None."""
+    if not is_tuned(rows):
+        return None
+    return (
+        "Training time of the rows tuned by CV: the search on each training split "
+        "plus the final fit, their mean; Tuning (s): the search's part."
+    )
+
+
 def tuning_text(row, fmt="md"):
     """The Parameters cell of a table row (a dash for the paper's own rows)."""
     if row.get("tuning") in TUNING:
@@ -509,7 +538,7 @@ def tuning_text(row, fmt="md"):
 
 
 def _latex(ks, rows, n_max, best, title, notes):
-    cols = "l" + "c" * len(ks) + "rrl"
+    cols = "l" + "c" * len(ks) + "r" * (len(time_heads(rows)) - 1) + "l"
     lines = [
         "% Requires \\usepackage{booktabs}. Rendered by fdlsr report from a results store.",
         r"\begin{table*}[t]",
@@ -521,9 +550,9 @@ def _latex(ks, rows, n_max, best, title, notes):
     lines += [rf"\begin{{tabular}}{{{cols}}}", r"\toprule"]
     lines.append(
         " & ".join(
-            ["Train No."]
+            [r"Train No. (accuracy in \%)"]
             + [latex(k) for k in ks]
-            + ["Training time", "Test time", "Parameters"]
+            + [head.replace(" (s)", "") for head in time_heads(rows)]
         )
         + r" \\"
     )
@@ -546,8 +575,7 @@ def _latex(ks, rows, n_max, best, title, notes):
                 [
                     label,
                     *cells,
-                    time_text(r["train_time"], "latex", r.get("times_k")),
-                    time_text(r["test_time"], "latex", r.get("times_k")),
+                    *time_cells(r, rows, "latex"),
                     tuning_text(r, "latex"),
                 ]
             )
@@ -561,11 +589,24 @@ def _latex(ks, rows, n_max, best, title, notes):
 
 # The CSV's columns: first the table a row belongs to (its title: two data sets of
 # one name have two), then the cell; the data set's name and data last.
+# Each number's unit is in its column's name: accuracy in % (``_pct``; the frame's
+# ``accuracy`` is the fraction), times in seconds (``_s``; ``train_time_s`` is tuning
+# plus fit, as the frame's ``train_time``).
 CSV_FIELDS = (
-    "source", "table", "method", "label", "family", "k", "n_splits", "mean", "std",
-    "train_time", "test_time", "tune_time", "tuning", "n_unreliable", "n_failed",
-    "error", "chosen", "chosen_per_split", "dataset", "data_sha256",
+    "source", "table", "method", "label", "family", "k", "n_splits",
+    "accuracy_mean_pct", "accuracy_std_pct", "train_time_s", "fit_time_s",
+    "tune_time_s", "predict_time_s", "tuning", "n_unreliable", "n_failed", "error",
+    "chosen", "chosen_per_split", "dataset", "data_sha256",
 )  # fmt: skip
+# The CSV's names of the cells' numbers (:func:`summarise`'s keys).
+CSV_NAMES = {
+    "mean": "accuracy_mean_pct",
+    "std": "accuracy_std_pct",
+    "train_time": "train_time_s",
+    "fit_time": "fit_time_s",
+    "tune_time": "tune_time_s",
+    "test_time": "predict_time_s",
+}
 
 
 def csv_rows(summary, paper=None, *, table=""):
@@ -583,7 +624,7 @@ def csv_rows(summary, paper=None, *, table=""):
         {**p, "source": "paper", "label": p["method"], "n_splits": 10, "table": table}
         for p in paper or []
     ]
-    return out
+    return [{CSV_NAMES.get(key, key): value for key, value in r.items()} for r in out]
 
 
 def csv_text(rows):

@@ -1,33 +1,39 @@
-"""The tables of results stores: one per data set, with what the store says of it.
+"""The tables of results stores: one frame per data set, with what the store says
+of it.
 
-A store may hold rows of several data sets, and two data sets of one name (other
-arrays: another file named alike); each gets a table of its own, titled by the
-store's ``experiment.json`` (:func:`.store.table_info`). ``fdlsr report`` renders
-the tables of each store; ``fdlsr plot results`` pools several stores first
-(:func:`pooled_tables`), so that methods run into different folders are compared.
+Reading -> frame -> views: the rows of a store are read and made a frame by
+:mod:`.results_frame`; here the frame is cut into one table per data set, the unit
+every view renders. A store may hold rows of several data sets, and two data sets of
+one name (other arrays: another file named alike); each gets a table of its own,
+titled by the store's ``experiment.json`` (:func:`.store.table_info`). ``fdlsr
+report`` renders the tables of each store; ``fdlsr plot results`` pools several
+stores first (:func:`pooled_tables`), so that methods run into different folders are
+compared.
 """
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ConfigError
-from .rows import by_data, n_rows, row_key
+from .results_frame import frame_of, pooled_rows
+from .rows import by_data
 from .store import read_info, table_info
 from .store_folder import read_store
 
 
 @dataclass
 class ResultTable:
-    """The rows of one data set (one ``data_sha256``) and what the store says of it.
+    """The runs of one data set (one ``data_sha256``) and what the store says of it.
 
-    ``info`` is the store's record of the data set (:func:`.store.table_info`);
-    ``stores`` the folders its rows were read from.
+    ``frame``: its runs (:func:`.results_frame.frame_of`), what every view of the
+    table is computed from; ``info``: the store's record of the data set
+    (:func:`.store.table_info`); ``stores``: the folders its rows were read from.
     """
 
     dataset: str
     data_sha256: str | None
     title: str
-    rows: list
+    frame: object
     info: dict
     stores: list = field(default_factory=list)
 
@@ -55,49 +61,9 @@ def store_tables(folder):
     return _tables(by_data(store.rows), [(folder, info)], origin, notices, store.path)
 
 
-@dataclass
-class PooledRows:
-    """The rows of several stores, each run once (:func:`pooled_rows`): ``rows`` in
-    the stores' order, ``origin`` the folder of each (by ``id``), ``infos`` each
-    folder's ``experiment.json`` and ``notices`` what a reader should know."""
-
-    rows: list
-    origin: dict
-    infos: list
-    notices: list
-
-
-def pooled_rows(folders):
-    """The rows of the stores ``folders`` pooled: a run found in more than one store
-    (same name and data) is taken from the first, and a notice says how many were
-    left out of each later one (a :class:`PooledRows`). ``fdlsr plot results`` and
-    :func:`fdlsr.results.read_results` read several stores through it."""
-    rows, seen, infos, notices, origin = [], set(), [], [], {}
-    for folder in folders:
-        store = read_store(folder)
-        info, problem = read_info(store.path.parent)
-        infos.append((store.path.parent, info))
-        notices += [*store.notices(), *([problem] if problem else [])]
-        repeats = 0
-        for row in store.rows:
-            key = (row_key(row), row.get("data_sha256"))
-            if key in seen:
-                repeats += 1
-                continue
-            seen.add(key)
-            rows.append(row)
-            origin[id(row)] = store.path.parent
-        if repeats:
-            notices.append(
-                f"{store.path}: {n_rows(repeats)} repeat runs of a store named before "
-                "it: the first store's are used"
-            )
-    return PooledRows(rows, origin, infos, notices)
-
-
 def pooled_tables(folders):
     """``(tables, notices)`` of the rows of several stores pooled
-    (:func:`pooled_rows`), one table per data set."""
+    (:func:`.results_frame.pooled_rows`), one table per data set."""
     pooled = pooled_rows(folders)
     if not pooled.rows:
         raise ConfigError(
@@ -137,5 +103,6 @@ def _tables(groups, infos, origin, notices, where=None):
                 f"{data[:12]}...)" if data else "not recorded)"
             )
         folders = list(dict.fromkeys(Path(origin[id(row)]) for row in rows))
-        tables.append(ResultTable(dataset, data, title, rows, info, folders))
+        frame = frame_of(rows, origin)
+        tables.append(ResultTable(dataset, data, title, frame, info, folders))
     return tables, notices

@@ -171,6 +171,8 @@ OPTIONAL = {
     "finished": _of(str),
     "data_sha256": _name,
     "fingerprint": _name,
+    "n_tied_best": _count,  # a tuned run: the candidates tied for the best score
+    "n_candidates": _count,  # and those searched (cv_ties)
 }
 
 

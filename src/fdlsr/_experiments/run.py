@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ConfigError, quote
+from .._common.messages import quote
+from ..errors import ConfigError
 from .cluster import Cluster
 from .config import Config
 from .fingerprints import stored_runs
@@ -31,6 +32,7 @@ from .outputs import check_output
 from .planning import DataOptions, dataset_file, experiment_runs, load_data
 from .progress import Progress
 from .report import paper_rows, render, summarise
+from .results_frame import frame_of
 from .rows import row_key
 from .samples import check_run_memory, data_warnings, scale_warnings, warn
 from .scheduler import ORDERS, run_units
@@ -246,13 +248,14 @@ def run(request, *, dataset=None, progress=None):
     if request.table:
         # the table holds this command's runs: the methods it misses are its own
         table = {**table_info(info, dataset.name), "methods": list(settings)}
+        frame = frame_of(rows)
         print(
             render(
-                summarise(rows),
+                summarise(frame),
                 "md",
                 paper=paper,
                 title=table["title"],
-                notes=table_notes(rows, table),
+                notes=table_notes(frame, table),
             )
         )
     return RunResult(computed=computed, total=len(units), rows=rows, out=out)

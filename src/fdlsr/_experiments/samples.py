@@ -16,7 +16,8 @@ import numpy as np
 
 from .._common.linalg import normalize_rows
 from .._common.memory import available_memory, size_in_words
-from ..errors import DatasetError, setting
+from .._common.messages import setting
+from ..errors import DatasetError
 from .splits import POOLED, pools_fixed_split
 
 

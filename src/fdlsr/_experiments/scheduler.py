@@ -35,21 +35,14 @@ from .workers import Workers
 
 ORDERS = ("longest", "plan")
 
-# The size of the FERET table's runs at k = 5, which each method's ``seconds`` (its
-# registry entry: means over the 10 splits of docs/results/feret/results.jsonl, on a
-# 2-core machine, one BLAS thread each) were measured at.
-REFERENCE_N_TRAIN = 1000
-REFERENCE_FEATURES = 1600
-
 
 def expected_costs(units, data, rows=()):
     """The expected seconds of each of ``units``.
 
     The mean time (fit, predict and search) of the ``rows`` (stored rows of the same
     data) of the unit's method and ``k``; without any, the model: the method's time
-    in the FERET table times ``(n_train / 1000)**2 * (n_features / 1600)``, the
-    growth of the dense products of the long methods (an unknown method counts as
-    FDLSR).
+    in the FERET table scaled to the unit's size
+    (:meth:`.registry.Method.expected_seconds`).
     """
     measured = defaultdict(list)
     for row in rows:
@@ -64,12 +57,7 @@ def expected_costs(units, data, rows=()):
             costs.append(float(np.mean(times)))
             continue
         n_train = data.splits[unit.k, unit.split][0].size
-        reference = unit.method.seconds
-        costs.append(
-            reference
-            * (n_train / REFERENCE_N_TRAIN) ** 2
-            * (n_features / REFERENCE_FEATURES)
-        )
+        costs.append(unit.method.expected_seconds(n_train, n_features))
     return costs
 
 

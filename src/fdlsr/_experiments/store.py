@@ -228,6 +228,7 @@ class ResultStore:
         self.rows = contents.rows if contents else []
         self.notices = contents.notices() if contents else []
         self.session = None
+        self._keys = {row_key(row) for row in self.rows}
 
     def _end_last_line(self):
         """End the last line of ``results.jsonl`` before rows are appended after it:
@@ -366,9 +367,19 @@ class ResultStore:
     def append(self, row):
         """Write one finished row and force it to disk before returning.
 
-        A write that fails partway (a full disk, an interrupt) is undone: the file
-        ends with a whole line, and the next row never follows a torn one.
+        A run's key is written once: a row whose key (:func:`.rows.row_key`) the
+        store already holds is refused, whatever asked for it, before anything is
+        written. A write that fails partway (a full disk, an interrupt) is undone: the
+        file ends with a whole line, and the next row never follows a torn one.
         """
+        key = row_key(row)
+        if key in self._keys:
+            raise ConfigError(
+                f"{self.path} already holds the run {key.method} k={key.k} split "
+                f"{key.split} (seed {key.seed}) of {key.dataset!r}, with this setting; "
+                "a run is stored once: name each method once, or give this run its "
+                "own folder with --out DIR"
+            )
         if self.session is None:
             self.start_session()
         row = {**row, "session": self.session, "finished": now()}
@@ -392,6 +403,7 @@ class ResultStore:
         finally:
             os.close(fd)
         self.rows.append(row)
+        self._keys.add(key)
 
     def close(self):
         self._lock.close()

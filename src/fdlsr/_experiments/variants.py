@@ -9,10 +9,10 @@ random splits of samples normalised alike (:func:`best_cells`).
 
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
 
 from .._common import strict_json
-from .splits import FIXED
 
 
 def k_order(k):
@@ -43,6 +43,23 @@ def setting_spec(setting):
     return spec if isinstance(spec.get("params"), dict) else {**spec, "params": {}}
 
 
+def searched(row):
+    """The names of the parameters that ``row``'s search chose (sorted; empty for a
+    row whose parameters were fixed)."""
+    grid = setting_spec(row.get("setting")).get("cv", {})
+    grid = grid.get("grid") if isinstance(grid, dict) else None
+    return sorted(grid) if isinstance(grid, dict) else []
+
+
+def value_text(value):
+    """A parameter value in few characters: ``0.01``, ``1e-5``, ``1e4``, ``1``
+    (for 1.0), ``knn``."""
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+        return re.sub(r"e([+-])0*(\d)", lambda m: "e" + m[1].strip("+") + m[2], text)
+    return str(value)
+
+
 def is_normalized(row):
     """Whether a row's samples were unit-normalised (its setting says when not)."""
     return setting_spec(row.get("setting")).get("normalise", True) is not False
@@ -64,8 +81,9 @@ def row_labels(rows):
     """A display label per variant (:func:`variant`) of ``rows``, the rows of one
     table: the method, plus what sets the variant apart where something does.
 
-    Settings of one method are told apart by the parameters that differ (or ``cv``,
-    and ``fixed`` beside a tuned setting); ``raw`` marks rows of raw samples in a table
+    Settings of one method are told apart by the parameters that differ, as a
+    reader writes them (``C=1``; a parameter a setting leaves unset is not named),
+    or ``cv``, and ``fixed`` beside a tuned setting; ``raw`` marks rows of raw samples in a table
     that also has unit-normalised ones; ``standardized`` rows whose columns were
     standardised (``--standardize``); ``seed S`` rows whose splits were drawn with
     another seed than most rows of the table.
@@ -95,7 +113,11 @@ def row_labels(rows):
                 if len(folds) > 1:  # searches over other folds
                     parts.append(f"folds={spec['cv'].get('folds')}")
             elif len(specs) > 1:
-                parts += [f"{key}={spec['params'].get(key)}" for key in varying]
+                parts += [
+                    f"{key}={value_text(spec['params'][key])}"
+                    for key in varying
+                    if spec["params"].get(key) is not None
+                ]
                 if not parts and searches:
                     parts.append("fixed")
             if mixed and spec.get("normalise", True) is False:
@@ -113,21 +135,6 @@ def row_labels(rows):
             digest = hashlib.sha256(setting.encode()).hexdigest()[:6]
             labels[method, setting, seed] = f"{label} [setting {digest}]"
     return labels
-
-
-def cell_sizes(rows):
-    """The runs of each cell of a table, failed ones included: ``{(variant, k): n}``.
-
-    The largest is the number of splits the table is over; a cell whose mean is over
-    fewer says so (``n=...``).
-    """
-    return Counter((variant(r), r["k"]) for r in rows)
-
-
-def splits_of(rows, k):
-    """The random splits a cell is over: its ``(seed, split)`` pairs (a data set's own
-    split, ``k="fixed"``, is the same whatever the seed)."""
-    return tuple(sorted((-1 if k == FIXED else r["seed"], r["split"]) for r in rows))
 
 
 def best_cells(summary):

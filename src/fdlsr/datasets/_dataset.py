@@ -4,7 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DatasetError, one_line, setting
+from .._common.messages import one_line, setting
+from ..errors import DatasetError
 
 __all__ = ["Dataset", "as_samples", "one_line"]
 

@@ -1,5 +1,6 @@
 """Readers for CSV tables and folders of images."""
 
+import csv
 import io
 import re
 import warnings
@@ -9,12 +10,12 @@ from pathlib import Path
 import numpy as np
 
 from .._common.files import open_input
-from ..errors import DatasetError, cut, quote, setting
+from .._common.messages import cut, quote, setting
+from ..errors import DatasetError
 from ._dataset import as_samples, one_line
 from ._images import image_size, read_image
 from ._labels import class_labels
 from ._memory import IMAGE_WORK_BYTES, LINE_BYTES, MemoryBudget, text_column_bytes
-from ._table import record_at, records, table_shape
 
 IMAGE_SUFFIXES = {
     ".png", ".jpg", ".jpeg", ".bmp", ".pgm", ".ppm", ".pbm", ".tif", ".tiff",
@@ -29,11 +30,15 @@ INDEX_NAMES = ("", "Unnamed: 0")  # pandas's to_csv: the row index
 ASK = "pass --y NAME or --y INDEX (label_column= in Python)"
 
 
-def read_csv(path, *, label_column=None, budget=None):
+def read_csv(path, *, label_column=None, budget=None, n_features=None):
     """Samples, labels and how they were found in a CSV table, one sample per line.
 
-    The label column is, in this order: ``label_column`` (a header name, else an
-    index; negative counts from the end); the one header column named label,
+    A table has a label column when ``label_column`` names it, when its header names
+    one, or when it is wider than ``n_features`` (the features a model takes, given
+    by ``fdlsr predict``); a table of exactly ``n_features`` columns (besides a row
+    index) whose header names no label column holds samples only, and its labels
+    are None. The label column is, in this order: ``label_column`` (a header name,
+    else an index; negative counts from the end); the one header column named label,
     labels, class, target or y (any case); else the first or the last column, when
     exactly one of the two can hold labels (text, or whole numbers with at least two
     samples per value on average) -- anything less clear-cut is refused with the fix,
@@ -42,69 +47,60 @@ def read_csv(path, *, label_column=None, budget=None):
     writes it), which is dropped; a headerless first column that numbers the lines
     is refused. A first line is a header when it has text in two columns, or names a
     label column (see ``_is_header``). The delimiter (comma, semicolon, tab or
-    spaces) is detected. Every line must have as many fields as the first
-    (``table_shape``). The memory the samples and the text columns will take is
+    spaces) is detected. The table is read by ``numpy.loadtxt`` over all its
+    columns, which refuses a line with another number of fields than the first and a
+    feature that is not a number; the refusal names the line of the file
+    (:func:`_refusal`). The memory the samples and the text columns will take is
     charged to ``budget`` (a ``MemoryBudget``) before they are read. Returns
     ``X, y, how, feature_names`` (the header's names of the feature columns, or None
     without a header).
     """
     budget = MemoryBudget(path) if budget is None else budget
-    longest = run = 0  # the longest line, in characters
-    try:
-        with _open_text(path, ENCODING) as f:
-            sample = part = f.read(1 << 16)
-            while part:  # the whole file is text, without NUL (numpy drops them)
-                if "\0" in part:
-                    raise DatasetError(
-                        f"{path} holds NUL characters, which a text table does not; "
-                        "save it as UTF-8 CSV"
-                    )
-                *ended, run_on = re.split("[\r\n]", part)
-                if ended:
-                    longest = max(longest, run + len(ended[0]), *map(len, ended))
-                    run = 0
-                run += len(run_on)
-                part = f.read(1 << 16)  # a bigger block costs memory, not time
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DatasetError(
-            f"cannot read {path} as a text table ({one_line(exc)}); "
-            "save it as UTF-8 CSV"
-        ) from None
-    longest = max(longest, run)
+    sample, longest, n_lines = _scan(path)
     budget.charge((longest,), LINE_BYTES, "its longest line split into fields")
-    lines = [line for line in re.split("\r\n|\r|\n", sample) if line.strip()]
-    if not lines:
+    if not sample.strip():
         raise DatasetError(f"{path} is empty; it needs one sample per line")
     delimiter = _delimiter(sample, path)
-    table = table_shape(path, delimiter=delimiter, encoding=ENCODING)
-    n_columns = table.n_columns
+    with _open_text(path, ENCODING) as f:
+        head = list(islice(_records(f, delimiter), 2))
+    if not head:
+        raise DatasetError(f"{path} is empty; it needs one sample per line")
+    (first_line, first_end, first), *rest = head
+    second = rest[0][2] if rest else []
+    n_columns = len(first)
     if n_columns < 2:
         raise DatasetError(
             f"{path} has a single column; it needs features and a label on each line "
             "(comma, semicolon, tab or space separated)"
         )
-    first, second = table.first, table.second
+    if rest and len(second) != n_columns:  # numpy would skip the header unchecked
+        raise _ragged(path, rest[0][0], second, first_line, first, delimiter)
     by_name = _is_name(label_column)
     header = first if by_name or _is_header(path, first, second) else None
     names = [h.strip() for h in header] if header is not None else None
-    n_samples = table.n_records - (header is not None)
-    skip = table.first_end if header is not None else 0  # lines, blank ones too
-    options = dict(delimiter=delimiter, skiprows=skip, ndmin=1)
+    # at most this many samples: the lines after the header (blank ones too)
+    n_samples = max(n_lines - (first_end if header is not None else 0), 1)
+    skip = first_end if header is not None else 0  # lines, blank ones too
+    options = dict(delimiter=delimiter, skiprows=skip)
     # "#" is text like any other (a comment would cut labels such as "a#1" short)
     options.update(quotechar='"', comments=None, encoding=ENCODING)
+
+    def refusal(exc):
+        return _refusal(path, exc, delimiter, names)
 
     read = {}
 
     def column(index):
         if index not in read:
             budget.charge(
-                (n_samples,), text_column_bytes(table.longest),
-                f"column {index} as text",
-            )  # fmt: skip
+                (n_samples,), text_column_bytes(longest), f"column {index} as text"
+            )
             try:
-                read[index] = _loadtxt(path, usecols=[index], dtype=str, **options)
+                read[index] = _loadtxt(
+                    path, usecols=[index], dtype=str, ndmin=1, **options
+                )
             except ValueError as exc:
-                raise _bad_rows(path, exc) from None
+                raise refusal(exc) from None
         return read[index]
 
     index_column = None
@@ -122,32 +118,74 @@ def read_csv(path, *, label_column=None, budget=None):
                 f"index (its values repeat); name it in the header, or {ASK}"
             )
         index_column = 0
-    if label_column is None:
+    named = names is not None and any(h.lower() in LABEL_NAMES for h in names)
+    width = n_columns - (index_column is not None)
+    if label_column is None and width == n_features and not named:
+        label = None  # as wide as the model's features: samples only
+    elif label_column is None:
         label = _label_index(path, names, n_columns, column, index_column)
     if index_column is None and names is None and label != 0:
         _refuse_row_numbers(path, column(0))
     features = [i for i in range(n_columns) if i not in (label, index_column)]
-    # numpy's parser grows its array by a quarter at a time
-    grown = (n_samples + n_samples // 4 + 1, len(features))
-    budget.charge(grown, 8, "the samples as read")
+    # every column is read, so that numpy checks each line's number of fields; the
+    # label and index columns (read as text above) become zeros, then are dropped.
+    # numpy's parser grows its array by a quarter at a time.
+    budget.charge((n_samples + n_samples // 4 + 1, n_columns), 8, "the table as read")
+    budget.charge((n_samples, len(features)), 8, "the samples as read")
+    text = {i: _zero for i in range(n_columns) if i not in features}
     try:
-        X = _loadtxt(path, usecols=features, dtype=np.float64, **options)
+        table = _loadtxt(path, dtype=np.float64, converters=text, ndmin=2, **options)
     except ValueError as exc:
-        raise _not_a_number(path, exc, delimiter, names) from None
-    y = column(label)
-    if len(y) != n_samples or X.size != n_samples * len(features):
-        raise DatasetError(  # numpy split the lines otherwise than table_shape did
-            f"cannot read {path} unambiguously: {n_samples} samples were counted but "
-            f"{len(y)} read; save the table again with a CSV writer (quoting text)"
-        )
-    X = X.reshape(n_samples, len(features))
-    how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
+        raise refusal(exc) from None
+    X = table[:, features]
+    del table
+    y = None if label is None else column(label)
+    if label is None:
+        how = "no label column (as many columns as the model's features)"
+    else:
+        how = f"label column {label}" + (f" ({quote(names[label])})" if names else "")
     if index_column is not None:
         how += ", unnamed column 0 dropped as a row index"
     feature_names = None if names is None else [names[i] for i in features]
     X = as_samples(X, str(path), budget)
-    y = class_labels(y, f"{path} column {label}", budget=budget)
+    if y is not None:
+        y = class_labels(y, f"{path} column {label}", budget=budget)
     return X, y, how, feature_names
+
+
+def _zero(text):
+    """The value of a text column in the numeric read of the table (dropped)."""
+    return 0.0
+
+
+def _scan(path):
+    """``(sample, longest, n_lines)`` of the text table ``path``: its first 64 kB,
+    its longest line in characters and its number of lines (one more where a CR LF
+    falls across two blocks read), refusing a file that is not text."""
+    longest = run = n_lines = 0
+    try:
+        with _open_text(path, ENCODING) as f:
+            part = f.read(1 << 16)
+            sample = part
+            while part:  # the whole file is text, without NUL (numpy drops them)
+                if "\0" in part:
+                    raise DatasetError(
+                        f"{path} holds NUL characters, which a text table does not; "
+                        "save it as UTF-8 CSV"
+                    )
+                *ended, run_on = re.split("\r\n|\r|\n", part)
+                if ended:
+                    longest = max(longest, run + len(ended[0]), *map(len, ended))
+                    run = 0
+                    n_lines += len(ended)
+                run += len(run_on)
+                part = f.read(1 << 16)  # a bigger block costs memory, not time
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DatasetError(
+            f"cannot read {path} as a text table ({one_line(exc)}); "
+            "save it as UTF-8 CSV"
+        ) from None
+    return sample, max(longest, run), n_lines + (run > 0)
 
 
 def _loadtxt(path, *, encoding, **options):
@@ -170,31 +208,118 @@ def _open_text(path, encoding):
     )
 
 
-def _bad_rows(path, exc):
-    return DatasetError(
-        f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
-        "line needs the same columns, with numbers in every feature column"
+def _records(f, delimiter):
+    """``(first line, last line, fields)`` of each record of the open text file
+    ``f`` (opened with ``newline=""``), lines counted from 1, blank lines skipped.
+
+    Python's ``csv`` module splits as numpy does for one-character delimiters
+    (``quotechar='"'``, ``""`` inside quotes). With white space (``delimiter``
+    None) a line is split at runs of white space, or, holding a quote, by ``csv``
+    at spaces; a quoted field over several lines is not followed there, which only
+    makes :func:`_refusal` fall back on numpy's own words.
+    """
+    if delimiter is None:
+        for number, text in enumerate(f, start=1):
+            if '"' in text:
+                line = text.replace("\t", " ").strip()
+                (fields,) = csv.reader([line], delimiter=" ", skipinitialspace=True)
+            else:
+                fields = text.split()
+            if fields:
+                yield number, number, fields
+        return
+    reader = csv.reader(f, delimiter=delimiter, quotechar='"', strict=False)
+    start = 1
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # a field longer than the csv module takes
+            raise DatasetError(
+                f"{f.name}:{reader.line_num}: cannot split the line into fields "
+                f"({exc}); a field that long is not a number or a label: fix the line"
+            ) from None
+        if fields:  # [] is a blank line, which numpy skips
+            yield start, reader.line_num, fields
+        start = reader.line_num + 1
+
+
+def _refusal(path, exc, delimiter, names):
+    """numpy's refusal of the table as a one-line error naming the line of the file.
+
+    numpy counts records, not lines (blank lines and line breaks inside quotes make
+    the two differ), and after the header it skipped: the record it names is found
+    again with :func:`_records` to name its line, its fields and what to do (for a
+    line of another width, the first line up to it whose width is not the first
+    line's, the header's included). Where the records found do not agree with what
+    numpy said, numpy's own words are given.
+    """
+    found = re.search(
+        r"changed from \d+ to \d+ at row (\d+)"
+        r"|invalid column index \d+ at row (\d+) with \d+ columns"
+        r"|at row (\d+), column (\d+)",
+        str(exc),
     )
-
-
-def _not_a_number(path, exc, delimiter, names):
-    """numpy's refusal of a feature value (``could not convert string '' to float64
-    at row 6, column 3``: the record after the header, 0 first, and the column, 1
-    first) as the line of the file that holds it, and the value."""
-    found = re.search(r"at row (\d+), column (\d+)", str(exc))
     if found is None:
         return _bad_rows(path, exc)
-    index = int(found[1]) + (names is not None)  # the header is a record too
-    record = record_at(path, index, delimiter=delimiter, encoding=ENCODING)
-    column = int(found[2]) - 1
-    if record is None or column >= len(record[1]) or _is_number(record[1][column]):
-        return _bad_rows(path, exc)  # not where numpy said: its own words, then
-    line, fields = record
+    header = names is not None
+    ragged = found[3] is None  # else a value that is not a number
+    # numpy counts the rows after the header, from 1 (widths) or from 0 (values)
+    index = int(found[1] or found[2]) - 1 + header if ragged else int(found[3]) + header
+    with _open_text(path, ENCODING) as f:
+        records = enumerate(islice(_records(f, delimiter), index + 1))
+        _, (line, _, fields) = next(records, (0, (0, 0, [])))
+        first_line, first = line, fields
+        for number, (line, _, fields) in records if ragged or index else ():
+            if ragged and len(fields) != len(first):
+                return _ragged(path, line, fields, first_line, first, delimiter)
+            if number == index and not ragged:
+                break
+        else:
+            if ragged or index:  # not where numpy said: its own words
+                return _bad_rows(path, exc)
+    column = int(found[4]) - 1
+    if column >= len(fields) or _is_number(fields[column]):
+        return _bad_rows(path, exc)
     name = f" ({quote(names[column])})" if names is not None else ""
     return DatasetError(
         f"{path}:{line}: column {column}{name} holds {quote(fields[column])}, which is "
         "not a number; every feature column needs a number on every line: fix the "
         "line or remove it"
+    )
+
+
+def _ragged(path, line, fields, first_line, first, delimiter):
+    n, k = len(first), len(fields)
+    if any("\n" in f or "\r" in f for f in fields):
+        why = 'a field opened by a quote runs on over the line ends; is a " not closed?'
+        fix = "close the quote, or quote the whole field"
+    elif k < n:
+        why, fix = "a value is missing", "fill in what is missing"
+    elif delimiter in (",", ";"):
+        why = (
+            f"a value holding the delimiter {delimiter!r}, such as the number "
+            f"1{delimiter}234.5, is split in two"
+        )
+        # quoted, "1,234.5" is one field but still not a number
+        fix = (
+            f"write numbers without a thousands separator (1234.5), quote text that "
+            f"holds {delimiter!r}, or remove the extra fields"
+        )
+    else:
+        why = "an extra value, or a value holding the delimiter"
+        fix = "quote such values or remove the extra fields"
+    return DatasetError(
+        f"{path}:{line} has {k} fields but line {first_line} has {n} ({why}); every "
+        f"line of a table needs the same fields: {fix}"
+    )
+
+
+def _bad_rows(path, exc):
+    return DatasetError(
+        f"cannot read {path} as a CSV of numbers ({one_line(exc)}); every "
+        "line needs the same columns, with numbers in every feature column"
     )
 
 
@@ -351,7 +476,9 @@ def _delimiter(sample, path):
     """
     counts = {}
     for delimiter in (",", ";", "\t"):
-        found = records(io.StringIO(sample, newline=""), delimiter, path)
+        text = io.StringIO(sample, newline="")
+        text.name = path
+        found = _records(text, delimiter)
         counts[delimiter] = [len(fields) for _, _, fields in islice(found, 8)]
         if len(counts[delimiter]) > 1 and not sample.endswith(("\n", "\r")):
             counts[delimiter].pop()  # cut short where the sample ends

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from .._common.files import open_input
-from ..errors import DatasetError, quote
+from .._common.messages import quote
+from ..errors import DatasetError
 from ._dataset import one_line
 
 IMAGE_SUFFIXES = {

@@ -19,7 +19,8 @@ import re
 
 import numpy as np
 
-from ..errors import DatasetError, quote
+from .._common.messages import quote
+from ..errors import DatasetError
 from ._memory import NUMBER_LABEL_BYTES, NUMBER_TEXT_CHARACTERS, text_label_bytes
 
 INT64 = (-(2**63), 2**63)  # [low, high): the whole numbers int64 holds

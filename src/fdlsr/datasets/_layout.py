@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DatasetError, cut, quote, setting
+from .._common.messages import cut, quote, setting
+from ..errors import DatasetError
 from ._dataset import as_samples
 from ._labels import class_labels
 from ._options import given, spelled

@@ -229,13 +229,8 @@ def _read(
     split, shape, default_order = None, None, "F" if kind == "mat" else "C"
     feature_names = None
     budget = MemoryBudget(path)  # what reading it will hold, charged step by step
-    if kind == "csv" and y is not None:  # y names the labels: here, a column
-        if label_column is not None and str(label_column) != str(y):
-            raise DatasetError(
-                f"label_column={label_column} and y={y} disagree for {path}; "
-                "give the label column once"
-            )
-        label_column, y = y, None
+    if kind == "csv":
+        label_column, y = _label_column(path, y, label_column), None
     if kind in ("mat", "npz"):
         arrays = (read_mat if kind == "mat" else read_npz)(path, budget)
         layout = resolve(arrays, str(path), x=x, y=y, samples=samples, budget=budget)
@@ -274,6 +269,48 @@ def _read(
         path=str(path),
         feature_names=feature_names,
     )  # fmt: skip
+
+
+def _label_column(path, y, label_column):
+    """A CSV's label column, given as ``y`` (which names the labels: here, a
+    column) or as ``label_column``, or None; two that disagree are refused."""
+    if y is None:
+        return label_column
+    if label_column is not None and str(label_column) != str(y):
+        raise DatasetError(
+            f"label_column={label_column} and y={y} disagree for {path}; "
+            "give the label column once"
+        )
+    return y
+
+
+def csv_samples(path, n_features, *, y=None, label_column=None, **options):
+    """The samples of the CSV table ``path`` for a model of ``n_features`` features
+    (``fdlsr predict``), read as :func:`load_dataset` reads a CSV, except that the
+    label column is looked for only where the table has one: named (``y``,
+    ``label_column``, a header's label column) or one column more than the model's
+    features. A table exactly as wide as the model's features holds samples only.
+
+    Returns ``X, labels, feature_names, description``: ``labels`` None for a table
+    of samples only, ``feature_names`` a header's names of the feature columns (or
+    None). The options of :func:`load_dataset` that do not apply to a CSV table are
+    refused.
+    """
+    path = Path(path)
+    refuse_inapplicable("csv", str(path), dict(options, y=y, label_column=label_column))
+    label_column = _label_column(path, y, label_column)
+    try:
+        X, labels, how, names = read_csv(
+            path, label_column=label_column, n_features=n_features
+        )
+    except OSError as exc:
+        raise DatasetError(
+            f"cannot read {path} ({exc.strerror or exc}); check that the file "
+            "exists and that you may read it"
+        ) from None
+    if X.shape[0] == 0:
+        raise DatasetError(f"{path} holds no samples; check the file")
+    return X, labels, names, f"{path.name}: CSV, {how}"
 
 
 def _refuse_other_image_layout(path, layout, image_shape, order):

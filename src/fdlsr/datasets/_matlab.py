@@ -13,7 +13,8 @@ import scipy.io
 import scipy.sparse
 
 from .._common.files import open_input
-from ..errors import DatasetError, quote
+from .._common.messages import quote
+from ..errors import DatasetError
 from ._dataset import one_line
 from ._memory import MemoryBudget
 

@@ -13,7 +13,8 @@ import zlib
 import numpy as np
 
 from .._common.files import open_input
-from ..errors import DatasetError, quote
+from .._common.messages import quote
+from ..errors import DatasetError
 from ._dataset import as_samples, one_line
 from ._memory import MemoryBudget
 from ._options import DATA_OPTIONS, refuse_inapplicable

@@ -12,7 +12,8 @@ every command and for Python.
 
 from dataclasses import dataclass
 
-from ..errors import DatasetError, quote, setting
+from .._common.messages import quote, setting
+from ..errors import DatasetError
 
 # The kinds of input, in the words a message uses. A registry name is of its file's
 # kind and also of the kind "registry" (its file is looked for in the data folder).
@@ -41,7 +42,7 @@ class DataOption:
     """A data option: its keyword, the kinds it applies to, and what it does.
 
     ``python`` is how a message writes it in Python (its command-line spelling is
-    :data:`fdlsr.errors.OPTIONS`'s); ``does`` completes "it ..." in a refusal.
+    :data:`fdlsr._common.messages.OPTIONS`'s); ``does`` completes "it ..." in a refusal.
     """
 
     name: str

@@ -27,7 +27,8 @@ import numpy as np
 
 from .._common import strict_json
 from .._common.files import open_input
-from ..errors import DatasetError, did_you_mean, setting
+from .._common.messages import did_you_mean, setting
+from ..errors import DatasetError
 
 DEFAULT_DATA_DIR = "data"
 

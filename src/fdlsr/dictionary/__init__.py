@@ -8,26 +8,25 @@
 See docs/methods-dictionary.md.
 """
 
-from ._class_blocks import ClassBlocks
+from . import _class_blocks, _padded_classes
 from ._dpl import DPL
 from ._dradpl import DRADPL
 from ._fddl import FDDL
 from ._lcksvd import LCKSVD2
 from ._lcle import LCLE
 from ._lrsdl import LRSDL
-from ._padded_classes import PaddedClasses
 
 __all__ = ["DPL", "DRADPL", "FDDL", "LCKSVD2", "LCLE", "LRSDL"]
 
 # The classes a model file of this family may hold (the allowlist of
 # fdlsr.persistence): the estimators and the helper objects they keep.
-MODEL_FILE_CLASSES = (
+_MODEL_FILE_CLASSES = (
     DPL,
     DRADPL,
     FDDL,
     LCKSVD2,
     LCLE,
     LRSDL,
-    ClassBlocks,
-    PaddedClasses,
+    _class_blocks.ClassBlocks,
+    _padded_classes.PaddedClasses,
 )

@@ -50,9 +50,8 @@ _CHUNK = 2048
 
 # Fewest signals a thread codes. Each lock-step step is a dozen NumPy calls per
 # share, and only their array work runs outside the GIL: with small shares the
-# threads queue for it. FERET k = 5 (1000 signals) on a 16-core machine, LC-KSVD2's
-# fit against one thread: 1.13x with shares of 500, 1.29x with 250, 0.96x with 125
-# and 0.69x with 62 (benchmarks/bench_fisher_threads.py --methods LC-KSVD2).
+# threads queue for it (benchmarks/bench_fisher_threads.py --methods LC-KSVD2 chose
+# 250; its figures are in docs/performance.md).
 _MIN_SHARE = 250
 
 

@@ -224,7 +224,8 @@ class DPL(ClassResidualClassifier):
 
     Each class is modelled by a linear subspace, the range of ``D_c P_c``: the
     method suits high-dimensional data such as images, not a few features (on
-    scikit-learn's 2-feature blobs it scores 0.70, hence the ``poor_score`` tag).
+    scikit-learn's 2-feature blobs it scores below the common checks' threshold,
+    hence the ``poor_score`` tag).
 
     References
     ----------

@@ -127,8 +127,8 @@ _CONDITION_MARGIN = 1e3
 
 def _times_pinv(B, S):
     """``B @ pinv(S)`` for a symmetric positive semidefinite ``S``, with MATLAB's
-    tolerance; by a Cholesky solve (3 times faster than the eigendecomposition that
-    pinv takes) when ``S`` is well conditioned, where the two agree to rounding."""
+    tolerance; by a Cholesky solve (cheaper than the eigendecomposition that pinv
+    takes) when ``S`` is well conditioned, where the two agree to rounding."""
     K = S.shape[0]
     eps = np.finfo(float).eps
     factor, info = lapack.dpotrf(S, lower=0, clean=1)

@@ -10,7 +10,8 @@ splits, in any process, in any order, and adding splits later keeps the first on
 
 import numpy as np
 
-from ..errors import ConfigError, quote
+from .._common.messages import quote
+from ..errors import ConfigError
 
 DEFAULT_SPLITS = 10
 

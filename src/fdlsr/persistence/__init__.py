@@ -5,7 +5,7 @@ and read the files (docs/saving.md).
 
 :mod:`._archive` is the file (a zip of a JSON manifest and ``.npy`` arrays),
 :mod:`._encoding` a model as a tree of JSON values and arrays, rebuilt from an
-allowlist of classes that each estimator family declares (``MODEL_FILE_CLASSES``),
+allowlist of classes that each estimator family declares (``_MODEL_FILE_CLASSES``),
 :mod:`._checks` what a loaded model must be: a fitted classifier whose arrays agree;
 :mod:`._contract` the record of the samples a model takes (column names, image size),
 which ``fdlsr predict`` applies.

@@ -32,9 +32,11 @@ import numpy as np
 
 from .._common import strict_json
 from .._common.files import open_input
+from .._common.messages import cut, one_line, quote
+from .._common.ownership import may_replace, record_written
 from .._common.strict_json import JSONError, RepeatedKeyError
 from .._version import __version__
-from ..errors import ModelFileError, cut, one_line, quote
+from ..errors import ModelFileError
 from ._checks import InconsistentModel, check_model, check_savable
 from ._contract import InputContract, contract_for
 from ._encoding import Decoder, Encoder
@@ -80,17 +82,6 @@ class ModelFile:
     input: InputContract
 
 
-def is_model_file(path):
-    """Whether ``path`` is a model file (a zip archive holding :data:`MANIFEST`), read
-    from the archive's index only; the one test of it for :func:`save` and the
-    command line's output guard."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return MANIFEST in archive.namelist()
-    except (OSError, zipfile.BadZipFile, ValueError):
-        return False
-
-
 def save(model, path, *, input_contract=None, overwrite=False):
     """Write the fitted ``model`` to the model file ``path``.
 
@@ -105,9 +96,11 @@ def save(model, path, *, input_contract=None, overwrite=False):
     The file is written whole or not at all, and read back as :func:`load` reads
     it before it takes the place of ``path``: what ``load`` would refuse is
     refused here, with the reason. A symbolic link is written through: the file it
-    points to is replaced, the link kept. An existing file is replaced if it is a
-    model file (or empty); any other only with ``overwrite=True``, so that a slip of
-    the path does not cost the user a file of their own.
+    points to is replaced, the link kept. An existing file is replaced only if fdlsr
+    wrote it and it is unchanged since, or it is empty (the rule of
+    :mod:`fdlsr._common.ownership`: the file written is recorded in its folder's
+    ``.fdlsr-outputs.json``); any other only with ``overwrite=True``, so that a slip
+    of the path does not cost the user a file of their own.
 
     Raises :class:`~fdlsr.errors.ModelFileError` for a model that is not a fitted
     classifier (or a ``Pipeline`` of transformers ending in one), one that could not
@@ -125,7 +118,7 @@ def save(model, path, *, input_contract=None, overwrite=False):
         What the samples the model was fitted on were (column names, image size,
         resizing), for ``fdlsr predict`` to apply; ``fdlsr fit`` gives it.
     overwrite : bool, default=False
-        Replace ``path`` even if it is not a model file (``fdlsr fit --force``).
+        Replace ``path`` even if fdlsr did not write it (``fdlsr fit --force``).
 
     Returns
     -------
@@ -140,12 +133,10 @@ def save(model, path, *, input_contract=None, overwrite=False):
         raise ModelFileError(
             f"{path} exists and is not a regular file; give the path of a model file"
         )
-    # an empty file holds nothing to lose (as for the command line's -o)
-    holds_data = target.is_file() and target.stat().st_size > 0
-    if not overwrite and holds_data and not is_model_file(target):
+    if not overwrite and not may_replace(target):  # the command line's rule
         raise ModelFileError(
-            f"{path} exists and is not a model file; nothing was written: give "
-            "another path, or overwrite=True to replace it"
+            f"{path} exists and fdlsr did not write it (or it was changed since); "
+            "nothing was written: give another path, or overwrite=True to replace it"
         )
     if not target.parent.is_dir():
         raise ModelFileError(
@@ -184,9 +175,9 @@ def save(model, path, *, input_contract=None, overwrite=False):
     os.close(fd)
     try:
         # Stored, not compressed: saving and loading cost what pickle's do (DEFLATE
-        # made them 20 to 100 times slower for a third off the size at most, see
-        # benchmarks/README.md), and every size a member declares is then bytes
-        # really in the file, which bounds what loading allocates.
+        # costs far more time than it saves space: benchmarks/README.md), and every
+        # size a member declares is then bytes really in the file, which bounds what
+        # loading allocates.
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED) as archive:
             archive.writestr(MANIFEST, text)
             for name, array in writer.arrays.items():
@@ -198,6 +189,7 @@ def save(model, path, *, input_contract=None, overwrite=False):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    record_written(target)
     return path
 
 
@@ -423,7 +415,7 @@ def _read_manifest(archive, path):
 
 def _check_version(manifest, path, current):
     """Refuse a format version other than this one; warn of another fdlsr version.
-    Every value quoted from the file is cut short (:func:`~fdlsr.errors.quote`)."""
+    Every value quoted from the file is cut short (:func:`~fdlsr._common.messages.quote`)."""
     version = manifest.get("format_version")
     if version != FORMAT_VERSION or type(version) is not int:
         saved = manifest.get("fdlsr_version")

@@ -27,9 +27,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ..errors import ModelFileError, cut, one_line
+from .._common.messages import cut, one_line
+from ..errors import ModelFileError
 
-PROBE_SAMPLES = 1  # predicting costs: SRC codes a sample in some 40 ms
+PROBE_SAMPLES = 1  # predicting costs: SRC solves a lasso for each sample
 
 
 class InconsistentModel(ValueError):

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import DatasetError, ModelFileError, cut, quote, setting
+from .._common.messages import cut, quote, setting
+from ..errors import DatasetError, ModelFileError
 from ._checks import InconsistentModel, n_features_in
 
 #: The kinds of labels a model may have been fitted on (its ``classes_``).

@@ -45,7 +45,8 @@ from sklearn.preprocessing import (
 
 from .. import _baselines, _core, dictionary, relaxed, representation
 from .._common import classifiers, normalizer
-from ..errors import QUOTE_LIMIT, ModelFileError, cut, quote
+from .._common.messages import QUOTE_LIMIT, cut, quote
+from ..errors import ModelFileError
 
 _SPARSE = ("csr_array", "csr_matrix", "csc_array", "csc_matrix")
 #: Deepest nesting of a tree (the models of fdlsr nest about ten deep).
@@ -74,13 +75,13 @@ UNSAVABLE_FIXES = {
 @cache
 def allowed_classes():
     """The classes a model file may name, by dotted name: those that each estimator
-    family declares in its ``MODEL_FILE_CLASSES`` (its estimators and the helper
+    family declares in its ``_MODEL_FILE_CLASSES`` (its estimators and the helper
     objects they keep), and scikit-learn's classifiers that the baselines use, its
     pipeline, simple preprocessing steps and splitters."""
     classes = set()
     families = (classifiers, normalizer, _core, relaxed, representation, dictionary)
     for family in (*families, _baselines):
-        classes.update(family.MODEL_FILE_CLASSES)
+        classes.update(family._MODEL_FILE_CLASSES)
     classes |= {RidgeClassifier, KNeighborsClassifier}
     classes |= {Pipeline, LabelBinarizer, LabelEncoder}
     classes |= {MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler}

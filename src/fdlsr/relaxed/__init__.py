@@ -17,4 +17,4 @@ __all__ = ["DLSR", "DRR", "GReLSR", "LRDLSR", "LSR", "RLR", "ReLSR"]
 
 # The classes a model file of this family may hold (the allowlist of
 # fdlsr.persistence): the estimators; their helpers are the shared plumbing's.
-MODEL_FILE_CLASSES = (DLSR, DRR, GReLSR, LRDLSR, LSR, RLR, ReLSR)
+_MODEL_FILE_CLASSES = (DLSR, DRR, GReLSR, LRDLSR, LSR, RLR, ReLSR)

@@ -179,8 +179,8 @@ class DRR(RelaxedRegressionClassifier):
     classifier. The last is inferred from the FDLSR paper's Table III: its DRR row
     on FERET (43.5/58.9/70.5/77.8 % for 2..5 images per person) lies below even
     ridge regression with the 1-NN rule there (46/65/76/84 %) and close to this
-    model with the argmax; with the 1-NN rule this model scores 13 to 23 points
-    above the paper (``docs/methods-lsr.md``). With ``P`` forced equal to ``Q``
+    model with the argmax; with the 1-NN rule this model scores far above the
+    paper's row (``docs/methods-lsr.md`` has the numbers). With ``P`` forced equal to ``Q``
     (and ridge ``2 lam``) the model is RLR. Treat results as those of this
     reconstruction, not as a reproduction of the paper.
 

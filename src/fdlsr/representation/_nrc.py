@@ -116,13 +116,13 @@ class NRC(RepresentationClassifier):
     5-10 and ``rho`` in 0.01-1 (one 200-iteration, ``rho = 1`` run); we use
     ``max_iter=5`` and ``rho=0.1``, the setting of the NRC implementation in
     He-Feng Yin and Xiao-Jun Wu's code for FERET (the FERET file the FDLSR paper
-    uses comes from the same group). With them we reproduce the FDLSR paper's NRC
-    row on FERET within 1.2 points for k = 2..5 (docs/methods-representation.md).
+    uses comes from the same group); docs/methods-representation.md compares our
+    NRC row on FERET with the FDLSR paper's.
 
     Rule: ``argmin_k ||y - a_k D||`` with ``a_k`` the coefficients of class ``k``
     (the paper's rule, as in SRC). The authors' ``PredictID.m`` ranks by
-    ``||a D - a_k D||`` instead (ProCRC's rule); on a FERET split the two differed
-    by under a point. ``decision_function`` is minus the residual.
+    ``||a D - a_k D||`` instead (ProCRC's rule; docs/methods-representation.md
+    compares the two). ``decision_function`` is minus the residual.
 
     References
     ----------

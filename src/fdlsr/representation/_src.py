@@ -83,8 +83,8 @@ def feature_sign_codes(YD, sample_gram, lam, max_iter=SIGN_ITER):
     """
     codes = np.zeros_like(YD)
     failed = 0
-    # Tens of small solves per sample: threads cost more than they give there (with
-    # two BLAS threads on a busy machine each 80 x 80 solve took 15 times longer).
+    # Tens of small solves per sample: threads cost more than they give there
+    # (docs/performance.md, "Measurements behind the code's choices").
     with single_threaded_lapack():
         for row, yd in enumerate(YD):
             codes[row], done = _feature_sign(yd, sample_gram, lam, max_iter)
@@ -229,12 +229,12 @@ class SRC(RepresentationClassifier):
     training samples than features (e.g. FERET: at most 1000 samples of 1600 pixels),
     and the noisy form's ``eps`` is a Lagrange multiplier away from ``lam``.
     Solver: feature-sign search (Lee et al., 2006) on the precomputed Gram matrix,
-    one test sample at a time: it solves the problem exactly (to rounding) and on
-    FERET (k = 5) is about 5 times faster than ``solver="cd"``, scikit-learn's
-    coordinate descent, which needs 1000 to 3500 sweeps per sample to reach its
-    ``tol`` there (the training images are strongly correlated; some repeat, which
-    makes ``D D^T`` singular and the minimiser possibly not unique, though its
-    reconstruction ``a D`` is). The codes of the two agree to the coordinate
+    one test sample at a time: it solves the problem exactly (to rounding), where
+    ``solver="cd"``, scikit-learn's coordinate descent, needs thousands of sweeps
+    per sample to reach its ``tol`` on face data (the training images are strongly
+    correlated; some repeat, which makes ``D D^T`` singular and the minimiser
+    possibly not unique, though its reconstruction ``a D`` is); see
+    docs/performance.md for the two solvers' times. The codes of the two agree to the coordinate
     descent's tolerance (tests/test_representation_numerics.py).
     ``solver="fista"`` instead runs DICTOL's (Vu's) FISTA for a fixed number of
     iterations on all samples of a chunk at once; DICTOL also stops once the mean
@@ -244,10 +244,9 @@ class SRC(RepresentationClassifier):
 
     Default ``lam``. The paper has none (it solves the constrained problem). With
     unit-norm samples, ``lam = 1e-3`` (a value some reimplementations pass to l1_ls)
-    leaves coordinate descent far from the optimum on face data (relative duality gap
-    near 1 after 1000 sweeps on FERET, still 0.1-0.4 after 5000), so the result
-    would reflect the solver rather than the model; at ``1e-2`` it converges within
-    about 5000 sweeps.
+    leaves coordinate descent far from the optimum on face data, so the result
+    would reflect the solver rather than the model; at ``1e-2`` it converges
+    (docs/performance.md gives the duality gaps).
 
     Rule (the paper's Algorithm 1): ``argmin_k ||y - a_k D||``, where ``a_k`` keeps
     the coefficients of class ``k``; ``decision_function`` is minus the residual.

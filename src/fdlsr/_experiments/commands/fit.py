@@ -12,7 +12,7 @@ from ...errors import ConfigError
 from ...persistence import InputContract
 from ...persistence._archive import save
 from ..config import Config, resolve_config
-from ..outputs import MODEL_FILE, check_output
+from ..outputs import check_output
 from ..planning import DataOptions, MethodSetting, load_data
 from ..samples import data_warnings, warn
 from ..splits import run_random_state, seeded
@@ -68,7 +68,6 @@ def fit(request):
     check_output(
         out,
         inputs=[dataset.path, config.path],
-        kind=MODEL_FILE,
         force=request.force,
     )
     warn(data_warnings(dataset, []), dataset)

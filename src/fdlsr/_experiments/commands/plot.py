@@ -8,7 +8,7 @@ from pathlib import Path
 from ...errors import ConfigError
 from .. import progress
 from ..config import Config, resolve_config
-from ..outputs import FIGURE_FILE, check_output
+from ..outputs import check_output
 from ..planning import DataOptions, load_data
 from ..registry import get_method
 from ..report import tables_papers
@@ -129,7 +129,6 @@ def plot_figures(request):
                 path,
                 inputs=[dataset.path, config.path],
                 option="--out",
-                kind=FIGURE_FILE,
                 force=request.force,
             )
     _make_folder(out)
@@ -208,7 +207,6 @@ def plot_results(request):
             path,
             inputs=request.stores,
             option="--out",
-            kind=FIGURE_FILE,
             force=request.force,
         )
     _make_folder(request.out)

@@ -12,11 +12,12 @@ import numpy as np
 from ..._common.validation import label_repr
 from ...datasets import load_dataset
 from ...datasets._labels import label_text
+from ...datasets._load import CSV, csv_samples
 from ...datasets._numpy import npy_samples
 from ...errors import DatasetError
 from ...persistence import read_model_file
 from ...persistence._contract import label_kind
-from ..outputs import PREDICTIONS_FILE, check_output
+from ..outputs import check_output
 from ..planning import DataOptions, dataset_file
 from .shared import data_options, emit
 
@@ -72,7 +73,6 @@ def predict(request):
         check_output(
             request.output,
             inputs=[request.model, source],
-            kind=PREDICTIONS_FILE,
             force=request.force,
         )
     saved = read_model_file(request.model)
@@ -106,23 +106,32 @@ def predict(request):
         print(f"fdlsr: note: {note}", file=sys.stderr)
     if y is not None:  # compared as text: label 7 of one file is "7" of another
         truth = label_text(y)
-        if not set(truth.tolist()) & set(label_text(model.classes_).tolist()):
-            kinds = [_KINDS[label_kind(y)], _KINDS[contract.labels]]
-            differ = f"; its labels are {kinds[1]}, these {kinds[0]}"
-            print(
-                f"fdlsr: warning: no label of {name} ({_some(np.unique(y))}) is a class "
-                f"of the model ({_some(model.classes_)}"
-                + (differ if kinds[0] != kinds[1] else "")
-                + "): every prediction counts as wrong; give data labelled as the "
-                "model's training data was",
-                file=sys.stderr,
-            )
+        _warn_unknown_labels(y, truth, model.classes_, contract.labels, name)
         right = int(np.sum(label_text(predicted) == truth))
         print(
             f"accuracy {100 * right / len(y):.2f}% ({right} of {len(y)} samples of "
             f"{name})",
             file=sys.stderr,
         )
+
+
+def _warn_unknown_labels(y, truth, classes, model_kind, name):
+    """Whenever a sample's label (``y``, as text ``truth``) is not a class of the
+    model, say how many samples carry such labels, which, and the kinds of the
+    model's labels and of these: those samples count as wrong."""
+    unknown = ~np.isin(truth, label_text(classes))
+    if not unknown.any():
+        return
+    count = int(unknown.sum())
+    some = f"all {count}" if count == len(y) else f"{count} of the {len(y)}"
+    print(
+        f"fdlsr: warning: {some} samples of {name} carry a label that is not a "
+        f"class of the model ({_some(np.unique(y[unknown]))}; its classes: "
+        f"{_some(classes)}); the model's labels are {_KINDS[model_kind]}, these "
+        f"{_KINDS[label_kind(y)]}: such samples count as wrong; give data labelled "
+        "as the model's training data was",
+        file=sys.stderr,
+    )
 
 
 def _some(labels, shown=4):
@@ -156,6 +165,12 @@ def _prediction_data(request, contract):
         return _Samples(
             npy_samples(path, **options), None, path.name, hint=_COLUMNS_HINT
         )
+    if path.suffix.lower() in CSV and path.is_file():
+        # a label column only where the table has one: named, or one column more
+        # than the model's features
+        X, y, names, _ = csv_samples(path, contract.n_features, **options)
+        hint = "the label column is chosen with --y NAME" if names is not None else ""
+        return _Samples(X, y, path.name, feature_names=names, hint=hint)
     source = dataset_file(request.data, request.data_dir)
     folder = source is not None and source.is_dir()
     given = request.options.resize

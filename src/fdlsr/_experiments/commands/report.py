@@ -5,8 +5,9 @@ import dataclasses
 import sys
 from dataclasses import dataclass
 
+from ...errors import ConfigError
 from ..notes import commands_note, table_notes
-from ..outputs import REPORT_FILE, check_output
+from ..outputs import check_output
 from ..report import csv_rows, csv_text, render, summarise, tables_papers
 from ..result_tables import store_tables
 from .shared import command_line, emit
@@ -16,8 +17,8 @@ from .shared import command_line, emit
 class ReportRequest:
     """What ``fdlsr report`` is asked for: the ``stores`` to render, the ``format``
     (md, latex, csv, html), the paper's table (``--paper [TABLE]``), the file to
-    write (None: stdout), whether it may replace a file that is not a report
-    (``--force``) and the command line, named in the notes."""
+    write (None: stdout), whether it may replace a file that fdlsr did not
+    write (``--force``) and the command line, named in the notes."""
 
     stores: tuple
     format: str = "md"
@@ -25,6 +26,8 @@ class ReportRequest:
     output: str | None = None
     command: str | None = None
     force: bool = False
+    stats: bool = False
+    reference: str = "FDLSR"
 
 
 def main(args):
@@ -36,7 +39,11 @@ def main(args):
         output=args.output,
         command=command_line(args),
         force=args.force,
+        stats=args.stats,
+        reference=args.reference,
     )
+    if request.stats:
+        return statistics(request)
     report(request)
     return 0
 
@@ -47,7 +54,6 @@ def report(request):
         check_output(
             request.output,
             inputs=request.stores,
-            kind=REPORT_FILE,
             force=request.force,
         )
     notices, tables = [], []
@@ -74,16 +80,16 @@ def report(request):
     elif request.format == "csv":  # one table: a column says which table a row is of
         rows = []
         for table, (paper, _) in zip(tables, papers, strict=True):
-            rows += csv_rows(summarise(table.rows), paper, table=table.title)
+            rows += csv_rows(summarise(table.frame), paper, table=table.title)
         text = csv_text(rows)
     else:
         outputs = []
         for table, (paper, forced) in zip(tables, papers, strict=True):
-            notes = table_notes(table.rows, table.info)
+            notes = table_notes(table.frame, table.info)
             notes += [forced] if forced else []
             outputs.append(
                 render(
-                    summarise(table.rows),
+                    summarise(table.frame),
                     request.format,
                     paper=paper,
                     title=table.title,
@@ -95,3 +101,25 @@ def report(request):
     for notice in notices:  # after every check: an error stays one line
         print(f"fdlsr: {notice}", file=sys.stderr)
     emit(text, request.output, "the report")
+
+
+def statistics(request):
+    """``fdlsr report --stats``: the paired statistics of ``request``'s stores."""
+    from ..paired_stats import statistics_of_stores  # pandas: only for --stats
+
+    if request.format not in ("md", "csv"):
+        raise ConfigError(
+            f"--stats writes Markdown or CSV, not {request.format}: give --format md "
+            "or --format csv (the HTML report has the statistics in it)"
+        )
+    if request.output:
+        check_output(
+            request.output, inputs=request.stores, force=request.force
+        )
+    text, notices = statistics_of_stores(
+        request.stores, request.reference, request.format
+    )
+    for notice in notices:
+        print(f"fdlsr: {notice}", file=sys.stderr)
+    emit(text, request.output, "the statistics")
+    return 0

@@ -3,6 +3,7 @@
 
 from ..config import load_config, resolve_config
 from ..run import RunRequest, run
+from ..run_options import RUN_OPTIONS, RunContext, refuse_inapplicable
 from .shared import command_line, data_options
 
 
@@ -29,6 +30,16 @@ def run_request(args):
         raw=args.raw,
         standardize=args.standardize,
     )
+    # an option given where it does not apply is refused, never ignored
+    given = {
+        dest: getattr(args, dest)
+        for dest in RUN_OPTIONS
+        if getattr(args, dest) is not None and getattr(args, dest) is not False
+    }
+    context = RunContext(
+        config.experiment, args.jobs, args.scheduler, table=not args.no_table
+    )
+    refuse_inapplicable(given, context)
     replaced = args.config and args.dataset
     return RunRequest(
         config,

@@ -13,7 +13,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from ...errors import ConfigError, FdlsrError, one_line
+from ..._common.messages import one_line
+from ..._common.ownership import record_written
+from ...errors import ConfigError, FdlsrError
 from ..outputs import write_atomic
 from ..planning import DataOptions
 
@@ -45,6 +47,7 @@ def emit(text, output, what):
         return
     try:
         write_atomic(output, text)
+        record_written(output)
     except OSError as error:
         raise ConfigError(
             f"cannot write {what} to {output}: {reason(error)}; give the path of a "
