@@ -6,6 +6,8 @@ traceback; library callers can catch them as ``ValueError``.
 
 __all__ = [
     "ConfigError",
+    "DataScaleError",
+    "DataScaleWarning",
     "DatasetError",
     "FdlsrError",
     "ModelFileError",
