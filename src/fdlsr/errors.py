@@ -6,6 +6,8 @@ traceback; library callers can catch them as ``ValueError``.
 
 __all__ = [
     "ConfigError",
+    "DataScaleError",
+    "DataScaleWarning",
     "DatasetError",
     "FdlsrError",
     "ModelFileError",
@@ -35,6 +37,19 @@ class WorkerError(FdlsrError):
     """A worker of ``fdlsr run --jobs`` or ``--scheduler`` ended before its work was
     done (killed, out of memory, lost by the cluster); the rows stored so far are
     kept, and running the same command again resumes."""
+
+
+class DataScaleError(FdlsrError):
+    """Samples of a scale at which a method's float64 arithmetic over- or underflows."""
+
+
+class DataScaleWarning(UserWarning):
+    """Samples far from the unit norm that a method's parameters are chosen for.
+
+    Raised once by ``fit`` of a method whose model depends on the samples' scale
+    (:func:`fdlsr._common.validation.check_sample_scale` states the rule); the fix
+    is to unit-normalise the samples, as the papers and ``fdlsr run`` do.
+    """
 
 
 class UnreliableResultWarning(UserWarning):

@@ -73,6 +73,7 @@ paper, fixed by us, or by cross-validation).
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
 from sklearn import discriminant_analysis, linear_model, svm
 from sklearn.utils import check_array
@@ -80,7 +81,7 @@ from sklearn.utils import check_array
 from .._common.class_means import ClassMeans
 from .._common.linalg import single_threaded_lapack
 from .._common.memory import available_memory, size_in_words
-from .._common.validation import encode_labels
+from .._common.validation import check_sample_scale, encode_labels
 
 # Largest condition-number bound of the shrunk covariance solved by Cholesky.
 _CHOLESKY_CONDITION = 1e6
@@ -92,6 +93,7 @@ class _InSpan:
 
     def fit(self, X, y, *args, **kwargs):
         X = check_array(X, dtype=np.float64)
+        check_sample_scale(self, X)
         if X.shape[0] >= X.shape[1]:
             return super().fit(X, y, *args, **kwargs)
         basis, triangle = np.linalg.qr(X.T)  # X = triangle.T @ basis.T
@@ -102,11 +104,26 @@ class _InSpan:
 
 
 class LinearSVC(_InSpan, svm.LinearSVC):
-    """scikit-learn's ``LinearSVC``, fitted in the samples' span when n < d."""
+    """scikit-learn's ``LinearSVC``, fitted in the samples' span when n < d. Its ``C``
+    is chosen for unit-norm samples: ``fit`` warns of or refuses others
+    (:func:`~fdlsr._common.validation.check_sample_scale`)."""
 
 
 class LogisticRegression(_InSpan, linear_model.LogisticRegression):
-    """scikit-learn's ``LogisticRegression``, fitted in the samples' span when n < d."""
+    """scikit-learn's ``LogisticRegression``, fitted in the samples' span when n < d.
+    Its ``C`` is chosen for unit-norm samples: ``fit`` warns of or refuses others
+    (:func:`~fdlsr._common.validation.check_sample_scale`)."""
+
+
+class RidgeClassifier(linear_model.RidgeClassifier):
+    """scikit-learn's ``RidgeClassifier``. Its penalty ``alpha`` is chosen for
+    unit-norm samples, as the protocol gives them: ``fit`` warns of or refuses others
+    (:func:`~fdlsr._common.validation.check_sample_scale`)."""
+
+    def fit(self, X, y, sample_weight=None):
+        if not sp.issparse(X):
+            check_sample_scale(self, check_array(X, dtype=np.float64))
+        return super().fit(X, y, sample_weight=sample_weight)
 
 
 class LogisticRegressionCV(_InSpan, linear_model.LogisticRegressionCV):
@@ -127,10 +144,16 @@ class LinearDiscriminantAnalysis(discriminant_analysis.LinearDiscriminantAnalysi
     """scikit-learn's ``LinearDiscriminantAnalysis``; with ``solver="lsqr"`` and a
     numeric shrinkage, the pooled covariance is one product over the centred samples
     (see the module's notes), with the same decision values. Refuses a single class
-    in ``fit``, and a covariance matrix larger than the memory available."""
+    in ``fit``, a covariance matrix larger than the memory available, and samples
+    of a scale its arithmetic cannot hold; its model does not depend on the samples'
+    scale, so it does not need unit-norm samples
+    (:func:`~fdlsr._common.validation.check_sample_scale` with
+    ``depends_on_scale=False``)."""
 
     def fit(self, X, y):
         encode_labels(self, np.asarray(y).ravel())  # at least two classes
+        samples = check_array(X, dtype=np.float64)
+        check_sample_scale(self, samples, depends_on_scale=False)
         return super().fit(X, y)
 
     def _solve_lstsq(self, X, y, shrinkage, covariance_estimator):

@@ -37,7 +37,7 @@ from .compat import (
     get_namespace_and_device,
 )
 from .neighbors import NearestProjection, centroid_scores, class_centroids
-from .validation import check_fitted_shapes, encode_labels
+from .validation import check_fitted_shapes, check_sample_scale, encode_labels
 
 # The helper objects a fitted classifier of this plumbing keeps, for the model-file
 # allowlist (fdlsr.persistence).
@@ -87,9 +87,19 @@ class ScoreClassifier(ClassifierMixin, BaseEstimator):
         return self._fit_encoded(X, codes, self.classes_.shape[0])
 
     def _training_data(self, X, y, dtype=np.float64):
-        """Validated samples and integer class codes; sets ``classes_``."""
+        """Validated samples and integer class codes; sets ``classes_``. Samples far
+        from unit norm are refused or warned of (:func:`~fdlsr._common.validation.
+        check_sample_scale`) unless the method normalises them itself."""
         X, y = validate_data(self, X, y, dtype=dtype)
-        return X, encode_labels(self, y)
+        codes = encode_labels(self, y)
+        if not self._normalizes_samples():
+            check_sample_scale(self, X)
+        return X, codes
+
+    def _normalizes_samples(self):
+        """Whether the method scales every sample to unit norm before using it, so
+        that its model does not depend on the samples' scale."""
+        return False
 
     def _test_data(self, X, method):
         """Validated test samples, checked against what ``fit`` saw.

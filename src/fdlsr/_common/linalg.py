@@ -40,6 +40,7 @@ from scipy import linalg
 from threadpoolctl import ThreadpoolController
 
 from .compat import (
+    _convert_to_numpy,
     _max_precision_float_dtype,
     device,
     get_namespace,
@@ -369,3 +370,29 @@ def normalize_rows(X, dtype=None):
     X = X / xp.where(largest == 0, xp.ones_like(largest), largest)
     norms = xp.linalg.vector_norm(X, axis=1, keepdims=True)
     return X / xp.where(norms == 0, xp.ones_like(norms), norms)
+
+
+def row_norms(X):
+    """The L2 norm of each row, at any finite scale, as a NumPy float64 array. Any
+    array namespace.
+
+    As in :func:`normalize_rows`, each row is divided by its largest absolute entry
+    before its entries are squared, so that norms above about 1e154 do not overflow
+    and norms below about 1e-154 do not underflow to 0 (as ``sqrt(sum(x**2))``
+    does); a block of rows at a time (:data:`NORMALIZE_BLOCK_BYTES`) for NumPy.
+    """
+    if not isinstance(X, np.ndarray):
+        xp, _ = get_namespace(X)
+        largest = xp.max(xp.abs(X), axis=1, keepdims=True)
+        scaled = X / xp.where(largest == 0, xp.ones_like(largest), largest)
+        norms = xp.linalg.vector_norm(scaled, axis=1, keepdims=True) * largest
+        return np.asarray(_convert_to_numpy(norms[:, 0], xp), dtype=np.float64)
+    norms = np.empty(X.shape[0])
+    rows = max(1, NORMALIZE_BLOCK_BYTES // max(1, X.itemsize * X.shape[1]))
+    for start in range(0, X.shape[0], rows):
+        block = np.asarray(X[start : start + rows], dtype=np.float64)
+        largest = np.max(np.abs(block), axis=1, initial=0.0)
+        safe = np.where(largest == 0, 1.0, largest)
+        norms[start : start + rows] = np.linalg.norm(block / safe[:, None], axis=1)
+        norms[start : start + rows] *= largest
+    return norms

@@ -1,12 +1,15 @@
 """Input checks shared by every estimator of the package."""
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
 
+from ..errors import DataScaleError, DataScaleWarning
 from .compat import Interval
+from .linalg import row_norms
 from .messages import quote
 
 NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
@@ -33,6 +36,60 @@ def encode_labels(estimator, y, min_classes=2):
             "classes."
         )
     return encoder.transform(y)
+
+
+#: Typical norms of training samples (the median norm of the non-zero ones) for which
+#: the methods' parameters, chosen for the papers' unit-norm samples, give a sound
+#: model; outside, a scale-dependent method warns (docs/getting-started.md, "The
+#: samples' scale", says what fails beyond).
+SCALE_RANGE = (1e-1, 1e4)
+#: Typical norms within which a method that computes on the raw samples keeps its
+#: float64 arithmetic in range: products of four samples' entries (a Gram matrix
+#: squared, as second-order solvers form) stay within about 1e-200 and 1e200.
+SCALE_LIMITS = (1e-50, 1e50)
+_FIX = (
+    "unit-normalise the samples, as the paper and `fdlsr run` do "
+    "(sklearn.preprocessing.normalize(X / abs(X).max()), and the same for test samples)"
+)
+
+
+def check_sample_scale(estimator, X, *, depends_on_scale=True):
+    """The samples' scale rule, applied by ``fit`` of every estimator that computes
+    on the raw training samples ``X`` (one that unit-normalises them itself does not
+    call it).
+
+    The typical norm is the median L2 norm of the non-zero samples
+    (:func:`~fdlsr._common.linalg.row_norms`, exact at any scale). Outside
+    :data:`SCALE_LIMITS` the fit is refused (:class:`~fdlsr.errors.DataScaleError`);
+    outside :data:`SCALE_RANGE` a method whose model ``depends_on_scale`` (a
+    penalty or a stopping rule weighed against the samples' size: all but the
+    scale-invariant ones) warns once (:class:`~fdlsr.errors.DataScaleWarning`).
+    Both messages name the norm found and the fix, unit normalisation. Samples that
+    are all zero are left to the method.
+    """
+    norms = row_norms(X)
+    norms = norms[norms > 0]
+    if norms.size == 0:
+        return
+    typical = float(np.median(norms))
+    name = type(estimator).__name__
+    low, high = SCALE_LIMITS
+    if not low <= typical <= high:
+        raise DataScaleError(
+            f"{name} cannot fit samples of typical norm {typical:.1e} (the median "
+            f"norm of the training samples): outside [{low:.0e}, {high:.0e}] its "
+            f"float64 arithmetic over- or underflows; {_FIX}."
+        )
+    low, high = SCALE_RANGE
+    if depends_on_scale and not low <= typical <= high:
+        warnings.warn(
+            f"{name}: the training samples' typical norm is {typical:.1e}, outside "
+            f"[{low:g}, {high:g}]; its parameters are chosen for unit-norm samples "
+            f"(as in the paper), and at this scale its model may be degenerate: "
+            f"{_FIX}.",
+            DataScaleWarning,
+            stacklevel=5,  # the caller of a ScoreClassifier's fit
+        )
 
 
 def check_fitted_shapes(obj, shapes):

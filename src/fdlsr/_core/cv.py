@@ -20,8 +20,8 @@ from .._common.compat import (
     _fit_context,
     get_namespace,
 )
-from .._common.validation import encode_labels
-from ..errors import TiedScoresWarning
+from .._common.validation import check_sample_scale, encode_labels
+from ..errors import DataScaleWarning, TiedScoresWarning
 from .estimator import FDLSR
 from .halving import best_candidates, halving_schedule
 from .search import (
@@ -350,6 +350,7 @@ class FDLSRCV(FDLSR):
         xp, _ = get_namespace(X)
         X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
         codes = encode_labels(self, y)
+        check_sample_scale(self, X)
         # The folds' bookkeeping (sample indices, classes) is done on the host from
         # the labels; the search itself runs in X's namespace, on its device.
         codes = _to_numpy(codes)
@@ -448,7 +449,9 @@ class FDLSRCV(FDLSR):
                 f"{params_text(self.best_params_)}",
                 flush=True,
             )
-        best.fit(X, y)
+        with warnings.catch_warnings():  # the samples' scale was said above, once
+            warnings.simplefilter("ignore", DataScaleWarning)
+            best.fit(X, y)
         self.coef_ = best.coef_
         self.n_iter_ = best.n_iter_
         self.objective_ = best.objective_

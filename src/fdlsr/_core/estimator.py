@@ -41,6 +41,11 @@ class FDLSR(ProjectionClassifier):
     sets are in the shipped experiment configs (``fdlsr run --config NAME``), e.g.
     ``alpha=0.1, beta=0.01, lam=0.1`` for its 32x32 face sets and deep features.
 
+    Assumes unit-norm samples, as the paper (and ``fdlsr run``) gives them: ``fit``
+    warns of samples far from unit norm (:class:`~fdlsr.errors.DataScaleWarning`)
+    and refuses a scale its arithmetic cannot hold
+    (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     alpha : float, default=1.0

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 
@@ -26,6 +25,7 @@ from .._baselines.estimators import (
     LinearSVC,
     LogisticRegression,
     LogisticRegressionCV,
+    RidgeClassifier,
 )
 from .._common.classifiers import RULES
 from .._common.messages import did_you_mean

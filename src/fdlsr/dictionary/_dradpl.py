@@ -344,6 +344,11 @@ class DRADPL(ClassResidualClassifier):
     reconstruction weights of the codes and a discriminative term on the analysis
     codes. A test sample takes the class of smallest ``||x - D_c P_c x||``.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     n_atoms : int or None, default=None

@@ -17,6 +17,11 @@ class FDDL(FisherDictionaryClassifier):
     The FDLSR paper unit-normalises every sample first: the full pipeline is
     ``make_pipeline(Normalizer(), FDDL())``.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     n_atoms_per_class : int or None, default=None

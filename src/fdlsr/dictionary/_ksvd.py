@@ -17,6 +17,7 @@ atom, so the sweep costs O(nnz(Gamma) x dim) instead of re-forming ``D Gamma``.
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +25,13 @@ import scipy.sparse as sp
 from scipy.linalg.blas import dgemm
 
 from .._common.compat import csr_add_product
-from .._common.linalg import limited_blas, normalize_rows, single_threaded_lapack
+from .._common.linalg import (
+    limited_blas,
+    normalize_rows,
+    row_norms,
+    single_threaded_lapack,
+)
+from ..errors import UnreliableResultWarning
 from ._batch_omp import batch_omp
 
 
@@ -308,9 +315,10 @@ def canonical_order(Y, y):
 
 def _nonzero_samples(Y):
     """Samples that may serve as atoms: squared norm above 1e-6 (the code's test),
-    relative to the largest, so that the test does not depend on the data's scale."""
-    sq = np.einsum("ij,ij->i", Y, Y)
-    return sq > 1e-6 * sq.max()
+    relative to the largest, so that the test does not depend on the data's scale
+    (norms by :func:`row_norms`, which neither overflow nor underflow)."""
+    norms = row_norms(Y)
+    return norms > 1e-3 * norms.max(initial=0.0)
 
 
 def atoms_from_samples(Y, y, n_classes, n_atoms):
@@ -334,6 +342,26 @@ def ordered_training_data(Y, y, n_classes, n_atoms):
     atoms = atoms_from_samples(Y, y, n_classes, n_atoms)
     order = canonical_order(Y, y)
     return Y[order], y[order], n_classes, atoms
+
+
+def _warn_of_repeated_atoms(Y, y, nonzero, atoms_per_class):
+    """Warn (:class:`~fdlsr.errors.UnreliableResultWarning`) when a class's initial
+    atoms, its first nonzero samples in :func:`canonical_order`, hold the same
+    sample twice: without KSVD-Box's ``cleardict`` the copies stay identical atoms,
+    and the codes and classifier learnt over them lose accuracy."""
+    repeats = 0
+    for c, m in enumerate(atoms_per_class):
+        atoms = Y[(y == c) & nonzero][: int(m)]  # sorted: copies are neighbours
+        repeats += int(np.all(atoms[1:] == atoms[:-1], axis=1).sum())
+    if repeats:
+        warnings.warn(
+            f"{repeats} initial atoms repeat another atom of their class (the same "
+            "training sample given twice); with clear_dictionary=False they stay "
+            "identical atoms, which lowers accuracy: remove the repeated samples or "
+            "set clear_dictionary=True (KSVD-Box's cleardict, as the authors' code).",
+            UnreliableResultWarning,
+            stacklevel=7,  # the caller of LCKSVD2.fit or LCLE.fit
+        )
 
 
 def lcksvd_initialization(
@@ -382,6 +410,8 @@ def lcksvd_initialization(
     """
     Yc = Y if basis is None else Y @ basis
     nonzero = _nonzero_samples(Y)
+    if not clear:
+        _warn_of_repeated_atoms(Y, y, nonzero, atoms_per_class)
     parts = []
     for c in range(n_classes):
         members = Yc[(y == c) & nonzero]

@@ -184,6 +184,11 @@ class LCKSVD2(DictionaryClassifier):
     K-SVD on stacked matrices. A test sample is coded by orthogonal matching pursuit
     and takes the class of largest classifier score.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     n_atoms : int or None, default=None
@@ -213,7 +218,10 @@ class LCKSVD2(DictionaryClassifier):
         KSVD-Box's ``cleardict``, as the authors' code does: atoms used by fewer
         than 4 training samples, or with a correlation above 0.99 with another
         atom, are replaced by the worst-coded samples. ``False`` (the default)
-        skips it; see Notes.
+        skips it (see Notes): then a sample given twice in a class gives two
+        identical initial atoms, which stay identical and lower the accuracy, and
+        ``fit`` warns (:class:`~fdlsr.errors.UnreliableResultWarning`); remove the
+        repeats or clear the dictionary.
 
     Attributes
     ----------

@@ -254,6 +254,11 @@ class LCLE(DictionaryClassifier):
     samples are coded by orthogonal matching pursuit over the learned dictionary and
     classified by a linear classifier of the codes.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     n_atoms : int or None, default=None
@@ -280,7 +285,9 @@ class LCLE(DictionaryClassifier):
     clear_dictionary : bool, default=False
         ``True`` ends every K-SVD iteration of the initialisation with KSVD-Box's
         ``cleardict``, as the authors' code does (see :class:`LCKSVD2`); ``False``
-        (the default) skips it.
+        (the default) skips it, and ``fit`` warns when a class's initial atoms
+        repeat a sample (:class:`~fdlsr.errors.UnreliableResultWarning`), as
+        LC-KSVD2 does.
 
     Attributes
     ----------

@@ -41,6 +41,11 @@ class DLSR(RelaxedRegressionClassifier):
     Regresses the samples on relaxed labels ``H + B.M``: the true-class target may
     grow above 1 and the others fall below 0 (``M >= 0``), enlarging the margins.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     lam : float, default=1e-2

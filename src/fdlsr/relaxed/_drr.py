@@ -125,6 +125,11 @@ class DRR(RelaxedRegressionClassifier):
     ``Q x_i`` with a second, freely learnt projection ``P x_j`` of the same class
     instead of ``Q x_j``: the second relaxation.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     lam : float, default=0.1

@@ -162,6 +162,11 @@ class LRDLSR(RelaxedRegressionClassifier):
     class, which keeps the relaxed labels of one class similar; classification by
     the nearest training sample in the normalised projected space.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     alpha : float, default=0.1

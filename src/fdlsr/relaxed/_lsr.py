@@ -43,6 +43,11 @@ def fit_lsr(X, y, n_classes, *, lam, solver):
 class LSR(RelaxedRegressionClassifier):
     """Least squares regression classifier: ridge regression to one-hot labels.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     lam : float, default=0.1

@@ -100,6 +100,11 @@ class ReLSR(RelaxedRegressionClassifier):
     from the data, constrained so that every sample's true-class target exceeds all
     its other targets by at least 1.
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     lam : float, default=1e-2
@@ -195,6 +200,11 @@ class GReLSR(RelaxedRegressionClassifier):
 
     ReLSR whose targets are written as epsilon-dragged labels plus one translation
     value per sample, with the translations of each class pulled towards their mean.
+
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
 
     Parameters
     ----------

@@ -136,6 +136,11 @@ class RLR(RelaxedRegressionClassifier):
     the model follows the paper's abstract; every detail the abstract does not give
     is our choice (see Notes).
 
+    Assumes unit-norm samples, as the FDLSR paper's comparison gives every method
+    (and ``fdlsr run`` does): ``fit`` warns of samples far from unit norm
+    (:class:`~fdlsr.errors.DataScaleWarning`) and refuses a scale its arithmetic
+    cannot hold (:class:`~fdlsr.errors.DataScaleError`).
+
     Parameters
     ----------
     lam : float, default=0.1

@@ -47,6 +47,9 @@ class RepresentationClassifier(ScoreClassifier):
     # Temporaries per test sample, in units of n_atoms floats (codes, products, ...).
     _rows_per_sample = 6
 
+    def _normalizes_samples(self):
+        return self.normalize
+
     def _fit_encoded(self, X, codes, n_classes):
         # The (normalised) training samples are the dictionary.
         dictionary = normalize_rows(X) if self.normalize else np.array(X, order="C")

@@ -59,6 +59,11 @@ class CRC(RepresentationClassifier):
     and assigned to the class whose samples reconstruct it with the smallest residual
     relative to the norm of their coefficients.
 
+    With ``normalize=True`` (the default, the authors' setting) it unit-normalises
+    the samples itself, so that its predictions do not depend on their scale; with
+    ``normalize=False`` it assumes unit-norm samples and ``fit`` warns of others
+    (:class:`~fdlsr.errors.DataScaleWarning`).
+
     Parameters
     ----------
     lam : float, default=1e-3
@@ -142,6 +147,11 @@ class ProCRC(RepresentationClassifier):
     pulling every class's part of the reconstruction towards the whole, then assigns
     the class of highest probability, i.e. whose part is closest to the
     reconstruction.
+
+    With ``normalize=True`` (the default, the authors' setting) it unit-normalises
+    the samples itself, so that its predictions do not depend on their scale; with
+    ``normalize=False`` it assumes unit-norm samples and ``fit`` warns of others
+    (:class:`~fdlsr.errors.DataScaleWarning`).
 
     Parameters
     ----------

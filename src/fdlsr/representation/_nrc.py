@@ -72,6 +72,11 @@ class NRC(RepresentationClassifier):
     coefficients (no other penalty) and assigned to the class whose samples
     reconstruct it with the smallest residual.
 
+    With ``normalize=True`` (the default, the authors' setting) it unit-normalises
+    the samples itself, so that its predictions do not depend on their scale; with
+    ``normalize=False`` it assumes unit-norm samples and ``fit`` warns of others
+    (:class:`~fdlsr.errors.DataScaleWarning`).
+
     Parameters
     ----------
     rho : float, default=0.1

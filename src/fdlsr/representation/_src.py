@@ -174,6 +174,11 @@ class SRC(RepresentationClassifier):
     Each test sample is coded over all training samples with an l1 penalty and
     assigned to the class whose samples reconstruct it with the smallest residual.
 
+    With ``normalize=True`` (the default, the authors' setting) it unit-normalises
+    the samples itself, so that its predictions do not depend on their scale; with
+    ``normalize=False`` it assumes unit-norm samples and ``fit`` warns of others
+    (:class:`~fdlsr.errors.DataScaleWarning`).
+
     Parameters
     ----------
     lam : float, default=1e-2
