@@ -28,10 +28,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .evaluation import compute_unit, shared_data
+from .executor import computed as _executed
 from .rows import result_row
 from .samples import zero_samples, zero_warning
 from .splits import POOLED, pools_fixed_split
-from .executor import computed as _executed
 
 ORDERS = ("longest", "plan")
 
