@@ -201,10 +201,13 @@ class Cluster:
                 self.client = distributed.Client(self._local, set_as_default=False)
             else:
                 self.threads = None  # the workers' own setting
-                self.client = distributed.Client(address, set_as_default=False)
+                _check_scheduler(address, self.timeout)
+                self.client = distributed.Client(
+                    address, timeout=self.timeout, set_as_default=False
+                )
         except BaseException as error:
             self.close()
-            if not isinstance(error, Exception):
+            if isinstance(error, FdlsrError) or not isinstance(error, Exception):
                 raise
             raise ConfigError(_not_reached(address, error)) from None
 
@@ -220,9 +223,9 @@ class Cluster:
         priority. While no result comes, the scheduler is asked every
         :attr:`timeout` seconds whether it still answers.
         """
-        # Client.submit and as_completed rather than joblib's dask backend: the unit
-        # and task go as bytes inside a function sent by value, so the scheduler
-        # unpickles nothing of fdlsr, and the priorities keep the order given
+        # Client.submit rather than joblib's dask backend: the unit and task go as
+        # bytes to a function sent by value, so the scheduler unpickles nothing of
+        # fdlsr, and priorities keep the order given (longest first)
         from distributed.protocol.pickle import dumps
 
         said = False
@@ -369,6 +372,40 @@ def _not_reached(address, error):
         f"--scheduler {address}: the local cluster did not start ({_reason(error)}); "
         f"try --jobs {n}"
     )
+
+
+def _check_scheduler(address, timeout):
+    """Ask what answers at ``address`` for its identity, through dask's own comm,
+    within ``timeout``: ``distributed.Client`` waits for ever on a server that accepts
+    and never answers, and a client made half-way prints tracebacks at exit."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity():
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), timeout))
+    except (OSError, TimeoutError) as error:
+        raise ConfigError(
+            f"no dask scheduler answers at --scheduler {quote(address)} (no reply within "
+            f"{timeout:g} s: {_reason(error)}); check the address, or start one there "
+            "(dask scheduler) and its workers"
+        ) from None
+    except Exception as error:  # noqa: BLE001 - any bytes may come back
+        answer = error
+    if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
+        raise ConfigError(
+            f"--scheduler {quote(address)}: what answers there is not a dask scheduler "
+            f"({_reason(answer) if isinstance(answer, Exception) else 'no identity'}); "
+            "give the address of a dask scheduler (tcp://HOST:8786)"
+        )
 
 
 def _on_a_worker(version):
