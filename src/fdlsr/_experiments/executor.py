@@ -35,6 +35,7 @@ import time
 
 from joblib import Parallel, delayed, parallel_config
 
+from .._common.linalg import blas_threads
 from .._version import __version__
 from ..errors import ConfigError, FdlsrError, WorkerError, one_line, quote
 
@@ -73,8 +74,6 @@ def blas_threads_per_run(n_jobs):
     """The BLAS threads each run computes with: the process's own with one job, else
     the usable cores shared out among the ``n_jobs`` workers."""
     if n_jobs == 1:
-        from .._common.linalg import blas_threads
-
         return blas_threads()
     return max(1, usable_cores() // n_jobs)
 
