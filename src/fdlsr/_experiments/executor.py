@@ -213,7 +213,7 @@ class Cluster:
     @property
     def workers(self):
         """How many units the cluster computes at once (its worker threads)."""
-        return sum(self._ask(self.client.nthreads).values())
+        return sum(self._ask(self.client.scheduler.ncores).values())
 
     def results(self, function, tasks, shared):
         """``(task, function(task, shared))`` of each task as it finishes.
@@ -240,6 +240,10 @@ class Cluster:
         futures = {}
         finished = queue.SimpleQueue()  # each future as it finishes
         try:
+            # the workers there now (one that joins later: its units check it)
+            for worker, version in sorted(self.client.run(_fdlsr_version()).items()):
+                if version != __version__:
+                    raise WorkerError(_other_fdlsr(worker, version))
             data = self.client.scatter(shared, broadcast=True, hash=False)
             futures[data] = None
             unit = _on_a_worker(__version__)
@@ -298,13 +302,7 @@ class Cluster:
                 f"needs fdlsr {__version__}; {RESUME}"
             ) from None
         if not worked:
-            worker, version = value
-            raise WorkerError(
-                f"the dask worker {worker} has fdlsr {version}, not {__version__} (the "
-                "version of this command, which fingerprints the rows); install the "
-                f"same fdlsr on every worker (pip install 'fdlsr[cluster]=={__version__}'"
-                "), restart them and rerun the same command"
-            )
+            raise WorkerError(_other_fdlsr(*value))
         return value
 
     def _lost(self, reason):
@@ -407,6 +405,30 @@ def _check_scheduler(address, timeout):
         )
 
 
+def _other_fdlsr(worker, version):
+    return (
+        f"the dask worker {worker} has fdlsr {version}, not {__version__} (the version "
+        "of this command, which fingerprints the rows); install the same fdlsr on "
+        f"every worker (pip install 'fdlsr[cluster]=={__version__}'), restart them "
+        "and rerun the same command"
+    )
+
+
+def _fdlsr_version():
+    """A function, made here and so sent by value, that gives the fdlsr version where
+    it runs (or why fdlsr does not import there)."""
+
+    def version():
+        try:
+            import fdlsr
+
+            return str(getattr(fdlsr, "__version__", "of no version"))
+        except Exception as error:  # noqa: BLE001 - reported, whatever it is
+            return f"that fails to import ({type(error).__name__}: {error})"
+
+    return version
+
+
 def _on_a_worker(version):
     """The function each unit runs on a dask worker: ``(True, function(task,
     shared))`` of the pickled ``(function, task)``, or ``(False, (worker, its fdlsr
@@ -416,15 +438,12 @@ def _on_a_worker(version):
     the scheduler unpickles the tasks it is sent and need not have fdlsr.
     """
 
+    fdlsr_version = _fdlsr_version()
+
     def unit(payload, shared):
         import pickle
 
-        try:
-            import fdlsr
-
-            found = str(getattr(fdlsr, "__version__", "of no version"))
-        except Exception as error:  # noqa: BLE001 - reported, whatever it is
-            found = f"that fails to import ({type(error).__name__}: {error})"
+        found = fdlsr_version()
         if found != version:
             try:
                 from distributed import get_worker
@@ -457,7 +476,10 @@ def _connect_timeout():
     from dask.utils import parse_timedelta
 
     value = dask.config.get("distributed.comm.timeouts.connect")
-    seconds = parse_timedelta(value, default="seconds")
+    try:
+        seconds = parse_timedelta(value, default="seconds")
+    except (TypeError, ValueError):
+        seconds = None
     if not seconds or seconds <= 0:
         raise ConfigError(
             f"distributed.comm.timeouts.connect is {quote(value)}: it must be a "
