@@ -28,6 +28,7 @@ import logging
 import os
 import queue
 import re
+import signal
 import sys
 import tempfile
 import threading
@@ -115,9 +116,11 @@ def _loky(function, tasks, shared, n_jobs, threads):
             max_nbytes=None,
             return_as="generator_unordered",
         )
-        results = parallel(
-            delayed(_indexed)(i, function, task, shared) for i, task in enumerate(tasks)
-        )
+        with _group_signals_blocked():  # the workers and trackers start here
+            results = parallel(
+                delayed(_indexed)(i, function, task, shared)
+                for i, task in enumerate(tasks)
+            )
         try:
             for index, result in results:
                 yield tasks[index], result
@@ -129,6 +132,30 @@ def _loky(function, tasks, shared, n_jobs, threads):
             results.close()  # on the way out early: joblib stops the workers
 
 
+@contextlib.contextmanager
+def _group_signals_blocked():
+    """SIGINT and SIGHUP blocked in this thread within the block: the threads and
+    processes started in it keep them blocked (a signal mask survives fork and exec)
+    and never see a Ctrl-C or a closed terminal, which reach the whole foreground
+    group; the command alone decides, and stops them. Python's resource tracker is
+    started here first for the same reason. A signal to this process meanwhile takes
+    effect when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no process groups
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    blocked = {signal.SIGINT, signal.SIGHUP}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        resource_tracker.ensure_running()
+        # which unblocks SIGINT and SIGTERM in this thread when it starts one
+        signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _indexed(index, function, task, shared):
     return index, function(task, shared)
 
@@ -136,8 +163,6 @@ def _indexed(index, function, task, shared):
 def _worker_setup(parent):
     """Run first in each loky worker: ignore Ctrl-C (and a closed terminal), and end
     this process when the command ``parent`` ends, however it ends."""
-    import signal
-
     for name in ("SIGINT", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
@@ -186,17 +211,18 @@ class Cluster:
                 self._quiet.enter_context(
                     dask.config.set({"temporary-directory": folder})
                 )
-                self._local = distributed.LocalCluster(
-                    n_workers=n,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                    scheduler_kwargs={"dashboard_address": None},
-                    local_directory=folder,
-                    silence_logs=logging.CRITICAL,
-                    env={name: str(self.threads) for name in THREAD_VARIABLES},
-                )
+                with _group_signals_blocked():  # its loop, processes, trackers
+                    self._local = distributed.LocalCluster(
+                        n_workers=n,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": None},
+                        local_directory=folder,
+                        silence_logs=logging.CRITICAL,
+                        env={name: str(self.threads) for name in THREAD_VARIABLES},
+                    )
                 self.client = distributed.Client(self._local, set_as_default=False)
             else:
                 self.threads = None  # the workers' own setting
