@@ -103,16 +103,20 @@ def one_run(data, runner, how, to_group, delay, reference):
     files = [str(p.relative_to(folder)) for p in [*tmp.rglob("*"), *cwd.rglob("*")]]
     shm = [name for name in os.listdir("/dev/shm") if f"-{process.pid}-" in name
            or f"_{process.pid}_" in name]  # fmt: skip
-    own = all(
-        line.startswith("fdlsr: ") or " runs computed, " in line for line in lines
-    )
+    others = [
+        line
+        for line in lines
+        if not (line.startswith("fdlsr: ") or " runs computed, " in line)
+    ]
+    own = not others
     if code == 130:
         own = own and lines[-1].startswith("fdlsr: interrupted")
     shutil.rmtree(folder, ignore_errors=True)
     return {"delay": round(delay, 2), "exit": code, "rows": len(rows),
             "twice": len(keys) - len(set(keys)), "different": different,
             "processes_left": len(left), "files_left": files, "shm_left": shm,
-            "own_lines": own, "last_line": lines[-1] if lines else ""}  # fmt: skip
+            "own_lines": own, "other_lines": others[:4],
+            "last_line": lines[-1] if lines else ""}  # fmt: skip
 
 
 def main():
