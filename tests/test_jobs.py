@@ -113,7 +113,7 @@ def test_cli_jobs(tmp_path, capsys):
     # the environment says how many BLAS threads each run had: the cores shared out
     import json
 
-    from fdlsr._experiments.workers import usable_cores
+    from fdlsr._experiments.executor import usable_cores
 
     (session,) = json.loads((tmp_path / "res" / "environment.json").read_text())[
         "sessions"

@@ -9,7 +9,6 @@ waiting (``O_NONBLOCK``: a FIFO with no writer opens at once) and its kind check
 on the open descriptor, so that a path swapped after a check cannot slip through.
 """
 
-import fcntl
 import os
 import stat
 
@@ -67,8 +66,9 @@ def open_input(path, mode="rb", *, error, what="file", encoding=None, newline=No
                 f"{path} is {is_what}, not a regular {what}; give the path of a "
                 f"{what}{saved}"
             )
-        # reads of a regular file never wait; the flag is cleared all the same
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        if hasattr(os, "O_NONBLOCK"):
+            # reads of a regular file never wait; the flag is cleared all the same
+            os.set_blocking(fd, True)
         handle = os.fdopen(fd, mode, encoding=encoding, newline=newline)
     except BaseException:
         os.close(fd)

@@ -10,11 +10,6 @@ before allocating, so that a problem too large is refused in one line instead of
 import os
 from pathlib import Path
 
-try:
-    import resource
-except ImportError:  # not a POSIX system
-    resource = None
-
 
 def available_memory():
     """Bytes this process can still allocate: the system's available memory, or less
@@ -38,7 +33,9 @@ def available_memory():
 def _process_limits_left():
     """Bytes left under this process's own limits: its address space (``RLIMIT_AS``,
     against ``VmSize``) and its data (``RLIMIT_DATA``, against ``VmData``)."""
-    if resource is None:
+    try:
+        import resource
+    except ImportError:  # not a POSIX system: no such limits
         return []
     try:
         status = Path("/proc/self/status").read_text().splitlines()

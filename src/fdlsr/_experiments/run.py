@@ -24,8 +24,14 @@ import numpy as np
 
 from .._common.messages import quote
 from ..errors import ConfigError
-from .cluster import Cluster
 from .config import Config
+from .executor import (
+    PROCESSES_PER_CORE,
+    Cluster,
+    blas_threads_per_run,
+    max_processes,
+    usable_cores,
+)
 from .fingerprints import stored_runs
 from .notes import table_notes
 from .outputs import check_output
@@ -37,12 +43,6 @@ from .samples import check_run_memory, data_warnings, scale_warnings, warn
 from .scheduler import ORDERS, run_units
 from .store import ResultStore, record_run, table_info, write_info
 from .store_folder import STORE_FILES, check_store
-from .workers import (
-    PROCESSES_PER_CORE,
-    blas_threads_per_run,
-    max_processes,
-    usable_cores,
-)
 
 
 @dataclass(frozen=True)
@@ -60,11 +60,11 @@ class RunRequest:
         ``--resize``).
     jobs : int
         Runs computed at once in worker processes, from 1 to
-        :func:`.workers.max_processes`.
+        :func:`.executor.max_processes`.
     scheduler : str, optional
         The address of a dask scheduler (``tcp://HOST:8786``, ``local:N``) whose
         workers compute the runs instead (read when the cluster is reached,
-        :class:`.cluster.Cluster`); not with ``jobs`` above 1.
+        :class:`.executor.Cluster`); not with ``jobs`` above 1.
     order : {"longest", "plan"}, optional
         With several runs at once (``jobs`` above 1 or a ``scheduler``), start the
         longest expected first (default) or in the plan's order; refused with one

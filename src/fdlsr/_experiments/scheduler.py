@@ -2,9 +2,9 @@
 arrives.
 
 The units of an experiment (:class:`.planning.Unit`: a method at one ``k`` on one
-split) run in this process one after the other (``--jobs 1``), in N local worker
-processes (``--jobs N``, :class:`.workers.Workers`) or on a ``dask.distributed``
-cluster (``--scheduler``, :class:`.cluster.Cluster`). Whatever computes them, this
+split) run in this process one after the other (``--jobs 1``), in N joblib worker
+processes (``--jobs N``) or on a ``dask.distributed`` cluster (``--scheduler``,
+:class:`.executor.Cluster`): :func:`.executor.computed`. Whatever computes them, this
 process appends each finished row to the results store as it arrives, so the store,
 the fingerprints, resuming and the tables are the same.
 
@@ -28,10 +28,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from .evaluation import compute_unit, shared_data
+from .executor import computed as _executed
 from .rows import result_row
 from .samples import zero_samples, zero_warning
 from .splits import POOLED, pools_fixed_split
-from .workers import Workers
 
 ORDERS = ("longest", "plan")
 
@@ -75,14 +75,12 @@ class Usage:
     """How the workers of one command were used.
 
     ``wall``: seconds from the first unit sent to the last row stored; ``busy``: the
-    seconds the workers spent computing units; ``retried``: units run again after
-    their worker was lost (a dask scheduler's retries).
+    seconds the workers spent computing units.
     """
 
     workers: int
     wall: float
     busy: float
-    retried: int = 0
 
     @property
     def idle(self):
@@ -91,16 +89,10 @@ class Usage:
 
     def __str__(self):
         share = self.busy / (self.workers * self.wall) if self.wall > 0 else 1.0
-        text = (
+        return (
             f"{self.workers} workers for {self.wall:.0f} s: busy {100 * share:.0f}%, "
             f"idle {self.idle:.0f} worker-seconds"
         )
-        if self.retried:
-            text += (
-                f"; {self.retried} unit{'s' if self.retried != 1 else ''} sent again "
-                "after their worker was lost (each stored once)"
-            )
-        return text
 
 
 @dataclass(frozen=True)
@@ -154,12 +146,13 @@ def run_units(
     stopped. ``progress`` is called with a :class:`ProgressEvent` once at the start,
     after each row and, with several workers, once at the end.
 
-    ``n_jobs > 1`` computes that many units at once in worker processes
-    (:class:`.workers.Workers`, which end with this call and die with this process),
-    each with its BLAS limited to ``threads`` threads (:func:`.workers.blas_threads_per_run`).
-    A worker that dies raises :class:`~fdlsr.errors.WorkerError`. ``cluster`` (a
-    :class:`.cluster.Cluster`) computes them on a ``dask.distributed`` cluster
-    instead, with ``threads`` threads each (its own).
+    ``n_jobs > 1`` computes that many units at once in joblib worker processes
+    (:func:`.executor.computed`, whose workers end with this call and with this
+    process), each with its BLAS limited to ``threads`` threads
+    (:func:`.executor.blas_threads_per_run`). A worker that dies raises
+    :class:`~fdlsr.errors.WorkerError`. ``cluster`` (a :class:`.executor.Cluster`)
+    computes them on a ``dask.distributed`` cluster instead, with ``threads``
+    threads each (its own).
 
     ``order``: ``"longest"`` starts the units with several at once longest first
     (:func:`longest_first`), ``"plan"`` in the plan's order; one at a time they run
@@ -234,8 +227,7 @@ def run_units(
             progress(ProgressEvent(n_done, total, label, eta, finished))
         wall = time.perf_counter() - start
     if progress and workers > 1:
-        retried = cluster.retried if cluster is not None else 0
-        usage = Usage(workers, wall, busy, retried)
+        usage = Usage(workers, wall, busy)
         progress(ProgressEvent(n_done, total, usage=usage))
     return len(todo)
 
@@ -258,20 +250,20 @@ def _time_left(units, costs, took, scale, workers):
 def _computed(units, data, n_jobs, threads, cluster):
     """``(unit, outcome, seconds)`` of each unit as it finishes: on ``cluster``, in
     ``n_jobs`` worker processes, or here (one job: with the process's own threads)."""
-    if cluster is not None:
-        results = cluster.results(_in_worker, units, (data, threads))
-        yield from ((unit, outcome, seconds) for unit, (outcome, seconds) in results)
-    elif n_jobs > 1 and len(units) > 1:
-        n = min(n_jobs, len(units))
-        with Workers(n, _in_worker, (data, threads), threads=threads) as workers:
-            results = workers.results(units)
-            yield from (
-                (unit, outcome, seconds) for unit, (outcome, seconds) in results
-            )
-    else:  # here; a single unit of --jobs N with a worker's threads
-        threads = threads if n_jobs > 1 else None
-        for unit in units:
-            yield (unit, *_in_worker(unit, (data, threads)))
+    if cluster is None and (n_jobs == 1 or len(units) == 1):
+        threads = threads if n_jobs > 1 else None  # one unit of --jobs N: a worker's
+    results = _executed(
+        _in_worker,
+        units,
+        (data, threads),
+        n_jobs=n_jobs,
+        threads=threads,
+        cluster=cluster,
+    )
+    # closed on the way out, however it is left: the workers stop with it
+    with contextlib.closing(results):
+        for unit, (outcome, seconds) in results:
+            yield unit, outcome, seconds
 
 
 # The methods warmed up in this process (each worker process has its own).

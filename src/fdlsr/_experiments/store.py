@@ -222,7 +222,7 @@ class ResultStore:
             _remove_temporaries(self.directory)
             data = self._end_last_line()
         except BaseException:
-            self._lock.close()
+            self._lock.release()
             raise
         contents = read_lines(data, self.path) if data is not None else None
         self.rows = contents.rows if contents else []
@@ -406,7 +406,7 @@ class ResultStore:
         self._keys.add(key)
 
     def close(self):
-        self._lock.close()
+        self._lock.release()
 
     def __enter__(self):
         return self

@@ -8,10 +8,11 @@ refused, never written into. Every command that reads or writes a store
 (``fdlsr run --out``, ``fdlsr report``) goes through :func:`check_store` first.
 """
 
-import fcntl
 import json
 import os
 from pathlib import Path
+
+from filelock import FileLock, Timeout
 
 from .._common import strict_json
 from .._common.strict_json import JSONError
@@ -202,29 +203,23 @@ def make_store(folder):
 
 
 def lock_store(folder):
-    """The lock file of the store ``folder``, opened and locked: exclusive, released
-    when closed or when the process ends (even by ``kill -9``), so that two runs never
-    write one store at once. Never truncated, never followed through a link."""
+    """The lock of the store ``folder``, held (``filelock``: exclusive, released by
+    ``release()`` or when the process ends, even by ``kill -9``), so that two runs
+    never write one store at once."""
+    lock = FileLock(folder / LOCK)
     try:
-        handle = open(  # noqa: SIM115 (held open while the store is)
-            folder / LOCK,
-            "ab",
-            opener=lambda path, flags: os.open(path, flags | os.O_NOFOLLOW, 0o644),
-        )
+        lock.acquire(timeout=0)
+    except Timeout:
+        raise ConfigError(
+            f"another fdlsr run is writing to {folder}; wait for it or choose "
+            "another folder with --out DIR"
+        ) from None
     except OSError as error:
         raise ConfigError(
             f"cannot write to {folder}: {error.strerror}; choose another folder "
             "with --out DIR"
         ) from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise ConfigError(
-            f"another fdlsr run is writing to {folder}; wait for it or choose "
-            "another folder with --out DIR"
-        ) from None
-    return handle
+    return lock
 
 
 def read_store(path):

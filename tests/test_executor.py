@@ -1,6 +1,8 @@
-"""``fdlsr run --jobs N`` killed from outside: its worker processes die with it, nothing
-of the run stays in /dev/shm, and the same command resumes to the table of a run that
-was never interrupted. Real processes and real signals, no mocks."""
+"""The executor (``fdlsr._experiments.executor``) and ``fdlsr run --jobs N`` killed from
+outside: its joblib worker processes die with it, what loky puts in /dev/shm is
+removed, and the same command resumes to the table of a run that was never
+interrupted; a class defined in a script's ``__main__`` runs in the workers. Real
+processes and real signals, no mocks."""
 
 import argparse
 import os
@@ -14,10 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdlsr._experiments.executor import computed, max_processes
 from fdlsr._experiments.parser import _whole
 from fdlsr._experiments.store_folder import read_rows
-from fdlsr._experiments.workers import max_processes
 from fdlsr._testing import cli_error, rows_by_key, save_noisy_classes
+from fdlsr.errors import WorkerError
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)"
@@ -114,7 +117,15 @@ def descendants(pid):
 
 
 def cmdline(pid):
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def is_worker(pid):
+    """Whether ``pid`` is a loky worker (not one of the resource trackers)."""
+    return "popen_loky" in cmdline(pid)
 
 
 def alive(processes):
@@ -128,7 +139,8 @@ def alive(processes):
 
 
 def shared_memory(pids):
-    """Paths under /dev/shm that the processes ``pids`` have mapped or open."""
+    """Paths under /dev/shm that the processes ``pids`` have mapped or open (loky's
+    semaphores are mapped as ``/dev/shm/sem.loky-PID-...``)."""
     found = set()
     for pid in pids:
         try:
@@ -153,10 +165,10 @@ def mid_run(process, results, log, timeout=180):
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"the run ended too early: {Path(log).read_text()}")
-        workers = descendants(process.pid)
+        below = descendants(process.pid)
         rows = results.read_bytes().count(b"\n") if results.exists() else 0
-        if rows >= 1 and len(workers) >= 2:
-            return workers
+        if rows >= 1 and len([p for p in below if is_worker(p)]) >= 2:
+            return below
         time.sleep(0.05)
     pytest.fail(f"no row and two workers after {timeout} s")
 
@@ -196,9 +208,9 @@ def test_a_killed_run_leaves_no_worker_and_nothing_in_shm(
 ):
     out, log = tmp_path / "res", tmp_path / "log"
     process = start(data, out, log)
-    workers = mid_run(process, out / "results.jsonl", log)
-    reaper(workers)
-    shm = shared_memory([process.pid, *workers])
+    below = mid_run(process, out / "results.jsonl", log)
+    reaper(below)
+    shm = shared_memory([process.pid, *below])
     process.send_signal(how)
     err = ended(process, log)
     if how == signal.SIGTERM:  # as Ctrl-C: one line, exit 130, resumable
@@ -207,7 +219,11 @@ def test_a_killed_run_leaves_no_worker_and_nothing_in_shm(
         assert "Traceback" not in err, err
     else:
         assert process.returncode == -signal.SIGKILL
-    assert wait_until_gone(workers) == [], "worker processes outlived the run"
+    # the workers end themselves (they watch their parent), then loky's resource
+    # tracker, which removes its semaphores and folders from /dev/shm
+    workers = {pid: below[pid] for pid in below if is_worker(pid)}
+    assert wait_until_gone(workers, timeout=5) == [], "workers outlived the run"
+    assert wait_until_gone(below) == [], "processes outlived the run"
     left = [path for path in shm if os.path.exists(path)]
     left += [name for name in os.listdir("/dev/shm") if str(process.pid) in name]
     assert left == [], left
@@ -221,45 +237,18 @@ def test_a_worker_that_dies_ends_the_run_in_one_line(
 ):
     out, log = tmp_path / "res", tmp_path / "log"
     process = start(data, out, log)
-    workers = mid_run(process, out / "results.jsonl", log)
-    reaper(workers)
-    victim = min(pid for pid in workers if "tracker" not in cmdline(pid))
-    os.kill(victim, signal.SIGKILL)
+    below = mid_run(process, out / "results.jsonl", log)
+    reaper(below)
+    os.kill(min(pid for pid in below if is_worker(pid)), signal.SIGKILL)
     err = ended(process, log)
     assert process.returncode == 2, err
     last = err.strip().splitlines()[-1]
-    assert last == (
-        "fdlsr: error: a worker process died (killed by SIGKILL); finished rows are "
-        "kept; rerun the same command to resume"
-    ), err
+    assert last.startswith("fdlsr: error: a worker process died (exit codes: "), err
+    assert "SIGKILL" in last, err
+    assert last.endswith("finished rows are kept; rerun the same command to resume")
     assert "Traceback" not in err, err
-    assert wait_until_gone(workers) == []
-    assert resume(data, out, len(read_rows(out))) == uninterrupted
-
-
-def test_without_the_kernel_a_thread_ends_an_orphaned_worker(reaper):
-    # The watchdog used where prctl does not exist, forced here on Linux: a middle
-    # process starts a worker-like grandchild and is killed with SIGKILL.
-    grandchild = (
-        "import os, time; from fdlsr._experiments import workers; "
-        "workers._ask_kernel = lambda: False; "
-        "workers.die_with_parent(os.getppid()); print('ready', flush=True); "
-        "time.sleep(300)"
-    )
-    middle = (
-        "import subprocess, sys, time; "
-        f"subprocess.Popen([sys.executable, '-c', {grandchild!r}]); time.sleep(300)"
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", middle], stdout=subprocess.PIPE, text=True
-    )
-    assert process.stdout.readline().strip() == "ready"
-    below = descendants(process.pid)
-    reaper(below)
-    assert len(below) == 1
-    process.kill()
-    process.wait()
     assert wait_until_gone(below) == []
+    assert resume(data, out, len(read_rows(out))) == uninterrupted
 
 
 def _fail_on(task, shared):
@@ -268,27 +257,81 @@ def _fail_on(task, shared):
     return task
 
 
-def test_workers_report_one_that_exits():
-    from fdlsr._experiments.workers import Workers
-    from fdlsr.errors import WorkerError
-
-    with (
-        pytest.raises(WorkerError, match=r"died \(exit status 3\); finished rows"),
-        Workers(2, _fail_on, 5) as workers,
-    ):
-        list(workers.results(range(10)))
+def test_a_worker_that_exits_is_one_error():
+    with pytest.raises(WorkerError, match=r"died \(exit codes: .*3.*\); finished rows"):
+        list(computed(_fail_on, range(10), 5, n_jobs=2))
 
 
-def test_workers_compute_every_task_and_stop():
-    from fdlsr._experiments.workers import Workers
-
-    before = descendants(os.getpid())
-    with Workers(3, divmod, 7) as workers:
-        ours = {p: s for p, s in descendants(os.getpid()).items() if p not in before}
-        assert len(ours) == 3
-        results = sorted(workers.results(range(20)))
+def test_every_task_is_computed_once_in_any_order():
+    results = sorted(computed(divmod, range(20), 7, n_jobs=3))
     assert results == [(t, divmod(t, 7)) for t in range(20)]
-    assert alive(ours) == []
+    assert list(computed(divmod, range(3), 7)) == [(t, divmod(t, 7)) for t in range(3)]
+
+
+def test_tasks_start_in_the_order_given(tmp_path):
+    # two workers: the first two tasks start first, the next when one has ended
+    started = tmp_path / "started"
+    list(computed(_note_start, [3, 1, 2, 0], started, n_jobs=2))
+    order = [int(line) for line in started.read_text().split()]
+    assert set(order[:2]) == {3, 1} and set(order[2:]) == {2, 0}, order
+
+
+def _note_start(task, path):
+    with open(path, "a") as handle:
+        handle.write(f"{task}\n")
+    time.sleep(0.5)
+    return task
+
+
+# A script whose classifier exists only in its own __main__: only cloudpickle (by
+# value) gets it to the workers; sent by name, a worker cannot import it.
+SCRIPT = """
+import os
+import numpy as np
+from fdlsr._experiments.executor import computed
+
+
+class NearestMean:
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        self.means_ = np.array([X[y == c].mean(axis=0) for c in self.classes_])
+        return self
+
+    def predict(self, X):
+        distances = ((X[:, None, :] - self.means_[None]) ** 2).sum(axis=2)
+        return self.classes_[distances.argmin(axis=1)]
+
+
+def score(seed, data):
+    X, y = data
+    rng = np.random.default_rng(seed)
+    train = rng.permutation(y.size)[: y.size // 2]
+    test = np.setdiff1d(np.arange(y.size), train)
+    model = NearestMean().fit(X[train], y[train])
+    return os.getpid(), float((model.predict(X[test]) == y[test]).mean())
+
+
+if __name__ == "__main__":
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 20)
+    X = rng.standard_normal((3, 5))[y] * 4 + rng.standard_normal((60, 5))
+    results = dict(computed(score, range(4), (X, y), n_jobs=2))
+    pids = {pid for pid, _ in results.values()}
+    assert os.getpid() not in pids, "ran in the script's own process"
+    print(sorted(results), min(accuracy for _, accuracy in results.values()))
+"""
+
+
+def test_a_classifier_defined_in_a_script_runs_in_two_workers(tmp_path):
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    tasks, accuracy = done.stdout.rsplit("]", 1)
+    assert tasks == "[0, 1, 2, 3"
+    assert float(accuracy) > 0.9
 
 
 # -- --jobs N: a whole number in the digits 0-9, at most 4 per usable core ----------
