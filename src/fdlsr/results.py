@@ -8,6 +8,8 @@
   (wins, ties, losses, Wilcoxon with Holm's correction); :func:`rank_comparison`
   and :func:`plot_critical_difference`: average ranks across data sets and k,
   Demšar's Friedman test and critical-difference diagram (``fdlsr report --stats``).
+* :func:`paper_results`: the numbers of the paper's tables, as printed (``fdlsr
+  report --paper``).
 
 The results folders stay the source of truth; all of these are derived from them.
 """
@@ -18,12 +20,14 @@ from ._experiments.paired_stats import (
     plot_critical_difference,
     rank_comparison,
 )
+from ._experiments.report import paper_results
 from ._experiments.result_plots import plot_accuracy_by_k, plot_accuracy_by_time
 from ._experiments.results_frame import read_results
 
 __all__ = [
     "RankComparison",
     "paired_comparison",
+    "paper_results",
     "plot_accuracy_by_k",
     "plot_accuracy_by_time",
     "plot_critical_difference",

@@ -156,7 +156,7 @@ class Method:
                 )
             try:
                 estimator = self.build(**{name: value})
-                if hasattr(estimator, "_validate_params"):
+                if hasattr(estimator, "_parameter_constraints"):
                     estimator._validate_params()
             except (TypeError, ValueError) as error:
                 raise ConfigError(
