@@ -362,3 +362,55 @@ def test_bad_methods_are_refused_in_one_line(tmp_path, user_code, monkeypatch):
             out=tmp_path / "x",
         )  # fmt: skip
     assert not (tmp_path / "x").exists()
+
+
+class WrongShape:
+    """Predicts a score per class instead of a label (from a module-level class: the
+    test's own)."""
+
+    def __init__(self, weights=None):
+        self.weights = weights
+
+    def get_params(self, deep=True):
+        return {"weights": self.weights}
+
+    def set_params(self, **params):
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.ones((len(X), 3))
+
+
+def test_predictions_of_another_shape_are_an_error_not_an_accuracy(tmp_path):
+    """A predict that returns scores (n_test x classes) records an error in its row
+    (comparing it with the labels would broadcast); an array parameter is named by
+    its SHA-256 in the setting (its repr elides the middle)."""
+    weights = np.arange(5000.0)
+    frame = run_experiment(
+        "faces", {"Scores": WrongShape(weights)}, k=2, n_splits=1,
+        out=tmp_path / "s", verbose=False,
+    )  # fmt: skip
+    (row,) = stored(tmp_path / "s")
+    assert row["accuracy"] is None and frame["accuracy"].isna().all()
+    assert "predict returned an array of shape (320, 3)" in row["error"]
+    other = weights.copy()
+    other[2500] = -1.0  # repr(other) == repr(weights)
+    assert repr(other) == repr(weights)
+    run_experiment(
+        "faces", {"Scores": WrongShape(other)}, k=2, n_splits=1, out=tmp_path / "s",
+        verbose=False,
+    )  # fmt: skip
+    settings = [r["setting"] for r in stored(tmp_path / "s")]
+    assert len(set(settings)) == 2 and "sha256" in settings[0]
+
+
+def test_an_import_path_whose_module_fails_is_one_line(tmp_path, monkeypatch):
+    (tmp_path / "brokenpkg.py").write_text("raise RuntimeError('no GPU here')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ConfigError, match=r"RuntimeError: no GPU here\); put"):
+        run_experiment("faces", ["brokenpkg:Model"], k=2, out=tmp_path / "x")

@@ -107,6 +107,11 @@ def evaluate_split(
         start = time.perf_counter()
         predicted = estimator.predict(X[test])
         predict_time = time.perf_counter() - start
+    if np.shape(predicted) != (test.size,):  # compared label by label below
+        raise ValueError(
+            f"predict returned an array of shape {np.shape(predicted)} for "
+            f"{test.size} test samples; it must return one label per sample"
+        )
     messages = sorted(
         {
             f"{w.category.__name__}: {str(w.message).splitlines()[0][:120]}"

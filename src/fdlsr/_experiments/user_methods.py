@@ -12,6 +12,7 @@ The rows of such a method have the family :data:`YOURS` and record the class's i
 path as text (``Method.source``, in the setting): reading a store never imports it.
 """
 
+import hashlib
 import importlib
 import inspect
 import re
@@ -83,8 +84,9 @@ def estimator_method(name, estimator, *, source=None):
     except Exception as error:  # noqa: BLE001 (said in one line)
         raise ConfigError(
             f"{where}: sklearn.base.clone cannot copy {class_path(estimator)} "
-            f"({type(error).__name__}: {error}); its __init__ must store each "
-            "parameter unchanged, as scikit-learn's estimators do"
+            f"({type(error).__name__}: {error}); an estimator's __init__ stores each "
+            "parameter unchanged and its values can be deep-copied, as scikit-learn's "
+            "estimators do"
         ) from None
     path = source or class_path(estimator)
     return Method(
@@ -110,7 +112,7 @@ def import_method(path):
         found = importlib.import_module(module_name)
         for part in attribute.split("."):
             found = getattr(found, part)
-    except (ImportError, AttributeError) as error:
+    except Exception as error:  # noqa: BLE001 (the user's module: said in one line)
         raise ConfigError(
             f"method {quote(path)} cannot be imported ({type(error).__name__}: "
             f"{error}); put the folder holding {module_name.split('.')[0]} on "
@@ -141,7 +143,7 @@ def method_of(entry):
 def json_safe(value):
     """``value`` as JSON holds it, else its ``repr`` without memory addresses (a
     function's, an object's), so that it names the value the same way in every
-    process."""
+    process; an array by its dtype, shape and SHA-256."""
     if isinstance(value, np.generic):
         value = value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -150,6 +152,9 @@ def json_safe(value):
         return [json_safe(v) for v in value]
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):  # its repr elides the middle of a large one
+        digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()
+        return f"ndarray {value.dtype.str} {value.shape} sha256 {digest}"
     return without_address(repr(value))
 
 
