@@ -414,3 +414,15 @@ def test_an_import_path_whose_module_fails_is_one_line(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ConfigError, match=r"RuntimeError: no GPU here\); put"):
         run_experiment("faces", ["brokenpkg:Model"], k=2, out=tmp_path / "x")
+
+
+def test_cv_naming_your_classifier_needs_its_grid(tmp_path, user_code, monkeypatch):
+    monkeypatch.syspath_prepend(str(user_code))
+    from mypkg.models import MyClassifier
+
+    methods = {"FDLSR": "FDLSR", "Mine": MyClassifier()}
+    with pytest.raises(ConfigError, match=r"names Mine, your classifier, with no grid"):
+        run_experiment("faces", methods, k=2, cv=["Mine"], out=tmp_path / "x")
+    with pytest.raises(ConfigError, match="non-empty lists"):
+        run_experiment("faces", methods, k=2, cv={"Mine": {"alpha": 1}})
+    assert not (tmp_path / "x").exists()

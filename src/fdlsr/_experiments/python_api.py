@@ -29,6 +29,7 @@ def run_experiment(
     n_jobs=1,
     scheduler=None,
     out=None,
+    paper=None,
     verbose=True,
 ):
     """Run an experiment into a results store and read the store back.
@@ -72,6 +73,9 @@ def run_experiment(
         workers compute the runs instead of ``n_jobs``.
     out : str or path-like, optional
         The results store (default ``fdlsr-results/DATASET``).
+    paper : bool or str, optional
+        Print the paper's numbers beside ours in the table (``--paper``): ``True``
+        for the config's table, or a table's number (``"III"``).
     verbose : bool, default=True
         Print the progress (stderr) and the table (stdout), as ``fdlsr run`` does.
 
@@ -137,6 +141,7 @@ def run_experiment(
         jobs=n_jobs,
         scheduler=scheduler,
         out=out,
+        paper="auto" if paper is True else paper or None,
         table=verbose,
         command="fdlsr.experiments.run_experiment",
     )
