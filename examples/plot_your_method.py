@@ -43,4 +43,4 @@ results = run_experiment("faces", methods, k=[2, 3], n_splits=2, out=out)
 # %%
 # ``results`` holds one row per run (pandas); the figure is drawn from the store.
 print(results.groupby(["method", "k"], observed=True)["accuracy"].mean())
-plot_accuracy_by_k(out)
+figure = plot_accuracy_by_k(out)
