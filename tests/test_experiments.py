@@ -426,3 +426,43 @@ def test_cv_naming_your_classifier_needs_its_grid(tmp_path, user_code, monkeypat
     with pytest.raises(ConfigError, match="non-empty lists"):
         run_experiment("faces", methods, k=2, cv={"Mine": {"alpha": 1}})
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            'cv = ["MyClassifier"]\n',
+            "names MyClassifier, your classifier, with no grid",
+        ),
+        (
+            'cv = ["MyClassifier"]\n[params."mypkg.models:MyClassifier"]\nalpha = 2.0\n'
+            "[grid.MyClassifier]\nalpha = [0.5, 2.0]\n",
+            "with no grid to search",
+        ),
+        ("[grid.MyClassifier]\nalpha = 2.0\n", "non-empty lists"),
+        ("[grid.Other]\nalpha = [2.0]\n", "given for 'Other', which is not among"),
+        ('cv = ["MyClassifier"]\n[grid.MyClassifier]\nalpha = ["x", 1.0]\n', "string"),
+        ('[params.MyClassifier]\nalpha = "abc"\n', "takes a number"),
+    ],
+)
+def test_config_entries_of_your_classifier_are_checked(
+    tmp_path, user_code, monkeypatch, extra, message
+):
+    monkeypatch.syspath_prepend(str(user_code))
+    config = tmp_path / "mine.toml"
+    config.write_text(
+        'dataset = "faces"\nk = 2\nmethods = ["FDLSR", "mypkg.models:MyClassifier"]\n'
+        + extra
+    )
+    with pytest.raises(ConfigError, match=message):
+        run_experiment(config=config, out=tmp_path / "x")
+    assert not (tmp_path / "x").exists()
+
+
+def test_cv_alone_leaves_your_classifier_without_a_grid_fixed():
+    from fdlsr._experiments.config import resolve_config
+
+    methods = ["FDLSR", "mypkg.models:MyClassifier", "mypkg.models:Other"]
+    config = resolve_config(dataset="faces", methods=methods, cv=[])
+    assert config.experiment.cv == ["FDLSR"]

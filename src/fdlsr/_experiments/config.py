@@ -423,7 +423,7 @@ def resolve_config(
     changed = {method.lower() for method in overridden}
     if cv is not None:
         _check_cv_names(cv, cv_rules or ex.cv_rules)
-        ex.cv = list(cv) if cv else list(ex.methods)
+        ex.cv = list(cv) if cv else _searchable(ex.methods, ex.grid)
         # A method the command line tunes is searched over its whole grid: the
         # config's fixed values of it no longer apply (only --params fixes a
         # parameter during the search), so that --cv FDLSR is the paper's search.
@@ -457,6 +457,17 @@ def _check_cv_names(names, rules):
                 "to choose (its grid is empty, see `fdlsr methods`); leave it out "
                 "of --cv"
             )
+
+
+def _searchable(methods, grids):
+    """The ``methods`` that ``--cv`` alone tunes: all but the user's classifiers
+    (import paths) with no ``[grid.NAME]`` (their grid is the config's only)."""
+    named = {name.lower() for name in grids}
+    return [
+        m
+        for m in methods
+        if ":" not in m or {m.lower(), m.rpartition(":")[2].lower()} & named
+    ]
 
 
 def _split_params(pairs, methods):

@@ -92,8 +92,6 @@ class Experiment:
                 )
         if self.cv_rules:
             _check_rules_searched(methods, self.cv)
-        # --cv alone names every method: those with nothing to search stay fixed
-        every = all(any(n.lower() in a for n in self.cv) for a in aliases)
         out = []
         for m, names in zip(methods, aliases, strict=True):
             tuned = any(name.lower() in names for name in self.cv)
@@ -107,13 +105,14 @@ class Experiment:
                 m = dataclasses.replace(
                     m, grid={**m.grid, "decision_rule": list(m.rules)}
                 )
-            if tuned and m.source and not m.grid and not every:
+            params = _merged(self.params, names)
+            if tuned and m.source and not set(m.grid) - set(params):
                 raise ConfigError(
                     f"--cv (cv) names {m.name}, your classifier, with no grid to "
                     f"search: give one ([grid.{m.name}] in a config, or "
-                    f"cv={{{m.name!r}: {{'PARAM': [VALUES]}}}}), or leave it out of cv"
+                    f"cv={{{m.name!r}: {{'PARAM': [VALUES]}}}}) of parameters that "
+                    "--params ([params]) leaves free, or leave it out of cv"
                 )
-            params = _merged(self.params, names)
             if tuned and self.cv_rules and m.rules and "decision_rule" in params:
                 raise ConfigError(
                     f"--cv-rules (cv_rules) asks cross-validation to choose "

@@ -149,9 +149,12 @@ class Method:
         for name, value in params.items():
             where = f"{self.name}.{name}={_show(value)}"
             default = defaults[name]
-            if isinstance(value, bool) and _is_number(default):
+            # a user's estimator may not check its parameters before fit
+            mistyped = self.source and isinstance(value, str)
+            if (isinstance(value, bool) or mistyped) and _is_number(default):
+                kind = "boolean" if isinstance(value, bool) else "string"
                 raise ConfigError(
-                    f"{where} is a boolean; {self.name}.{name} takes a number "
+                    f"{where} is a {kind}; {self.name}.{name} takes a number "
                     f"(default {_show(default)})"
                 )
             try:
