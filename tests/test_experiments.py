@@ -466,3 +466,17 @@ def test_cv_alone_leaves_your_classifier_without_a_grid_fixed():
     methods = ["FDLSR", "mypkg.models:MyClassifier", "mypkg.models:Other"]
     config = resolve_config(dataset="faces", methods=methods, cv=[])
     assert config.experiment.cv == ["FDLSR"]
+
+
+def test_arrays_run_as_the_named_data_set_does(tmp_path):
+    """``dataset=(X, y)``: stored under the name ``data``, with the accuracies of the
+    same data by name (the splits depend on the labels and the seed only)."""
+    faces = load_dataset("faces")
+    by_name = run_experiment(
+        "faces", ["LSR"], k=2, n_splits=2, out=tmp_path / "a", verbose=False
+    )
+    arrays = run_experiment(
+        (faces.X, faces.y), ["LSR"], k=2, n_splits=2, out=tmp_path / "b", verbose=False
+    )
+    assert set(arrays["dataset"]) == {"data"}
+    assert list(arrays["accuracy"]) == list(by_name["accuracy"])
