@@ -20,7 +20,7 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
     beta = 1e-3
     lam = 1e-1
 
-    [grid.FDLSR]                 # values cv tries (default: the method's grid)
+    [grid.FDLSR]                 # values cv tries for a method in cv (default: its grid)
     alpha = [1e-3, 1e-2, 1e-1]
 
     [figures]                    # settings of `fdlsr plot`
