@@ -39,6 +39,7 @@ LAYER_OF = {
     "persistence": "persistence",
     "_experiments": "experiments",
     "datasets": "experiments",
+    "experiments": "experiments",
     "features": "experiments",
     "figures": "experiments",
     "results": "experiments",

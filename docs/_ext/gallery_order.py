@@ -3,6 +3,7 @@
 ORDER = [
     "plot_pipeline_faces.py",
     "plot_compare_methods.py",
+    "plot_your_method.py",
     "plot_fdlsrcv.py",
     "plot_convergence.py",
     "plot_projected_features.py",

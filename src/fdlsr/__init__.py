@@ -9,6 +9,7 @@ The public surface (docs/api.rst lists it; each name has one import path):
 * ``fdlsr.persistence``: what a model file holds (``read_model_file``...);
 * ``fdlsr.datasets``, ``fdlsr.features``, ``fdlsr.figures``, ``fdlsr.results``: data
   sets, deep features, the numbers behind the paper's figures, results of ``fdlsr run``;
+* ``fdlsr.experiments``: experiments under the paper's protocol, from Python;
 * ``fdlsr.errors``: the exceptions and warnings.
 
 Everything else is private by its name (``fdlsr._common``, ``fdlsr._core``,
@@ -38,6 +39,7 @@ _LAZY = {
     "datasets": None,
     "dictionary": None,
     "errors": None,
+    "experiments": None,
     "features": None,
     "figures": None,
     "model_selection": None,

@@ -20,6 +20,9 @@ with real numbers and lists; Python 3.11 reads it with the standard ``tomllib``,
     beta = 1e-3
     lam = 1e-1
 
+    [grid.FDLSR]                 # values cv tries for a method in cv (default: its grid)
+    alpha = [1e-3, 1e-2, 1e-1]
+
     [figures]                    # settings of `fdlsr plot`
     k = 5
 
@@ -124,6 +127,11 @@ SCHEMA = {
         lambda v: isinstance(v, dict),
         "[params.FDLSR] then alpha = 0.01",
     ),
+    "grid": Setting(
+        "a table of [grid.METHOD] tables",
+        lambda v: isinstance(v, dict),
+        "[grid.MyClassifier] then alpha = [0.1, 1.0]",
+    ),
     "figures": Setting(
         "a [figures] table", lambda v: isinstance(v, dict), "[figures] then k = 5"
     ),
@@ -132,6 +140,13 @@ PARAMS_SCHEMA = Setting(
     "a table of parameter values",
     lambda v: isinstance(v, dict),
     "[params.FDLSR] then alpha = 0.01",
+)
+GRID_SCHEMA = Setting(
+    "a table of non-empty lists of values for cross-validation to try",
+    lambda v: (
+        isinstance(v, dict) and all(isinstance(x, list) and x for x in v.values())
+    ),
+    "[grid.MyClassifier] then alpha = [0.1, 1.0]",
 )
 FIGURES_SCHEMA = {
     "k": Setting("a whole number >= 1", lambda v: _is_int(v) and v >= 1, "k = 5"),
@@ -239,6 +254,8 @@ def check_settings(raw, source):
         _check(source, key, value, SCHEMA[key])
     for method, values in raw.get("params", {}).items():
         _check(source, f"params.{method}", values, PARAMS_SCHEMA)
+    for method, values in raw.get("grid", {}).items():
+        _check(source, f"grid.{method}", values, GRID_SCHEMA)
     _check_tuned_params(raw, source)
     for key, value in raw.get("figures", {}).items():
         if key not in FIGURES_SCHEMA:
@@ -310,6 +327,7 @@ def load_config(name_or_path):
         cv_rules=raw.get("cv_rules", False),
         normalize=raw.get("normalise", True),  # the config file's key
         data_dir=raw.get("data_dir"),
+        grid={name: dict(values) for name, values in raw.get("grid", {}).items()},
     )
     if methods == "all":  # parameters for a method not (yet) available are kept aside
         experiment.params = {
@@ -386,7 +404,10 @@ def resolve_config(
         every = [m.lower() for m in methods] == ["all"]
         ex.methods = all_methods() if every else list(methods)
         selected = {m.lower() for m in ex.methods}
+        # an import path's method is named by its class too (--params Mine.x=...)
+        selected |= {m.rpartition(":")[2].lower() for m in ex.methods if ":" in m}
         ex.params = {m: p for m, p in ex.params.items() if m.lower() in selected}
+        ex.grid = {m: g for m, g in ex.grid.items() if m.lower() in selected}
         ex.cv = [m for m in ex.cv if m.lower() in selected]
     if data_dir:
         ex.data_dir = data_dir
@@ -402,7 +423,7 @@ def resolve_config(
     changed = {method.lower() for method in overridden}
     if cv is not None:
         _check_cv_names(cv, cv_rules or ex.cv_rules)
-        ex.cv = list(cv) if cv else list(ex.methods)
+        ex.cv = list(cv) if cv else _searchable(ex.methods, ex.grid)
         # A method the command line tunes is searched over its whole grid: the
         # config's fixed values of it no longer apply (only --params fixes a
         # parameter during the search), so that --cv FDLSR is the paper's search.
@@ -436,6 +457,17 @@ def _check_cv_names(names, rules):
                 "to choose (its grid is empty, see `fdlsr methods`); leave it out "
                 "of --cv"
             )
+
+
+def _searchable(methods, grids):
+    """The ``methods`` that ``--cv`` alone tunes: all but the user's classifiers
+    (import paths) with no ``[grid.NAME]`` (their grid is the config's only)."""
+    named = {name.lower() for name in grids}
+    return [
+        m
+        for m in methods
+        if ":" not in m or {m.lower(), m.rpartition(":")[2].lower()} & named
+    ]
 
 
 def _split_params(pairs, methods):

@@ -29,6 +29,7 @@ from ..errors import TiedScoresWarning
 from .cv_ties import search_ties
 from .samples import prepare, standardize_columns, unit_rows
 from .splits import NO_INNER_CV, inner_cv, run_random_state, seeded, split_indices
+from .user_methods import json_safe
 
 
 def tune(method, X, y, cv, fixed):
@@ -106,6 +107,11 @@ def evaluate_split(
         start = time.perf_counter()
         predicted = estimator.predict(X[test])
         predict_time = time.perf_counter() - start
+    if np.shape(predicted) != (test.size,):  # compared label by label below
+        raise ValueError(
+            f"predict returned an array of shape {np.shape(predicted)} for "
+            f"{test.size} test samples; it must return one label per sample"
+        )
     messages = sorted(
         {
             f"{w.category.__name__}: {str(w.message).splitlines()[0][:120]}"
@@ -117,7 +123,7 @@ def evaluate_split(
         "fit_time": fit_time,
         "predict_time": predict_time,
         "tune_time": tune_time if tuned else 0.0,
-        "params": {key: _plain(v) for key, v in chosen.items()},
+        "params": {key: json_safe(v) for key, v in chosen.items()},
         "n_train": int(train.size),
         "n_test": int(test.size),
         "warnings": messages,

@@ -8,6 +8,7 @@ can refuse to take one for the other (``ResultStore.stored_runs``).
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,7 +80,11 @@ def run_fingerprints(experiment, dataset, units):
 
 
 def _plain_repr(value):
-    return value.item() if isinstance(value, np.generic) else repr(value)
+    """A value JSON cannot hold, named the same in every process (a default
+    ``repr``'s memory address left out)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
 
 
 @dataclass(frozen=True)

@@ -204,8 +204,10 @@ def build_parser():
         "--methods",
         nargs="+",
         metavar="NAME",
-        help="methods to run (see `fdlsr methods`), or 'all'; default: the "
-        "config's (all, except in the faces and digits demos)",
+        help="methods to run (see `fdlsr methods`), or 'all', and your own "
+        "scikit-learn classifiers by import path (mypkg.models:MyClassifier, "
+        "--params MyClassifier.NAME=VALUE); default: the config's (all, except in "
+        "the faces and digits demos)",
     )
     group.add_argument(
         "-k",

@@ -20,9 +20,10 @@ from ..datasets._labels import check_classes
 from ..errors import ConfigError, FdlsrError
 from ..model_selection._split import DEFAULT_SPLITS, check_k, check_seed
 from .plan_size import check_plan_size
-from .registry import Method, get_method
+from .registry import Method
 from .rows import RunKey
 from .splits import DEFAULT_CV_FOLDS, FIXED
+from .user_methods import json_safe, method_of
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,13 @@ class Experiment:
     ``cv`` have the rest of their grid chosen by inner cross-validation, and their
     decision rule too with ``cv_rules`` (among the method's ``rules``). Methods named
     in ``paper_params`` run with values stated in the paper (their rows' ``tuning`` is
-    ``"paper"`` instead of ``"fixed"``, for the tables).
+    ``"paper"`` instead of ``"fixed"``, for the tables). ``grid`` maps a method name
+    to the values cross-validation tries for its parameters (replacing its
+    registry's, or giving a user's estimator one).
+
+    ``methods`` holds registered names, import paths of a user's estimator class
+    (``package.module:ClassName``) and :class:`.registry.Method` objects (a user's
+    estimator, :func:`.user_methods.estimator_method`).
     """
 
     dataset: str
@@ -59,38 +66,53 @@ class Experiment:
     standardize: bool = False
     data_dir: str | None = None
     paper_params: list = field(default_factory=list)
+    grid: dict = field(default_factory=dict)
 
     def resolved(self):
-        """The methods resolved by name with validated overrides: a list of
-        :class:`MethodSetting`."""
+        """The methods resolved (registered names, import paths
+        ``package.module:ClassName`` or :class:`.registry.Method` objects) with
+        validated overrides: a list of :class:`MethodSetting`."""
         if not self.methods:
             raise ConfigError(
                 "no methods selected; name at least one, e.g. --methods FDLSR"
             )
-        methods = [get_method(name) for name in self.methods]
-        _check_named_once(methods, self.methods)
-        names = {m.name.lower(): m for m in methods}
-        for name in list(self.params) + list(self.cv):
-            if name.lower() not in names:
+        methods = [method_of(entry) for entry in self.methods]
+        given = [e if isinstance(e, str) else e.name for e in self.methods]
+        _check_named_once(methods, given)
+        # a method's parameters, grid and --cv are named by its name or as given
+        aliases = [
+            {m.name.lower(), g.lower()} for m, g in zip(methods, given, strict=True)
+        ]
+        known = set().union(*aliases)
+        for name in [*self.params, *self.cv, *self.grid]:
+            if name.lower() not in known:
                 raise ConfigError(
-                    f"parameters or --cv given for {name!r}, which is not among the "
-                    f"selected methods ({', '.join(m.name for m in methods)})"
+                    f"parameters, a grid or --cv given for {name!r}, which is not "
+                    f"among the selected methods ({', '.join(m.name for m in methods)})"
                 )
         if self.cv_rules:
             _check_rules_searched(methods, self.cv)
         out = []
-        for m in methods:
-            tuned = any(name.lower() == m.name.lower() for name in self.cv)
+        for m, names in zip(methods, aliases, strict=True):
+            tuned = any(name.lower() in names for name in self.cv)
+            grid = _merged(self.grid, names)
+            if grid:
+                for key, values in grid.items():
+                    for value in values:
+                        m.check({key: value})
+                m = dataclasses.replace(m, grid={**m.grid, **grid})
             if tuned and self.cv_rules and m.rules:
                 m = dataclasses.replace(
                     m, grid={**m.grid, "decision_rule": list(m.rules)}
                 )
-            params = {
-                key: value
-                for name, values in self.params.items()
-                if name.lower() == m.name.lower()
-                for key, value in values.items()
-            }
+            params = _merged(self.params, names)
+            if tuned and m.source and not set(m.grid) - set(params):
+                raise ConfigError(
+                    f"--cv (cv) names {m.name}, your classifier, with no grid to "
+                    f"search: give one ([grid.{m.name}] in a config, or "
+                    f"cv={{{m.name!r}: {{'PARAM': [VALUES]}}}}) of parameters that "
+                    "--params ([params]) leaves free, or leave it out of cv"
+                )
             if tuned and self.cv_rules and m.rules and "decision_rule" in params:
                 raise ConfigError(
                     f"--cv-rules (cv_rules) asks cross-validation to choose "
@@ -103,6 +125,17 @@ class Experiment:
             searched = any(key not in params for key in m.grid)
             out.append(MethodSetting(m, params, tuned and searched))
         return out
+
+
+def _merged(by_method, names):
+    """The values of ``by_method`` (``{method: {key: value}}``) given under any of
+    ``names`` (lower case), merged."""
+    return {
+        key: value
+        for name, values in by_method.items()
+        if name.lower() in names
+        for key, value in values.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -179,8 +212,14 @@ def _check_rules_searched(methods, cv):
 
 
 def setting_key(method, params, tuned, cv_folds, normalize, standardize=False):
-    """A stable string naming how a method was configured (part of a row's identity)."""
+    """A stable string naming how a method was configured (part of a row's identity).
+
+    A user's estimator (``method.source``) is named by its class's import path and
+    every parameter of ``get_params(deep=False)``, values JSON cannot hold by their
+    ``repr``."""
     spec = {"params": {**method.params, **params}}
+    if method.source:
+        spec = {"class": method.source, "params": json_safe(spec["params"])}
     if tuned:
         spec["cv"] = {
             "folds": cv_folds,

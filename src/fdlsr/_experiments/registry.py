@@ -76,6 +76,10 @@ class Method:
     rows stored by an earlier search of the method have another setting and are not
     reused. ``rule`` says how the method labels a test sample (for the reports).
 
+    ``source`` is the import path (``module:Class``) of a user's estimator
+    (:func:`.user_methods.estimator_method`), recorded in its rows' setting; empty
+    for a registered method.
+
     ``seconds`` is the method's mean time per run (fit, predict and, where the FERET
     config tunes it, the search) in the shipped FERET table at k = 5: 1000 training
     samples of 1600 features, one BLAS thread. :meth:`expected_seconds` scales it to
@@ -96,6 +100,7 @@ class Method:
     rule: str = ""
     rules: tuple = ()
     seconds: float = 0.41
+    source: str = ""
 
     def expected_seconds(self, n_train, n_features):
         """The expected seconds of one run on ``n_train`` training samples of
@@ -144,14 +149,17 @@ class Method:
         for name, value in params.items():
             where = f"{self.name}.{name}={_show(value)}"
             default = defaults[name]
-            if isinstance(value, bool) and _is_number(default):
+            # a user's estimator may not check its parameters before fit
+            mistyped = self.source and isinstance(value, str)
+            if (isinstance(value, bool) or mistyped) and _is_number(default):
+                kind = "boolean" if isinstance(value, bool) else "string"
                 raise ConfigError(
-                    f"{where} is a boolean; {self.name}.{name} takes a number "
+                    f"{where} is a {kind}; {self.name}.{name} takes a number "
                     f"(default {_show(default)})"
                 )
             try:
                 estimator = self.build(**{name: value})
-                if hasattr(estimator, "_validate_params"):
+                if hasattr(estimator, "_parameter_constraints"):
                     estimator._validate_params()
             except (TypeError, ValueError) as error:
                 raise ConfigError(
@@ -175,8 +183,16 @@ def _one_line(error):
     return " ".join(str(error).split())
 
 
-# Row groups of the paper's tables, in their order; the baselines come last.
-FAMILIES = ["representation", "dictionary", "relaxed", "proposed", "scikit-learn"]
+# Row groups of the paper's tables, in their order; the baselines, then the user's
+# own estimators (.user_methods.YOURS), come last.
+FAMILIES = [
+    "representation",
+    "dictionary",
+    "relaxed",
+    "proposed",
+    "scikit-learn",
+    "yours",
+]
 
 # FDLSR's parameters and their FDLSRCV grid arguments.
 _SEARCHED = {

@@ -45,6 +45,7 @@ FAMILY_TITLES = {
     "relaxed": "Least squares regression",
     "proposed": "Proposed",
     "scikit-learn": "scikit-learn baselines",
+    "yours": "Yours",
     "deep network": "End-to-end networks (the paper's Table VI)",
 }
 # How a row's parameters were chosen (a row's ``tuning``) as the tables show it.
