@@ -283,9 +283,10 @@ def holm(pvalues):
 
 @dataclass(frozen=True)
 class RankComparison:
-    """The methods' ranks across tables and Demšar's (2006) tests of them.
+    """The methods' ranks across tables and Demšar's (2006) tests of them, as
+    :func:`rank_comparison` computes them (each field is an attribute of the result).
 
-    Attributes
+    Parameters
     ----------
     ranks : pandas.DataFrame
         One row per table (``dataset``, ``data_sha256``, ``k``), one column per
