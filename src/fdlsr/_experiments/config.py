@@ -402,6 +402,11 @@ def resolve_config(
     ex = resolved.experiment
     if methods:
         every = [m.lower() for m in methods] == ["all"]
+        if not every and "all" in {m.lower() for m in methods}:
+            raise ConfigError(
+                "--methods all stands alone (it names every method): give all, or "
+                "the methods by name"
+            )
         ex.methods = all_methods() if every else list(methods)
         selected = {m.lower() for m in ex.methods}
         # an import path's method is named by its class too (--params Mine.x=...)
