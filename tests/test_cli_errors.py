@@ -36,6 +36,8 @@ CASES = [
     ([*RUN, "-k", "two"], "'two' is not a number of samples per class"),
     ([*RUN, "-k", "500"], "k=500"),
     ([*RUN, "--methods", "Nope"], "unknown method 'Nope'"),
+    ([*RUN, "--methods", "all", "LSR"], "--methods all stands alone"),
+    ([*RUN, "-k", "2", "3", "2"], "name k=2 twice; name each k once"),
     ([*RUN, "--out", "FILE"], "is not a results store: it is a file"),
     ([*RUN, "--out", "FILE/sub"], "Not a directory"),
     (["run", "--dataset", "DIR", "-k", "1"], "no images found"),

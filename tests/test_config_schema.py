@@ -50,6 +50,25 @@ def test_a_bad_value_is_one_line_naming_the_key(tmp_path, capsys, text, key):
     assert not (tmp_path / "results.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    "text, refused",
+    [
+        ("k = [2]\ncv_folds = 2", "cv_folds = 2 applies when cv names a method"),
+        ('k = [2]\ncv = []\ncv_folds = 2', "cv_folds = 2 applies when cv names"),
+        ('k = "fixed"\nsplits = 3', "splits = 3 applies with a k that is a number"),
+    ],
+)
+def test_a_config_key_that_does_not_apply_is_refused(tmp_path, capsys, text, refused):
+    """As the command line's --cv-folds without --cv: refused, never ignored."""
+    path = write_config(tmp_path / "c.toml", text + "\n")
+    line = cli_error(capsys, ["run", "--config", str(path), "--out", str(tmp_path)])
+    assert refused in line, line
+    applies = write_config(tmp_path / "ok.toml", 'k = [2, "fixed"]\nsplits = 3\n')
+    assert load_config(applies).experiment.splits == 3
+    tuned = 'k = [2]\ncv = ["FDLSR"]\ncv_folds = 2\n'
+    assert load_config(write_config(tmp_path / "cv.toml", tuned)).experiment.cv_folds == 2
+
+
 def test_missing_dataset_and_booleans_that_are_booleans(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text("k = 2\n")

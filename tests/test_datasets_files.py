@@ -134,6 +134,30 @@ def test_csv_bad_rows_and_wrong_options(tmp_path):
         load_dataset(tmp_path / "empty.csv")
 
 
+def test_csv_header_without_samples_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text("f0,f1,f2,f3,label\n")
+    with pytest.raises(DatasetError) as excinfo:
+        load_dataset(path)
+    assert "h.csv holds a header and no samples" in message(excinfo)
+
+
+def test_csv_line_of_white_space_is_blank(tmp_path):
+    X, y = truth(n_classes=2, per_class=3, d=3)
+    lines = [",".join(map(str, row)) + f",{label}" for row, label in zip(X, y)]
+    lines.insert(2, "  \t")  # line 4 of the file, after the header
+    path = tmp_path / "s.csv"
+    path.write_text("f0,f1,f2,label\n" + "\r\n".join(lines) + "\n")
+    ds = load_dataset(path)
+    np.testing.assert_array_equal(ds.X, X)
+    np.testing.assert_array_equal(ds.y, y)
+    # a bad line after it keeps its number in the file
+    path.write_text("f0,f1,f2,label\n" + "\n".join(lines[:4] + ["1,x,2,0"]) + "\n")
+    with pytest.raises(DatasetError) as excinfo:
+        load_dataset(path)
+    assert "s.csv:6: column 1 ('f1') holds 'x'" in message(excinfo)
+
+
 # --- image folders ----------------------------------------------------------------
 
 

@@ -299,6 +299,17 @@ def test_report_stats_csv_is_the_function_and_html_is_refused(tmp_path):
     assert status == 2 and "--format md or --format csv" in err
 
 
+def test_report_reference_without_stats_is_refused():
+    """--reference applies to --stats only: refused in one line, not ignored."""
+    from fdlsr._testing import cli
+
+    status, out, err = cli(["report", str(FERET), "--reference", "LSR"])
+    assert status == 2 and out == ""
+    assert "add --stats, or drop --reference" in err and len(err.splitlines()) == 1
+    status, out, err = cli(["report", str(FERET), "--stats", "--reference", "LSR"])
+    assert status == 0, err
+
+
 def test_methods_on_other_seeds_are_said_to_be_unpaired_not_paired():
     records = [
         {"dataset": "d", "data_sha256": None, "k": 2, "label": label,

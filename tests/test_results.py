@@ -90,6 +90,16 @@ def test_a_method_named_twice_is_refused_before_anything_runs(tmp_path, methods)
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("ks", [[2, 2], [2, 3, 2]])
+def test_a_k_named_twice_is_refused_before_anything_runs(tmp_path, ks):
+    """``-k 2 2`` asked for every run at k=2 twice: refused in one line naming the
+    k, before the store is made."""
+    ex = Experiment(dataset="mini", ks=ks, methods=["LSR"], splits=1)
+    with pytest.raises(ConfigError, match="name k=2 twice; name each k once"):
+        computed(tmp_path / "out", ex, Data())
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_second_writer_is_refused(tmp_path):
     with ResultStore(tmp_path):
         with pytest.raises(ConfigError, match="another fdlsr run"):

@@ -300,6 +300,27 @@ def _check_tuned_params(raw, source):
             )
 
 
+def _refuse_inapplicable_keys(raw, source):
+    """A setting that does not apply is refused, from a config as from the command
+    line (:mod:`.run_options`): ``cv_folds`` needs a method in ``cv``, ``splits`` a
+    ``k`` that is a number. The config is judged as written, before the command
+    line's values override it."""
+    ks = raw.get("k", [])
+    ks = ks if isinstance(ks, list) else [ks]
+    if "cv_folds" in raw and not raw.get("cv"):
+        raise ConfigError(
+            f"{source}: cv_folds = {raw['cv_folds']} applies when cv names a method: "
+            "it sets the inner folds of the cross-validation of cv; name a method in "
+            "cv, or remove cv_folds"
+        )
+    if "splits" in raw and ks and all(k == FIXED for k in ks):
+        raise ConfigError(
+            f"{source}: splits = {raw['splits']} applies with a k that is a number of "
+            'samples per class: k = "fixed" runs the data set\'s own split once; '
+            "remove splits"
+        )
+
+
 def load_config(name_or_path):
     """Parse and check a config into a :class:`Config`.
 
@@ -312,6 +333,7 @@ def load_config(name_or_path):
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{source} is not valid TOML: {one_line(error)}") from None
     check_settings(raw, source)
+    _refuse_inapplicable_keys(raw, source)
     ks = raw.get("k", [])
     methods = raw.get("methods", "all")
     experiment = Experiment(
@@ -402,6 +424,11 @@ def resolve_config(
     ex = resolved.experiment
     if methods:
         every = [m.lower() for m in methods] == ["all"]
+        if not every and "all" in {m.lower() for m in methods}:
+            raise ConfigError(
+                "--methods all stands alone (it names every method): give all, or "
+                "the methods by name"
+            )
         ex.methods = all_methods() if every else list(methods)
         selected = {m.lower() for m in ex.methods}
         # an import path's method is named by its class too (--params Mine.x=...)

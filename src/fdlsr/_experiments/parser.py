@@ -324,7 +324,6 @@ def build_parser():
     )
     report.add_argument(
         "--reference",
-        default="FDLSR",
         metavar="METHOD",
         help="with --stats: the method the others are compared with (a row label of "
         "the tables; default: FDLSR)",

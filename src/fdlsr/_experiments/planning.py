@@ -79,6 +79,7 @@ class Experiment:
         methods = [method_of(entry) for entry in self.methods]
         given = [e if isinstance(e, str) else e.name for e in self.methods]
         _check_named_once(methods, given)
+        _check_ks_once(self.ks)
         # a method's parameters, grid and --cv are named by its name or as given
         aliases = [
             {m.name.lower(), g.lower()} for m, g in zip(methods, given, strict=True)
@@ -198,6 +199,17 @@ def _check_named_once(methods, given):
                 "once (--methods, or methods = [...] in a config)"
             )
         seen[method.name] = name
+
+
+def _check_ks_once(ks):
+    """A request names each ``k`` once, as each method: a repeated ``k`` would ask
+    for every run at it twice."""
+    for i, k in enumerate(ks or []):
+        if k in ks[:i]:
+            raise ConfigError(
+                f"the training sizes name k={k} twice; name each k once (-k, or "
+                "k = [...] in a config)"
+            )
 
 
 def _check_rules_searched(methods, cv):

@@ -377,8 +377,8 @@ class ResultStore:
             raise ConfigError(
                 f"{self.path} already holds the run {key.method} k={key.k} split "
                 f"{key.split} (seed {key.seed}) of {key.dataset!r}, with this setting; "
-                "a run is stored once: name each method once, or give this run its "
-                "own folder with --out DIR"
+                "a run is stored once (a request names each method and each k "
+                "once): give this run its own folder with --out DIR"
             )
         if self.session is None:
             self.start_session()

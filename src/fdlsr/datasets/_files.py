@@ -77,6 +77,11 @@ def read_csv(path, *, label_column=None, budget=None, n_features=None):
         raise _ragged(path, rest[0][0], second, first_line, first, delimiter)
     by_name = _is_name(label_column)
     header = first if by_name or _is_header(path, first, second) else None
+    if header is not None and not rest:
+        raise DatasetError(
+            f"{path} holds a header and no samples; it needs one sample per line "
+            "after the header"
+        )
     names = [h.strip() for h in header] if header is not None else None
     # at most this many samples: the lines after the header (blank ones too)
     n_samples = max(n_lines - (first_end if header is not None else 0), 1)
@@ -189,7 +194,8 @@ def _scan(path):
 
 
 def _loadtxt(path, *, encoding, **options):
-    """``numpy.loadtxt`` without its notes on blank lines (which it skips).
+    """``numpy.loadtxt`` over :func:`_lines`, without its notes on blank lines (which
+    it skips).
 
     The file is opened without newline translation, so that a carriage return
     inside a quoted label is kept (else CR and LF labels would merge); numpy itself
@@ -197,7 +203,16 @@ def _loadtxt(path, *, encoding, **options):
     """
     with _open_text(path, encoding) as f, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return np.loadtxt(f, **options)
+        return np.loadtxt(_lines(f), encoding=encoding, **options)
+
+
+def _lines(f):
+    """The lines of the open text file ``f``, a line of only white space given as an
+    empty line (its line end kept): the one meaning of a blank line, which numpy and
+    ``csv`` both skip, while lines keep their numbers in the file."""
+    for line in f:
+        body = line.rstrip("\r\n")
+        yield line[len(body) :] if body.isspace() else line
 
 
 def _open_text(path, encoding):
@@ -210,7 +225,8 @@ def _open_text(path, encoding):
 
 def _records(f, delimiter):
     """``(first line, last line, fields)`` of each record of the open text file
-    ``f`` (opened with ``newline=""``), lines counted from 1, blank lines skipped.
+    ``f`` (opened with ``newline=""``), lines counted from 1, blank lines (empty or
+    of white space, :func:`_lines`) skipped.
 
     Python's ``csv`` module splits as numpy does for one-character delimiters
     (``quotechar='"'``, ``""`` inside quotes). With white space (``delimiter``
@@ -228,7 +244,7 @@ def _records(f, delimiter):
             if fields:
                 yield number, number, fields
         return
-    reader = csv.reader(f, delimiter=delimiter, quotechar='"', strict=False)
+    reader = csv.reader(_lines(f), delimiter=delimiter, quotechar='"', strict=False)
     start = 1
     while True:
         try:

@@ -31,6 +31,11 @@ class ReportRequest:
 
 def main(args):
     """``fdlsr report``: one table per data set of each store."""
+    if args.reference is not None and not args.stats:  # an option that does not apply
+        raise ConfigError(
+            "--reference names the method --stats compares the others with; add "
+            "--stats, or drop --reference"
+        )
     request = ReportRequest(
         stores=tuple(args.results),
         format=args.format,
@@ -39,7 +44,7 @@ def main(args):
         command=command_line(args),
         force=args.force,
         stats=args.stats,
-        reference=args.reference,
+        reference="FDLSR" if args.reference is None else args.reference,
     )
     if request.stats:
         return statistics(request)
