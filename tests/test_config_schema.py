@@ -54,7 +54,7 @@ def test_a_bad_value_is_one_line_naming_the_key(tmp_path, capsys, text, key):
     "text, refused",
     [
         ("k = [2]\ncv_folds = 2", "cv_folds = 2 applies when cv names a method"),
-        ('k = [2]\ncv = []\ncv_folds = 2', "cv_folds = 2 applies when cv names"),
+        ("k = [2]\ncv = []\ncv_folds = 2", "cv_folds = 2 applies when cv names"),
         ('k = "fixed"\nsplits = 3', "splits = 3 applies with a k that is a number"),
     ],
 )
@@ -66,7 +66,9 @@ def test_a_config_key_that_does_not_apply_is_refused(tmp_path, capsys, text, ref
     applies = write_config(tmp_path / "ok.toml", 'k = [2, "fixed"]\nsplits = 3\n')
     assert load_config(applies).experiment.splits == 3
     tuned = 'k = [2]\ncv = ["FDLSR"]\ncv_folds = 2\n'
-    assert load_config(write_config(tmp_path / "cv.toml", tuned)).experiment.cv_folds == 2
+    assert (
+        load_config(write_config(tmp_path / "cv.toml", tuned)).experiment.cv_folds == 2
+    )
 
 
 def test_missing_dataset_and_booleans_that_are_booleans(tmp_path):

@@ -144,7 +144,9 @@ def test_csv_header_without_samples_is_refused_in_one_line(tmp_path):
 
 def test_csv_line_of_white_space_is_blank(tmp_path):
     X, y = truth(n_classes=2, per_class=3, d=3)
-    lines = [",".join(map(str, row)) + f",{label}" for row, label in zip(X, y)]
+    lines = [
+        ",".join(map(str, row)) + f",{label}" for row, label in zip(X, y, strict=True)
+    ]
     lines.insert(2, "  \t")  # line 4 of the file, after the header
     path = tmp_path / "s.csv"
     path.write_text("f0,f1,f2,label\n" + "\r\n".join(lines) + "\n")

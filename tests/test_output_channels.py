@@ -116,7 +116,7 @@ def test_the_cases_of_the_attack_round():
 # -- every command that shows a store's text, end to end ----------------------------
 
 HOSTILE_NAMES = [
-    "=HYPERLINK(\"http://x\")",
+    '=HYPERLINK("http://x")',
     "+1",
     "@SUM(A1)",
     "-2",
