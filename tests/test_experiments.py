@@ -319,6 +319,11 @@ def test_store_of_your_classifier_is_read_without_your_code(tmp_path, user_code)
     )  # fmt: skip
     assert report.returncode == 0, report.stderr
     assert "| MyClassifier |" in report.stdout and "*Yours*" in report.stdout
+    # its parameters are the user's, not fdlsr's registered defaults
+    row = next(
+        line for line in report.stdout.splitlines() if "| MyClassifier |" in line
+    )
+    assert row.endswith("| yours |") and "yours = your classifier's" in report.stdout
     read = subprocess.run(
         [sys.executable, "-c",
          "import sys; from fdlsr.results import read_results; "

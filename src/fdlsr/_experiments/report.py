@@ -49,13 +49,18 @@ FAMILY_TITLES = {
     "deep network": "End-to-end networks (the paper's Table VI)",
 }
 # How a row's parameters were chosen (a row's ``tuning``) as the tables show it.
-TUNING = {"paper": "paper", "fixed": "ours", "cv": "CV", "unrecorded": "fixed"}
+TUNING = {
+    "paper": "paper", "fixed": "ours", "yours": "yours", "cv": "CV",
+    "unrecorded": "fixed",
+}  # fmt: skip
 # What each label of the Parameters column means; a table explains those it shows.
 TUNING_MEANING = {
     "paper": "paper = fixed at values the paper states (for this dataset, or for the "
     "one named above)",
     "fixed": "ours = fixed by us (the method's registered defaults, see `fdlsr "
     "methods`, or values of the config or --params)",
+    "yours": "yours = your classifier's parameters as you gave them (its "
+    "get_params(), in each row's setting)",
     "cv": "CV = chosen on each training split by inner cross-validation over the "
     "method's grid (with k=1 there is nothing to validate on: its fixed values)",
     "unrecorded": "fixed = fixed values in rows stored before fdlsr recorded whether "
@@ -65,7 +70,7 @@ TUNING_MEANING = {
 
 def tuning_note(rows):
     """The note explaining the Parameters labels that ``rows`` show, or None."""
-    shown = {r.get("tuning") for r in rows}
+    shown = {_tuning(r) for r in rows}
     meanings = [text for key, text in TUNING_MEANING.items() if key in shown]
     return prose(f"Parameters column: {'; '.join(meanings)}.") if meanings else None
 
@@ -533,9 +538,17 @@ def tuning_time_note(rows):
 
 def tuning_text(row, fmt="md"):
     """The Parameters cell of a table row (a dash for the paper's own rows)."""
-    if row.get("tuning") in TUNING:
-        return TUNING[row["tuning"]]
+    if _tuning(row) in TUNING:
+        return TUNING[_tuning(row)]
     return "--" if fmt == "latex" else "—"
+
+
+def _tuning(row):
+    """How a table row's parameters were chosen; a user's classifier with fixed
+    parameters has them from its user ("yours"), not from fdlsr's registry."""
+    if row.get("tuning") == "fixed" and row.get("family") == "yours":
+        return "yours"
+    return row.get("tuning")
 
 
 def _latex(ks, rows, n_max, best, title, notes):
