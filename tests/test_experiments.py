@@ -485,3 +485,28 @@ def test_arrays_run_as_the_named_data_set_does(tmp_path):
     )
     assert set(arrays["dataset"]) == {"data"}
     assert list(arrays["accuracy"]) == list(by_name["accuracy"])
+
+
+def test_a_module_that_exits_at_import_is_one_line(tmp_path, monkeypatch):
+    """``sys.exit`` in a user's module is a SystemExit, not an Exception: still the
+    one-line refusal, not the end of the command with the module's exit status."""
+    from fdlsr._experiments.user_methods import import_method
+
+    (tmp_path / "exits_at_import.py").write_text("import sys\nsys.exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ConfigError, match="cannot be imported .SystemExit: 3"):
+        import_method("exits_at_import:Anything")
+
+
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), float("nan")])
+def test_a_non_finite_parameter_is_stored_as_strict_json(value):
+    """A store is strict JSON (no NaN or Infinity): a non-finite parameter of a
+    user's classifier is recorded as its text."""
+    import json
+
+    from fdlsr._experiments.user_methods import json_safe
+
+    text = json.dumps(
+        json_safe({"alpha": value, "beta": [value, 1.0]}), allow_nan=False
+    )
+    assert json.loads(text) == {"alpha": repr(value), "beta": [repr(value), 1.0]}

@@ -13,6 +13,7 @@ path as text (``Method.source``, in the setting): reading a store never imports 
 """
 
 import hashlib
+import math
 import importlib
 import inspect
 import re
@@ -112,7 +113,7 @@ def import_method(path):
         found = importlib.import_module(module_name)
         for part in attribute.split("."):
             found = getattr(found, part)
-    except Exception as error:  # noqa: BLE001 (the user's module: said in one line)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (the user's module: said in one line)
         raise ConfigError(
             f"method {quote(path)} cannot be imported ({type(error).__name__}: "
             f"{error}); put the folder holding {module_name.split('.')[0]} on "
@@ -141,11 +142,14 @@ def method_of(entry):
 
 
 def json_safe(value):
-    """``value`` as JSON holds it, else its ``repr`` without memory addresses (a
-    function's, an object's), so that it names the value the same way in every
-    process; an array by its dtype, shape and SHA-256."""
+    """``value`` as strict JSON holds it, else its ``repr`` without memory addresses
+    (a function's, an object's), so that it names the value the same way in every
+    process; a non-finite number as its text (``'inf'``, ``'nan'``: strict JSON has
+    none); an array by its dtype, shape and SHA-256."""
     if isinstance(value, np.generic):
         value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, (list, tuple)):
