@@ -13,9 +13,9 @@ path as text (``Method.source``, in the setting): reading a store never imports 
 """
 
 import hashlib
-import math
 import importlib
 import inspect
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
