@@ -629,7 +629,7 @@ def free_port():
         return taken.getsockname()[1]
 
 
-@pytest.mark.parametrize("deadline", ["0s", "-5s"])
+@pytest.mark.parametrize("deadline", ["0s", "-5s", "abc"])
 def test_a_deadline_not_positive_says_so(deadline):
     pytest.importorskip("distributed")
     import dask

@@ -362,3 +362,24 @@ def test_whole_number_options_read_the_digits_0_to_9_only(text):
         assert not (text.isascii() and text.isdigit() and int(text) >= 1), text
         return
     assert text.isascii() and text.isdigit() and value == int(text) >= 1, text
+
+
+def test_the_tracker_note_is_off_in_children_only_while_they_start(monkeypatch):
+    """loky's resource tracker notes leaked semaphores after a Ctrl-C (then removes
+    them): its children ignore that note, this process's environment is restored."""
+    import os
+    import subprocess
+    import sys
+
+    from fdlsr._experiments.executor import _tracker_notes_off
+
+    monkeypatch.setenv("PYTHONWARNINGS", "default")
+    with _tracker_notes_off():
+        child = subprocess.run(
+            [sys.executable, "-c", "import warnings; "
+             "warnings.warn('resource_tracker: There appear to be 1 leaked'); "
+             "warnings.warn('another note')"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert "resource_tracker" not in child.stderr and "another note" in child.stderr
+    assert os.environ["PYTHONWARNINGS"] == "default"

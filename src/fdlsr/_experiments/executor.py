@@ -33,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 
 from joblib import Parallel, delayed, parallel_config
 
@@ -117,20 +118,45 @@ def _loky(function, tasks, shared, n_jobs, threads):
             max_nbytes=None,
             return_as="generator_unordered",
         )
-        with _group_signals_blocked():  # the workers and trackers start here
+        with _group_signals_blocked(), _tracker_notes_off():  # workers, trackers start
             results = parallel(
                 delayed(_indexed)(i, function, task, shared)
                 for i, task in enumerate(tasks)
             )
         try:
-            for index, result in results:
-                yield tasks[index], result
+            with warnings.catch_warnings():
+                # joblib's note that a Ctrl-C cancelled the tasks in flight: the
+                # command says so itself, in one line
+                warnings.filterwarnings("ignore", message=".*tasks which were still")
+                for index, result in results:
+                    yield tasks[index], result
         except TerminatedWorkerError as error:
             codes = re.search(r"exit codes of the workers are \{(.*?)\}", str(error))
             how = f" (exit codes: {codes.group(1)})" if codes else ""
             raise WorkerError(f"a worker process died{how}; {RESUME}") from None
         finally:
             results.close()  # on the way out early: joblib stops the workers
+
+
+# loky's resource tracker, a child process, notes the semaphores of workers stopped
+# by a Ctrl-C before it removes them itself; a command interrupted says one line.
+_TRACKER_NOTE = "ignore:resource_tracker:UserWarning"  # no ":" inside a field
+
+
+@contextlib.contextmanager
+def _tracker_notes_off():
+    """The processes started in the block (loky's workers and resource tracker)
+    ignore the resource tracker's note about leaked semaphores; this process's
+    environment is as it was after the block."""
+    before = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [before, _TRACKER_NOTE]))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = before
 
 
 @contextlib.contextmanager
@@ -505,7 +531,7 @@ def _connect_timeout():
     value = dask.config.get("distributed.comm.timeouts.connect")
     try:
         seconds = parse_timedelta(value, default="seconds")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, KeyError):  # KeyError: an unknown unit
         seconds = None
     if not seconds or seconds <= 0:
         raise ConfigError(
