@@ -245,7 +245,9 @@ class Cluster:
                         processes=True,
                         host="127.0.0.1",
                         dashboard_address=None,
-                        scheduler_kwargs={"dashboard_address": None},
+                        # the scheduler's HTTP routes start anyway: on a free port,
+                        # not 8787, which another cluster may hold (dask warns then)
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
                         local_directory=folder,
                         silence_logs=logging.CRITICAL,
                         env={name: str(self.threads) for name in THREAD_VARIABLES},
