@@ -27,7 +27,8 @@ by us from those numbers, not by the paper (which has no such baselines):
   the primal (liblinear's trust-region Newton), which converges at every ``C`` of the
   grid; ``C`` in {1, 10, 100, 1e3} when tuned. scikit-learn's ``dual="auto"`` picks
   the dual coordinate descent for fewer samples than features, which stops at its
-  1000 iterations without converging from C = 100 on FERET, 3 to 5 times slower.
+  1000 iterations without converging at large ``C`` on face images (and is slower:
+  docs/performance.md).
 * ``LogisticRegression(C=1000, max_iter=1000)``: multinomial, L2 penalty, L-BFGS;
   ``C`` in {10, 100, 1e3, 1e4} when tuned, chosen by scikit-learn's
   ``LogisticRegressionCV`` (:class:`LogisticRegressionCV`: each fold's path over the
@@ -39,8 +40,7 @@ by us from those numbers, not by the paper (which has no such baselines):
 in an orthonormal basis ``Q`` of their span (``X = R^T Q^T``, a QR factorisation of
 ``X^T``) and map the weights back (``W = Q W_R``): the L2-penalised optimum lies in
 that span, and both losses see the samples only through inner products, so the
-problem is the same, at ``n / d`` of the cost per pass (FERET, k = 5: 3 to 6 times
-faster). Liblinear's Newton steps and stopping test are the same in both coordinates,
+problem is the same, at ``n / d`` of the cost per pass. Liblinear's Newton steps and stopping test are the same in both coordinates,
 so its fits agree up to rounding. L-BFGS stops on the largest entry of the gradient,
 which depends on the coordinates: before convergence (``tol = 1e-4`` at large ``C``)
 it stops at another point near the optimum (tests/test_baselines.py compares both).
@@ -54,7 +54,7 @@ is the same one in those coordinates.
 *LDA's pooled covariance in one product.* scikit-learn's ``lsqr`` solver shrinks the
 empirical covariance ``C_c`` of each class, ``(1 - s) C_c + s (tr C_c / d) I``, and
 averages them with the class priors ``p_c``, one d x d matrix per class (FERET, k = 5:
-200 matrices of 1600 x 1600, 12 s). Shrinkage is linear, so the average is
+200 matrices of 1600 x 1600). Shrinkage is linear, so the average is
 
     (1 - s) Xw^T Xw + s (||Xw||_F^2 / d) I,   Xw = rows x_i - m_(y_i) times sqrt(p_c / n_c),
 

@@ -110,8 +110,8 @@ class FDLSRCV(FDLSR):
     min_resources : int >= 1, "exhaust" or "smallest", default=10
         ``"halving"`` only: the iterations of the first round. The default, with
         ``factor=3`` and 30 iterations, is two rounds: every point runs 10
-        iterations, the best third continue to 30 (of the settings measured,
-        the one that agreed most with the grid; Notes). ``"exhaust"``
+        iterations, the best third continue to 30 (the setting that agrees most with the
+        grid: Notes). ``"exhaust"``
         (scikit-learn's default) is
         the largest number that still lets the rounds end with fewer than
         ``factor`` points, which on the paper's 216 points and 30 iterations is
@@ -231,27 +231,12 @@ class FDLSRCV(FDLSR):
     When to use which search: ``"grid"`` to get ``GridSearchCV``'s choice (the
     paper's protocol, reported results); ``"halving"`` where the grid's cost
     matters and a choice that is usually the grid's, or close to it in test
-    accuracy, will do. Measured by ``benchmarks/bench_halving.py`` (the paper's
-    216 points, the 1-NN rule, min(k, 5) folds; 75 cases of 8 data sets; CPU
-    seconds, BLAS on one thread; docs/performance.md):
-
-    ========================  ==========  ==================  =========  =========
-    search                    same point  test acc. diff.     CPU ratio  FERET k=5
-    ========================  ==========  ==================  =========  =========
-    "grid" (default)          100%        0                   1x         1x
-    "halving" (defaults)      95%         +0.39 / -2.04 pt    1.64x      1.64x
-    min_resources=5           85%         +0.81 / -1.33 pt    1.79x      1.98x
-    min_resources="exhaust"   29%         -1.09 / -22.96 pt   4.12x      5.39x
-    ========================  ==========  ==================  =========  =========
-
-    (same point: the grid's choice; test acc. diff.: mean / worst change of the
-    chosen model's test accuracy where the point differs; CPU ratio: the grid's
-    CPU seconds over the search's, all cases; FERET k=5: the same, 5 images per
-    person, 5 folds.) No setting measured is both 4x faster and 90% in agreement;
-    the default favours agreement. ``HalvingGridSearchCV(FDLSR(),
-    resource="max_iter")`` with the rounds of ``"exhaust"`` (its last at 27
-    iterations) chose the grid's point in 11% of 18 cases, and on FERET k=5 the
-    point of ``min_resources="exhaust"`` at 5.3x its CPU.
+    accuracy, will do. How often each setting of the halving search chooses the
+    grid's point, the test accuracy where it does not and its CPU ratio are
+    measured by ``benchmarks/bench_halving.py`` and tabulated in
+    docs/performance.md ("Successive halving: when to use which search"); the
+    default (two rounds, 10 then 30 iterations) is the setting that agreed most
+    with the grid there.
 
     Examples
     --------
