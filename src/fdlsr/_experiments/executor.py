@@ -23,6 +23,7 @@ connect timeout, ``distributed.comm.timeouts.connect``, bounds the wait);
 says what is left behind after each kind of end.
 """
 
+import atexit
 import contextlib
 import logging
 import os
@@ -521,7 +522,20 @@ def _distributed():
             "--scheduler needs dask.distributed, which is not installed: "
             "pip install 'fdlsr[cluster]' (or 'dask[distributed]')"
         ) from None
+    from distributed.deploy.spec import close_clusters
+
+    # dask closes at exit the clusters left open; one that a Ctrl-C stopped while it
+    # started fails there (an AssertionError on a worker still starting) and Python
+    # prints it after the command's one line: its exit hook runs quietly instead
+    atexit.unregister(close_clusters)
+    atexit.register(_quietly, close_clusters)
     return distributed
+
+
+def _quietly(function):
+    """``function()``, whatever it raises left unsaid (dask's exit hook)."""
+    with contextlib.suppress(BaseException):
+        function()
 
 
 def _connect_timeout():
