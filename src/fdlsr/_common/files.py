@@ -9,6 +9,7 @@ waiting (``O_NONBLOCK``: a FIFO with no writer opens at once) and its kind check
 on the open descriptor, so that a path swapped after a check cannot slip through.
 """
 
+import hashlib
 import os
 import stat
 
@@ -76,3 +77,12 @@ def open_input(path, mode="rb", *, error, what="file", encoding=None, newline=No
     # named as open(path) names it, for the libraries that quote it in messages
     (handle.raw if mode == "rb" else handle.buffer.raw).name = os.fspath(path)
     return handle
+
+
+def sha256(path):
+    """The SHA-256 of the file ``path``'s bytes, as hexadecimal text."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -15,13 +15,13 @@ for ``--force``, never replace a file it did not write.
 """
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
 from . import strict_json
+from .files import sha256
 
 #: The file, in each folder fdlsr writes outputs to, that lists what it wrote there.
 MANIFEST = ".fdlsr-outputs.json"
@@ -42,7 +42,7 @@ def may_replace(path):
     try:
         if not real.is_file() or real.stat().st_size == 0:
             return True
-        return _recorded(real.parent).get(real.name) == _sha256(real)
+        return _recorded(real.parent).get(real.name) == sha256(real)
     except OSError:  # unreadable: fdlsr cannot tell that it wrote it
         return False
 
@@ -64,7 +64,7 @@ def record_written(path):
             for name, digest in _recorded(folder).items()
             if name != real.name and (folder / name).is_file()
         }
-        files[real.name] = _sha256(real)
+        files[real.name] = sha256(real)
         text = json.dumps(
             {"about": _ABOUT, "files": dict(sorted(files.items()))}, indent=1
         )
@@ -91,11 +91,3 @@ def _recorded(folder):
     if not isinstance(files, dict):
         return {}
     return {k: v for k, v in files.items() if isinstance(v, str)}
-
-
-def _sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

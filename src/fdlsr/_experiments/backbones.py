@@ -13,10 +13,10 @@ import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._common.files import sha256
 from .._version import __version__
 from ..datasets._dataset import one_line
 from ..errors import ConfigError
-from .feature_chunks import sha256
 
 DEFAULT_MODEL = "vgg19"
 PENULTIMATE = "penultimate"

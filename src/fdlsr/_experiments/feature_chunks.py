@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .._common import strict_json
+from .._common.files import sha256
 from .._common.strict_json import JSONError
 from ..errors import ConfigError, DatasetError
 
@@ -148,12 +149,3 @@ def _sha256_or_none(path):
         return sha256(path)
     except OSError:
         return None
-
-
-def sha256(path):
-    """The sha256 of the file ``path``, as hexadecimal text."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
