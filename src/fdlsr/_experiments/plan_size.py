@@ -17,7 +17,7 @@ import numpy as np
 
 from .._common.memory import available_memory, size_in_words
 from ..errors import ConfigError
-from .samples import RUN_COPIES
+from .samples import RUN_COPIES, check_run_memory
 from .splits import FIXED
 
 # The most runs one command plans: a million is a hundred thousand times the paper's
@@ -91,12 +91,17 @@ def check_plan_size(experiment, dataset, methods, available=None):
     A plan is refused when it holds more than :data:`MAX_RUNS` runs, or when its
     memory (:attr:`PlanSize.memory`) exceeds what this process can still allocate
     (``available``, default :func:`~fdlsr._common.memory.available_memory`; not
-    compared where unknown). The one line gives the numbers and the fix.
+    compared where unknown). The one line gives the numbers and the fix. Samples
+    whose own copies do not fit are refused first, by
+    :func:`.samples.check_run_memory`, whose fix is less data.
 
     Raises
     ------
     fdlsr.errors.ConfigError
     """
+    # the samples' own copies first: where they alone do not fit, the fix is less
+    # data, not fewer runs
+    check_run_memory(dataset, experiment.standardize, available)
     size = plan_size(experiment, dataset, methods)
     available = available_memory() if available is None else available
     over_runs = size.runs > MAX_RUNS

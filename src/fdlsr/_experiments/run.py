@@ -41,7 +41,7 @@ from .progress import Progress
 from .report import paper_rows, render, summarise
 from .results_frame import frame_of
 from .rows import row_key
-from .samples import check_run_memory, data_warnings, scale_warnings, warn
+from .samples import data_warnings, scale_warnings, warn
 from .scheduler import ORDERS, run_units
 from .store import ResultStore, record_run, table_info, write_info
 from .store_folder import STORE_FILES, check_store
@@ -183,7 +183,6 @@ def run(request, *, dataset=None, progress=None):
             store=out,
         )
     units = experiment_runs(ex, dataset)  # checks methods, parameters and k first
-    check_run_memory(dataset, ex.standardize)  # before the copies are made
     described = _describes(request, dataset)
     if not described:
         print(
