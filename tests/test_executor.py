@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -266,6 +267,23 @@ def test_every_task_is_computed_once_in_any_order():
     results = sorted(computed(divmod, range(20), 7, n_jobs=3))
     assert results == [(t, divmod(t, 7)) for t in range(20)]
     assert list(computed(divmod, range(3), 7)) == [(t, divmod(t, 7)) for t in range(3)]
+
+
+def _sleep(seconds, shared):
+    time.sleep(seconds)
+
+
+def test_leaving_the_results_early_is_silent():
+    # the command stops reading (Ctrl-C while it stores a row): joblib's note that
+    # tasks were cancelled or left unused must not follow the command's one line
+    for wait in (0.0, 0.5):  # tasks in flight; tasks done but not read
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("always")
+            results = computed(_sleep, [0.0, 0.3, 0.3, 0.3], None, n_jobs=2)
+            next(results)
+            time.sleep(wait)
+            results.close()
+        assert [str(w.message) for w in shown] == [], wait
 
 
 def test_tasks_start_in_the_order_given(tmp_path):

@@ -124,19 +124,22 @@ def _loky(function, tasks, shared, n_jobs, threads):
                 delayed(_indexed)(i, function, task, shared)
                 for i, task in enumerate(tasks)
             )
-        try:
-            with warnings.catch_warnings():
-                # joblib's note that a Ctrl-C cancelled the tasks in flight: the
-                # command says so itself, in one line
-                warnings.filterwarnings("ignore", message=".*tasks which were still")
+        with warnings.catch_warnings():
+            # joblib's note, when the loop is left early (a Ctrl-C), that tasks were
+            # cancelled or done but unused; it may come while the loop runs or at
+            # close(): the command says so itself, in one line
+            warnings.filterwarnings("ignore", message=".*adjusting the input task")
+            try:
                 for index, result in results:
                     yield tasks[index], result
-        except TerminatedWorkerError as error:
-            codes = re.search(r"exit codes of the workers are \{(.*?)\}", str(error))
-            how = f" (exit codes: {codes.group(1)})" if codes else ""
-            raise WorkerError(f"a worker process died{how}; {RESUME}") from None
-        finally:
-            results.close()  # on the way out early: joblib stops the workers
+            except TerminatedWorkerError as error:
+                codes = re.search(
+                    r"exit codes of the workers are \{(.*?)\}", str(error)
+                )
+                how = f" (exit codes: {codes.group(1)})" if codes else ""
+                raise WorkerError(f"a worker process died{how}; {RESUME}") from None
+            finally:
+                results.close()  # on the way out early: joblib stops the workers
 
 
 # loky's resource tracker, a child process, notes the semaphores of workers stopped
