@@ -36,6 +36,8 @@ def write_config(path, text):
         ("cv_folds = 1", "cv_folds"),
         ("title = 3", "title"),
         ("methods = []", "methods"),
+        ('methods = ["all", "LSR"]', "methods"),  # "all" stands alone
+        ('methods = ["ALL"]', "methods"),
         ('paper_table = "VII"', "paper_table"),  # the paper has tables I-VI
         ("params = 3", "params"),
         ("[params]\nFDLSR = 3", "params.FDLSR"),

@@ -99,8 +99,11 @@ SCHEMA = {
     ),
     "seed": Setting("a whole number >= 0", lambda v: _is_int(v) and v >= 0, "seed = 0"),
     "methods": Setting(
-        '"all" or a non-empty list of method names',
-        lambda v: v == "all" or (_is_names(v) and len(v) > 0),
+        '"all" (a string, not in a list: every method) or a non-empty list of method names',
+        lambda v: (
+            v == "all"
+            or (_is_names(v) and len(v) > 0 and "all" not in {m.lower() for m in v})
+        ),
         'methods = ["FDLSR", "1-NN"]',
     ),
     "cv": Setting("a list of method names", _is_names, 'cv = ["FDLSR"]'),
