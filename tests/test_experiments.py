@@ -510,3 +510,36 @@ def test_a_non_finite_parameter_is_stored_as_strict_json(value):
         json_safe({"alpha": value, "beta": [value, 1.0]}), allow_nan=False
     )
     assert json.loads(text) == {"alpha": repr(value), "beta": [repr(value), 1.0]}
+
+
+def _scaled(factor):
+    return lambda x: x * factor
+
+
+def test_two_functions_as_parameters_are_two_settings():
+    """A function parameter is named by its code and the values it closes over, so
+    two lambdas (whose reprs are equal once the address goes) start separate rows,
+    and one function is named the same in another process (another hash seed)."""
+    from fdlsr._experiments.user_methods import json_safe
+
+    texts = [
+        json_safe(f)
+        for f in (lambda x: x + 1, lambda x: x - 1, _scaled(2), _scaled(3), len)
+    ]
+    assert len(set(texts)) == 5, texts
+    assert json_safe(_scaled(2)) == texts[2]
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from fdlsr._experiments.user_methods import json_safe;"
+        "import test_experiments as t; print(json_safe(t._scaled(2)))"
+    )
+    for seed in ("1", "2"):
+        other = subprocess.run(
+            [sys.executable, "-c", code, str(Path(__file__).parent)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        # the module's name depends on how it was imported; the digest does not
+        assert other.stdout.split()[-1] == texts[2].split()[-1], other.stderr

@@ -17,6 +17,7 @@ import importlib
 import inspect
 import math
 import re
+import types
 from dataclasses import dataclass
 from typing import Any
 
@@ -159,7 +160,41 @@ def json_safe(value):
     if isinstance(value, np.ndarray):  # its repr elides the middle of a large one
         digest = hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()
         return f"ndarray {value.dtype.str} {value.shape} sha256 {digest}"
+    if isinstance(value, types.FunctionType):  # two lambdas share one repr
+        return f"function {value.__module__}.{value.__qualname__} {_code_digest(value)}"
     return without_address(repr(value))
+
+
+def _code_digest(function):
+    """A SHA-256 of what ``function`` computes: its bytecode, names and constants,
+    its defaults and the values it closes over (a function among them by its name),
+    the same in every process of one Python version."""
+    closed = []
+    for cell in function.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not yet filled
+            value = None
+        function_ = isinstance(value, types.FunctionType)
+        closed.append(value.__qualname__ if function_ else json_safe(value))
+    parts = [_code_text(function.__code__), function.__defaults__, closed]
+    parts.append(function.__kwdefaults__)
+    return hashlib.sha256(repr(json_safe(parts)).encode()).hexdigest()[:16]
+
+
+def _code_text(code):
+    """``code`` as text that does not depend on the process (a frozenset's order
+    follows the string hash seed, so its items are sorted)."""
+
+    def constant(value):
+        if isinstance(value, types.CodeType):
+            return _code_text(value)
+        if isinstance(value, frozenset):
+            return sorted(map(repr, value))
+        return repr(value)
+
+    consts = [constant(value) for value in code.co_consts]
+    return [code.co_code.hex(), code.co_names, code.co_varnames, consts]
 
 
 def without_address(text):
