@@ -12,9 +12,9 @@ in a script's ``__main__`` or a notebook runs in the workers. Each worker starts
 (:func:`_worker_setup`) ignoring SIGINT (Ctrl-C reaches the whole foreground group:
 the command alone decides, and stops the workers) and watching its parent: loky's
 workers outlive a parent killed with ``kill -9`` (they wait for work up to their
-idle timeout), so each ends itself within :data:`WATCH_SECONDS` of the command's end.
-Where the parent cannot be watched this way (Windows, whose ``os.getppid`` does not
-change when the parent ends) the workers end at loky's idle timeout.
+idle timeout), so each ends itself within :data:`WATCH_SECONDS` of the command's end
+(on Windows, whose ``os.getppid`` does not change when the parent ends, by waiting on
+the parent's process handle).
 
 *dask.* ``--scheduler tcp://HOST:PORT`` connects a ``distributed.Client`` (dask's own
 connect timeout, ``distributed.comm.timeouts.connect``, bounds the wait);
@@ -199,12 +199,17 @@ def _worker_setup(parent):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
 
     def watch():
-        while os.getppid() == parent:
-            time.sleep(WATCH_SECONDS)
+        if os.name == "nt":  # getppid does not change there: wait on the process
+            import _winapi
+
+            handle = _winapi.OpenProcess(_winapi.SYNCHRONIZE, False, parent)
+            _winapi.WaitForSingleObject(handle, _winapi.INFINITE)
+        else:
+            while os.getppid() == parent:
+                time.sleep(WATCH_SECONDS)
         os._exit(1)
 
-    if os.name == "posix":
-        threading.Thread(target=watch, daemon=True).start()
+    threading.Thread(target=watch, daemon=True).start()
 
 
 # -- dask.distributed ------------------------------------------------------------------
