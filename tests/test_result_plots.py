@@ -18,6 +18,7 @@ from fdlsr._experiments.report import paper_results, summarise
 from fdlsr._experiments.result_plots import method_style, pareto_front
 from fdlsr._experiments.results_frame import frame_of
 from fdlsr._experiments.store_folder import read_store
+from fdlsr._experiments.variants import row_labels
 from fdlsr._testing import cli, cli_error
 from fdlsr.results import plot_accuracy_by_k, plot_accuracy_by_time
 from result_stores import row, stores, write_store
@@ -51,7 +52,7 @@ def test_both_figures_are_written_with_their_numbers(feret_figures):
         (s["label"], s["k"]): s
         for s in summarise(frame_of(read_store(STORE / "feret").rows))
     }
-    assert len(by_k["lines"]) == 28 and by_k["ks"] == [1, 2, 3, 4, 5]
+    assert len(by_k["lines"]) == 24 and by_k["ks"] == [1, 2, 3, 4, 5]
     for line in by_k["lines"]:
         for k, mean, n in zip(
             by_k["ks"], line["accuracy_mean_pct"], line["n"], strict=True
@@ -136,7 +137,19 @@ def test_accuracy_by_k_is_one_panel_per_family_with_fdlsr_in_each(feret_figures)
         assert box.y0 >= 0 and box.x1 <= figure.bbox.width + 1
     data = json.loads((feret_figures / "feret_accuracy_by_k.json").read_text())
     assert {line["label"] for line in data["lines"]} <= shown
-    assert "LinearSVC (C=1)" in shown  # what a reader needs, no internal argument
+    assert "LRDLSR (alpha=1, gamma=0.01)" in shown  # what sets the row apart
+    # a parameter a setting leaves unset is not named, a number as a reader writes it
+    svc = [
+        {"method": "LinearSVC", "setting": json.dumps(spec), "k": 5, "seed": 0}
+        for spec in (
+            {"params": {"C": 1.0, "dual": None}},
+            {"params": {"C": 10.0, "dual": False}},
+            {"cv": {"folds": 3}, "params": {"C": 10.0, "dual": False}},
+        )
+    ]
+    assert sorted(row_labels(svc).values()) == [
+        "LinearSVC (C=1)", "LinearSVC (C=10, dual=False)", "LinearSVC (cv)"
+    ]  # fmt: skip
     matplotlib.pyplot.close(figure)
 
 
