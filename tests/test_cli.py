@@ -473,3 +473,23 @@ def test_standardize_fits_on_the_training_rows_only():
     np.testing.assert_allclose(Z[train].mean(axis=0), 0, atol=1e-12)
     np.testing.assert_allclose(Z[train].std(axis=0), 1)
     assert abs(Z.mean(axis=0)).max() > 1e-3  # the test rows were not looked at
+
+
+def test_nothing_follows_the_interruption_line():
+    """After the command's one line an interrupted run prints nothing more: what a
+    library prints as Python stops (dask's exit hooks, an asyncio task of a cluster
+    stopped while it started) goes nowhere."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('late noise', file=sys.stderr))\n"
+        "from fdlsr._experiments import cli\n"
+        "cli._interrupted(True, ['run'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 130
+    assert done.stderr == (
+        "fdlsr: interrupted; finished runs are saved: run the same command again "
+        "to resume\n"
+    )

@@ -65,8 +65,12 @@ def _interrupted(program, argv):
     try:
         sys.stderr.write(f"fdlsr: interrupted{f'; {note}' if note else ''}\n")
         sys.stderr.flush()
+        gone = False
     except OSError:  # the terminal is gone (SIGHUP): nowhere to say it
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+        gone = True
+    if gone or program:  # the command's last line is out: what libraries print as
+        # they stop (a half-started dask cluster's asyncio task, exit hooks) goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the process's own stderr
     sys.exit(130)
 
 
