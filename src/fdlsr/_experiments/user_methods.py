@@ -175,10 +175,16 @@ def _code_digest(function):
             value = cell.cell_contents
         except ValueError:  # a cell not yet filled
             value = None
-        function_ = isinstance(value, types.FunctionType)
-        closed.append(value.__qualname__ if function_ else json_safe(value))
-    parts = [_code_text(function.__code__), function.__defaults__, closed]
-    parts.append(function.__kwdefaults__)
+        if isinstance(value, types.FunctionType):  # itself, or another function
+            closed.append(value.__qualname__)
+        else:
+            closed.append(json_safe(value))
+    parts = [
+        _code_text(function.__code__),
+        function.__defaults__,
+        function.__kwdefaults__,
+        closed,
+    ]
     return hashlib.sha256(repr(json_safe(parts)).encode()).hexdigest()[:16]
 
 
